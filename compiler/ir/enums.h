@@ -1,0 +1,97 @@
+// Enumerations of the IR. Underlying values are ABI where the spec says so
+// (spec/collectives.md §1.2, §1.6, §2): append only.
+#ifndef PTO_COMPILER_IR_ENUMS_H_
+#define PTO_COMPILER_IR_ENUMS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace pto::ir {
+
+enum class FunctionType : uint8_t {
+  kOpaque = 0,
+  kOrchestration = 1,
+  kInCore = 2,
+  kAIC = 3,
+  kAIV = 4,
+  kGroup = 5,
+  kSpmd = 6,
+  kInline = 7,
+  kGraph = 8,
+};
+
+enum class Level : uint8_t {
+  kAIV = 0,
+  kAIC = 1,
+  kCoreGroup = 2,
+  kChipDie = 3,
+  kChip = 4,
+  kHost = 5,
+  kCluster0 = 6,
+  kCluster1 = 7,
+  kCluster2 = 8,
+  kGlobal = 9,
+  kUndefined = 255,
+};
+
+enum class Role : uint8_t { kOrchestrator = 0, kSubWorker = 1 };
+
+enum class ParamDirection : uint8_t { kIn = 0, kOut = 1, kInOut = 2 };
+
+enum class ArgDirection : uint8_t {
+  kInput = 0,
+  kOutput = 1,
+  kInOut = 2,
+  kOutputExisting = 3,
+  kNoDep = 4,
+  kScalar = 5,
+};
+
+enum class ForKind : uint8_t { kSequential = 0, kParallel = 1, kUnroll = 2, kPipeline = 3 };
+
+enum class TensorLayout : uint8_t { kND = 0, kDN = 1, kNZ = 2, kMX_A_ZZ = 3, kMX_B_NN = 4 };
+
+enum class PadValue : uint8_t { kNull = 0, kZero = 1, kMax = 2, kMin = 3 };
+
+enum class MemorySpace : uint8_t { kDDR = 0, kUB = 1, kL1 = 2, kL0A = 3, kL0B = 4, kL0C = 5 };
+
+enum class ScopeKind : uint8_t {
+  kInCore = 0,
+  kCluster = 2,
+  kHierarchy = 3,
+  kSpmd = 4,
+  kRuntime = 5,
+  kCommDomain = 6,
+  kSplitAiv = 7,
+};
+
+// DSL spellings: `pl.FunctionType.<name>`, `pl.Level.<name>`, ... The From*
+// parsers accept every alias the spec lists (Level L2CACHE, PROCESSOR, ...;
+// Role in upper case).
+std::string_view FunctionTypeName(FunctionType t);
+std::optional<FunctionType> FunctionTypeFromName(std::string_view name);
+std::string_view LevelName(Level l);
+std::optional<Level> LevelFromName(std::string_view name);
+std::string_view RoleName(Role r);
+std::optional<Role> RoleFromName(std::string_view name);
+std::string_view ParamDirectionName(ParamDirection d);
+std::string_view ArgDirectionName(ArgDirection d);
+std::optional<ArgDirection> ArgDirectionFromName(std::string_view name);
+std::string_view ForKindName(ForKind k);  // "range", "parallel", "unroll", "pipeline"
+std::optional<ForKind> ForKindFromName(std::string_view name);
+std::string_view TensorLayoutName(TensorLayout l);
+std::optional<TensorLayout> TensorLayoutFromName(std::string_view name);
+std::string_view PadValueName(PadValue p);
+std::optional<PadValue> PadValueFromName(std::string_view name);
+std::string_view MemorySpaceName(MemorySpace m);
+std::optional<MemorySpace> MemorySpaceFromName(std::string_view name);
+
+// Spec §1.2 predicates.
+bool IsInCoreType(FunctionType t);       // InCore, AIC, AIV
+bool IsWrapperType(FunctionType t);      // Group, Spmd
+bool IsOrchestrationLike(FunctionType t);  // Orchestration, Graph
+
+}  // namespace pto::ir
+
+#endif  // PTO_COMPILER_IR_ENUMS_H_

@@ -1,0 +1,245 @@
+// IR statements (spec/collectives.md §1.6).
+#ifndef PTO_COMPILER_IR_STMT_H_
+#define PTO_COMPILER_IR_STMT_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/expr.h"
+
+namespace pto::ir {
+
+class Stmt : public Node {
+ public:
+  static bool Matches(NodeKind k) {
+    return k >= NodeKind::kAssignStmt && k <= NodeKind::kRuntimeScopeStmt;
+  }
+
+ protected:
+  using Node::Node;
+};
+using StmtPtr = std::shared_ptr<const Stmt>;
+
+class AssignStmt : public Stmt {
+ public:
+  static bool Matches(NodeKind k) { return k == NodeKind::kAssignStmt; }
+  AssignStmt(VarPtr var, ExprPtr value, Span span = Span())
+      : Stmt(NodeKind::kAssignStmt, std::move(span)), var_(std::move(var)), value_(std::move(value)) {}
+  const VarPtr& var() const { return var_; }
+  const ExprPtr& value() const { return value_; }
+
+ private:
+  VarPtr var_;
+  ExprPtr value_;
+};
+
+// An expression evaluated for its effect. Comments on the lines just above it
+// are kept (they do not take part in structural equality).
+class EvalStmt : public Stmt {
+ public:
+  static bool Matches(NodeKind k) { return k == NodeKind::kEvalStmt; }
+  EvalStmt(ExprPtr expr, std::vector<std::string> leading_comments = {}, Span span = Span())
+      : Stmt(NodeKind::kEvalStmt, std::move(span)),
+        expr_(std::move(expr)),
+        leading_comments_(std::move(leading_comments)) {}
+  const ExprPtr& expr() const { return expr_; }
+  const std::vector<std::string>& leading_comments() const { return leading_comments_; }
+
+ private:
+  ExprPtr expr_;
+  std::vector<std::string> leading_comments_;
+};
+
+class ReturnStmt : public Stmt {
+ public:
+  static bool Matches(NodeKind k) { return k == NodeKind::kReturnStmt; }
+  ReturnStmt(std::vector<ExprPtr> value, std::vector<std::string> leading_comments = {},
+             Span span = Span())
+      : Stmt(NodeKind::kReturnStmt, std::move(span)),
+        value_(std::move(value)),
+        leading_comments_(std::move(leading_comments)) {}
+  const std::vector<ExprPtr>& value() const { return value_; }
+  const std::vector<std::string>& leading_comments() const { return leading_comments_; }
+
+ private:
+  std::vector<ExprPtr> value_;
+  std::vector<std::string> leading_comments_;
+};
+
+class SeqStmts : public Stmt {
+ public:
+  static bool Matches(NodeKind k) { return k == NodeKind::kSeqStmts; }
+  explicit SeqStmts(std::vector<StmtPtr> stmts, Span span = Span())
+      : Stmt(NodeKind::kSeqStmts, std::move(span)), stmts_(std::move(stmts)) {}
+  const std::vector<StmtPtr>& stmts() const { return stmts_; }
+  // Splices nested SeqStmts into one flat sequence; a single statement is
+  // returned as itself.
+  static StmtPtr Flatten(const std::vector<StmtPtr>& stmts, Span span = Span());
+
+ private:
+  std::vector<StmtPtr> stmts_;
+};
+
+// `return_vars` are defined by the trailing YieldStmt of each branch.
+class IfStmt : public Stmt {
+ public:
+  static bool Matches(NodeKind k) { return k == NodeKind::kIfStmt; }
+  IfStmt(ExprPtr condition, StmtPtr then_body, std::optional<StmtPtr> else_body,
+         std::vector<VarPtr> return_vars, Span span = Span())
+      : Stmt(NodeKind::kIfStmt, std::move(span)),
+        condition_(std::move(condition)),
+        then_body_(std::move(then_body)),
+        else_body_(std::move(else_body)),
+        return_vars_(std::move(return_vars)) {}
+  const ExprPtr& condition() const { return condition_; }
+  const StmtPtr& then_body() const { return then_body_; }
+  const std::optional<StmtPtr>& else_body() const { return else_body_; }
+  const std::vector<VarPtr>& return_vars() const { return return_vars_; }
+
+ private:
+  ExprPtr condition_;
+  StmtPtr then_body_;
+  std::optional<StmtPtr> else_body_;
+  std::vector<VarPtr> return_vars_;
+};
+
+class ForStmt : public Stmt {
+ public:
+  static bool Matches(NodeKind k) { return k == NodeKind::kForStmt; }
+  ForStmt(VarPtr loop_var, ExprPtr start, ExprPtr stop, ExprPtr step,
+          std::vector<IterArgPtr> iter_args, StmtPtr body, std::vector<VarPtr> return_vars,
+          ForKind kind = ForKind::kSequential, AttrList attrs = {}, Span span = Span())
+      : Stmt(NodeKind::kForStmt, std::move(span)),
+        loop_var_(std::move(loop_var)),
+        start_(std::move(start)),
+        stop_(std::move(stop)),
+        step_(std::move(step)),
+        iter_args_(std::move(iter_args)),
+        body_(std::move(body)),
+        return_vars_(std::move(return_vars)),
+        kind_(kind),
+        attrs_(std::move(attrs)) {}
+  const VarPtr& loop_var() const { return loop_var_; }
+  const ExprPtr& start() const { return start_; }
+  const ExprPtr& stop() const { return stop_; }
+  const ExprPtr& step() const { return step_; }
+  const std::vector<IterArgPtr>& iter_args() const { return iter_args_; }
+  const StmtPtr& body() const { return body_; }
+  const std::vector<VarPtr>& return_vars() const { return return_vars_; }
+  ForKind for_kind() const { return kind_; }
+  const AttrList& attrs() const { return attrs_; }
+
+ private:
+  VarPtr loop_var_;
+  ExprPtr start_;
+  ExprPtr stop_;
+  ExprPtr step_;
+  std::vector<IterArgPtr> iter_args_;
+  StmtPtr body_;
+  std::vector<VarPtr> return_vars_;
+  ForKind kind_;
+  AttrList attrs_;
+};
+
+class WhileStmt : public Stmt {
+ public:
+  static bool Matches(NodeKind k) { return k == NodeKind::kWhileStmt; }
+  WhileStmt(ExprPtr condition, std::vector<IterArgPtr> iter_args, StmtPtr body,
+            std::vector<VarPtr> return_vars, Span span = Span())
+      : Stmt(NodeKind::kWhileStmt, std::move(span)),
+        condition_(std::move(condition)),
+        iter_args_(std::move(iter_args)),
+        body_(std::move(body)),
+        return_vars_(std::move(return_vars)) {}
+  const ExprPtr& condition() const { return condition_; }
+  const std::vector<IterArgPtr>& iter_args() const { return iter_args_; }
+  const StmtPtr& body() const { return body_; }
+  const std::vector<VarPtr>& return_vars() const { return return_vars_; }
+
+ private:
+  ExprPtr condition_;
+  std::vector<IterArgPtr> iter_args_;
+  StmtPtr body_;
+  std::vector<VarPtr> return_vars_;
+};
+
+// Ends a loop or branch body with the values of the enclosing statement's
+// return vars (the next iteration's iter args in a loop).
+class YieldStmt : public Stmt {
+ public:
+  static bool Matches(NodeKind k) { return k == NodeKind::kYieldStmt; }
+  explicit YieldStmt(std::vector<ExprPtr> value, Span span = Span())
+      : Stmt(NodeKind::kYieldStmt, std::move(span)), value_(std::move(value)) {}
+  const std::vector<ExprPtr>& value() const { return value_; }
+
+ private:
+  std::vector<ExprPtr> value_;
+};
+
+// Base of scoped regions.
+class ScopeStmt : public Stmt {
+ public:
+  static bool Matches(NodeKind k) {
+    return k == NodeKind::kCommDomainScopeStmt || k == NodeKind::kRuntimeScopeStmt;
+  }
+  const std::string& name_hint() const { return name_hint_; }
+  const StmtPtr& body() const { return body_; }
+  const AttrList& attrs() const { return attrs_; }
+  virtual ScopeKind GetScopeKind() const = 0;
+
+ protected:
+  ScopeStmt(NodeKind kind, std::string name_hint, StmtPtr body, AttrList attrs, Span span)
+      : Stmt(kind, std::move(span)),
+        name_hint_(std::move(name_hint)),
+        body_(std::move(body)),
+        attrs_(std::move(attrs)) {}
+
+ private:
+  std::string name_hint_;
+  StmtPtr body_;
+  AttrList attrs_;
+};
+
+// A communication domain of a HOST orchestrator: the devices taking part (empty
+// = all, resolved at run time to range(world_size)) and the window buffers
+// allocated in it, in allocation order.
+class CommDomainScopeStmt : public ScopeStmt {
+ public:
+  static bool Matches(NodeKind k) { return k == NodeKind::kCommDomainScopeStmt; }
+  CommDomainScopeStmt(std::string name_hint, std::vector<int64_t> devices,
+                      std::vector<WindowBufferPtr> slots, StmtPtr body, AttrList attrs = {},
+                      Span span = Span())
+      : ScopeStmt(NodeKind::kCommDomainScopeStmt, std::move(name_hint), std::move(body),
+                  std::move(attrs), std::move(span)),
+        devices_(std::move(devices)),
+        slots_(std::move(slots)) {}
+  ScopeKind GetScopeKind() const override { return ScopeKind::kCommDomain; }
+  const std::vector<int64_t>& devices() const { return devices_; }
+  const std::vector<WindowBufferPtr>& slots() const { return slots_; }
+
+ private:
+  std::vector<int64_t> devices_;
+  std::vector<WindowBufferPtr> slots_;
+};
+
+// A runtime task scope (PTO2_SCOPE): automatic or manual dependencies.
+class RuntimeScopeStmt : public ScopeStmt {
+ public:
+  static bool Matches(NodeKind k) { return k == NodeKind::kRuntimeScopeStmt; }
+  RuntimeScopeStmt(std::string name_hint, bool manual, StmtPtr body, AttrList attrs = {},
+                   Span span = Span())
+      : ScopeStmt(NodeKind::kRuntimeScopeStmt, std::move(name_hint), std::move(body),
+                  std::move(attrs), std::move(span)),
+        manual_(manual) {}
+  ScopeKind GetScopeKind() const override { return ScopeKind::kRuntime; }
+  bool manual() const { return manual_; }
+
+ private:
+  bool manual_;
+};
+
+}  // namespace pto::ir
+
+#endif  // PTO_COMPILER_IR_STMT_H_

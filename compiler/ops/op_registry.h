@@ -1,0 +1,77 @@
+// The operator registry: every `pl.*`, `pld.*` and `builtin.*` operator with its
+// aliases, argument effects and type deducer. The parser asks it for the result
+// type of each call it builds; passes ask it for effects.
+#ifndef PTO_COMPILER_OPS_OP_REGISTRY_H_
+#define PTO_COMPILER_OPS_OP_REGISTRY_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "compiler/ir/expr.h"
+
+namespace pto::ops {
+
+enum class OpCategory { kScalarOp, kTensorOp, kTileOp, kDistributedOp, kBuiltinOp, kControlOp };
+
+// How an operator touches an argument (spec §2): Write means "overwritten, not
+// updated" and must not make the enclosing parameter InOut.
+enum class ArgEffect { kRead, kWrite, kReadWrite };
+
+// Everything a deducer sees of a call being built.
+struct CallSite {
+  const std::vector<ir::ExprPtr>& args;
+  const ir::AttrList& kwargs;
+  const Span& span;
+};
+
+// Returns the call's result type, or a located user error whose text names the
+// operator (spec §2 message texts).
+using TypeDeducer = std::function<absl::StatusOr<ir::TypePtr>(const CallSite&)>;
+
+struct OpDef {
+  std::string name;                  // canonical, e.g. "pld.tensor.window"
+  std::vector<std::string> aliases;  // e.g. "pld.window"
+  OpCategory category = OpCategory::kTensorOp;
+  std::vector<ArgEffect> effects;    // per positional arg; missing = Read
+  bool internal_only = false;        // created by passes only (builtin.tensor.*)
+  std::string template_dir;          // builtin template package, if any
+  TypeDeducer deduce;
+  // The shared Op node used by every call of this operator.
+  ir::OpPtr op;
+
+  ArgEffect EffectOf(size_t arg_index) const {
+    return arg_index < effects.size() ? effects[arg_index] : ArgEffect::kRead;
+  }
+};
+
+class OpRegistry {
+ public:
+  // The process-wide registry with every operator registered.
+  static const OpRegistry& Global();
+
+  // By canonical name or alias; nullptr if unknown.
+  const OpDef* Find(std::string_view name) const;
+  // Canonical names, sorted.
+  std::vector<std::string> Names() const;
+
+  // Builds a Call of `name` with its deduced type (user error if the name is
+  // unknown or the deducer rejects the operands).
+  absl::StatusOr<ir::CallPtr> MakeCall(std::string_view name, std::vector<ir::ExprPtr> args,
+                                       ir::AttrList kwargs, ir::AttrList attrs,
+                                       const Span& span) const;
+
+  void Register(OpDef def);
+
+ private:
+  std::vector<std::unique_ptr<OpDef>> defs_;
+  absl::flat_hash_map<std::string, const OpDef*> by_name_;
+};
+
+}  // namespace pto::ops
+
+#endif  // PTO_COMPILER_OPS_OP_REGISTRY_H_
