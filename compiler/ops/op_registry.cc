@@ -1,0 +1,55 @@
+#include "compiler/ops/op_registry.h"
+
+#include <algorithm>
+
+#include "compiler/ops/register_ops.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/support/status_macros.h"
+
+namespace pto::ops {
+
+const OpRegistry& OpRegistry::Global() {
+  static const OpRegistry* registry = [] {
+    auto* r = new OpRegistry();
+    RegisterDistributedOps(*r);
+    RegisterBuiltinOps(*r);
+    RegisterTensorOps(*r);
+    RegisterTileOps(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+void OpRegistry::Register(OpDef def) {
+  def.op = std::make_shared<ir::Op>(def.name);
+  auto owned = std::make_unique<OpDef>(std::move(def));
+  const OpDef* p = owned.get();
+  by_name_[p->name] = p;
+  for (const std::string& a : p->aliases) by_name_[a] = p;
+  defs_.push_back(std::move(owned));
+}
+
+const OpDef* OpRegistry::Find(std::string_view name) const {
+  auto it = by_name_.find(ToAbsl(name));
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> OpRegistry::Names() const {
+  std::vector<std::string> names;
+  for (const auto& d : defs_) names.push_back(d->name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+absl::StatusOr<ir::CallPtr> OpRegistry::MakeCall(std::string_view name,
+                                                 std::vector<ir::ExprPtr> args,
+                                                 ir::AttrList kwargs, ir::AttrList attrs,
+                                                 const Span& span) const {
+  const OpDef* def = Find(name);
+  if (def == nullptr) return UserErrorF(span, "unknown operator '", name, "'");
+  ASSIGN_OR_RETURN(ir::TypePtr type, def->deduce(CallSite{args, kwargs, span}));
+  return std::make_shared<const ir::Call>(def->op, std::move(args), std::move(kwargs),
+                                          std::move(attrs), std::move(type), span);
+}
+
+}  // namespace pto::ops

@@ -1,0 +1,122 @@
+// pl.tile.* operators: on-chip tiles inside InCore/AIV kernels.
+#include "compiler/ops/deduce_util.h"
+#include "compiler/ops/register_ops.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/support/status_macros.h"
+#include "compiler/support/strings.h"
+
+namespace pto::ops {
+namespace {
+
+using ir::TypePtr;
+constexpr ArgEffect R = ArgEffect::kRead;
+constexpr ArgEffect W = ArgEffect::kWrite;
+
+TypePtr TileOf(std::vector<ir::ExprPtr> shape, ir::DataType dtype) {
+  return std::make_shared<ir::TileType>(std::move(shape), dtype);
+}
+
+// load(tensor, offsets, shape) -> Tile[shape]
+absl::StatusOr<TypePtr> DeduceLoad(const CallSite& s) {
+  constexpr std::string_view op = "pl.tile.load";
+  RETURN_IF_ERROR(CheckArgCount(s, op, 3, 3));
+  ASSIGN_OR_RETURN(auto t, TensorArg(s, 0, op, "tensor"));
+  ASSIGN_OR_RETURN(auto offsets, TupleArg(s, 1, op, "offsets"));
+  ASSIGN_OR_RETURN(auto shape, TupleArg(s, 2, op, "shape"));
+  if (offsets.size() != t->shape().size()) {
+    return UserErrorF(ArgSpan(s, 1), op, " offsets must have rank ", t->shape().size());
+  }
+  return TileOf(std::move(shape), t->dtype());
+}
+
+// store(tile, offsets, tensor) -> the tensor, updated
+absl::StatusOr<TypePtr> DeduceStore(const CallSite& s) {
+  constexpr std::string_view op = "pl.tile.store";
+  RETURN_IF_ERROR(CheckArgCount(s, op, 3, 3));
+  ASSIGN_OR_RETURN(auto tile, TileArg(s, 0, op, "tile"));
+  ASSIGN_OR_RETURN(auto offsets, TupleArg(s, 1, op, "offsets"));
+  ASSIGN_OR_RETURN(auto t, TensorArg(s, 2, op, "tensor"));
+  if (tile->dtype() != t->dtype()) {
+    return UserErrorF(s.span, op, " tile and tensor must have the same dtype, got ",
+                      ir::DataTypeName(tile->dtype()), " and ", ir::DataTypeName(t->dtype()));
+  }
+  if (offsets.size() != t->shape().size()) {
+    return UserErrorF(ArgSpan(s, 1), op, " offsets must have rank ", t->shape().size());
+  }
+  return s.args[2]->type();
+}
+
+absl::StatusOr<TypePtr> DeduceCreate(const CallSite& s) {
+  constexpr std::string_view op = "pl.tile.create";
+  RETURN_IF_ERROR(CheckArgCount(s, op, 1, 1));
+  ASSIGN_OR_RETURN(auto shape, TupleArg(s, 0, op, "shape"));
+  ASSIGN_OR_RETURN(ir::DataType dtype, DTypeKwarg(s, "dtype", op));
+  return TileOf(std::move(shape), dtype);
+}
+
+absl::StatusOr<TypePtr> DeduceFull(const CallSite& s) {
+  constexpr std::string_view op = "pl.tile.full";
+  RETURN_IF_ERROR(CheckArgCount(s, op, 2, 2));
+  ASSIGN_OR_RETURN(auto shape, TupleArg(s, 0, op, "shape"));
+  RETURN_IF_ERROR(ScalarArg(s, 1, op, "value"));
+  ASSIGN_OR_RETURN(ir::DataType dtype, DTypeKwarg(s, "dtype", op));
+  return TileOf(std::move(shape), dtype);
+}
+
+TypeDeducer DeduceBinary(std::string op) {
+  return [op](const CallSite& s) -> absl::StatusOr<TypePtr> {
+    RETURN_IF_ERROR(CheckArgCount(s, op, 2, 2));
+    ASSIGN_OR_RETURN(auto a, TileArg(s, 0, op, "lhs"));
+    if (ir::Is<ir::ScalarType>(s.args[1]->type())) return s.args[0]->type();
+    ASSIGN_OR_RETURN(auto b, TileArg(s, 1, op, "rhs"));
+    if (a->dtype() != b->dtype()) {
+      return UserErrorF(s.span, op, " operands must have the same dtype, got ",
+                        ir::DataTypeName(a->dtype()), " and ", ir::DataTypeName(b->dtype()));
+    }
+    return s.args[0]->type();
+  };
+}
+
+TypeDeducer DeduceUnary(std::string op) {
+  return [op](const CallSite& s) -> absl::StatusOr<TypePtr> {
+    RETURN_IF_ERROR(CheckArgCount(s, op, 1, 1));
+    RETURN_IF_ERROR(TileArg(s, 0, op, "operand").status());
+    return s.args[0]->type();
+  };
+}
+
+absl::StatusOr<TypePtr> DeduceCast(const CallSite& s) {
+  constexpr std::string_view op = "pl.tile.cast";
+  RETURN_IF_ERROR(CheckArgCount(s, op, 1, 1));
+  ASSIGN_OR_RETURN(auto t, TileArg(s, 0, op, "tile"));
+  ASSIGN_OR_RETURN(ir::DataType dtype, DTypeKwarg(s, "dtype", op));
+  return TileOf(t->shape(), dtype);
+}
+
+}  // namespace
+
+void RegisterTileOps(OpRegistry& r) {
+  auto add = [&r](std::string name, std::vector<ArgEffect> eff, TypeDeducer d) {
+    OpDef def;
+    def.name = std::move(name);
+    def.category = OpCategory::kTileOp;
+    def.effects = std::move(eff);
+    def.deduce = std::move(d);
+    r.Register(std::move(def));
+  };
+  add("pl.tile.load", {R, R, R}, DeduceLoad);
+  add("pl.tile.store", {R, R, W}, DeduceStore);
+  add("pl.tile.create", {R}, DeduceCreate);
+  add("pl.tile.full", {R, R}, DeduceFull);
+  add("pl.tile.cast", {R}, DeduceCast);
+  for (const char* name : {"add", "sub", "mul", "div", "maximum", "minimum"}) {
+    std::string full = pto::StrCat("pl.tile.", name);
+    add(full, {R, R}, DeduceBinary(full));
+  }
+  for (const char* name : {"exp", "neg", "abs", "sqrt", "relu"}) {
+    std::string full = pto::StrCat("pl.tile.", name);
+    add(full, {R}, DeduceUnary(full));
+  }
+}
+
+}  // namespace pto::ops
