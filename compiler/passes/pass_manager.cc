@@ -1,0 +1,98 @@
+#include "compiler/passes/pass_manager.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "compiler/ir/printer.h"
+#include "compiler/ir/verifier.h"
+#include "compiler/passes/pass_registry.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/support/status_macros.h"
+#include "compiler/support/strings.h"
+
+namespace pto::passes {
+namespace {
+
+// Keeps the location of a verifier error while saying which pass broke the IR.
+absl::Status VerificationFailure(const absl::Status& s, std::string_view when) {
+  absl::Status out(absl::StatusCode::kInternal,
+                   pto::StrCat("IR verification failed ", when, ": ", s.message()));
+  s.ForEachPayload([&out](absl::string_view key, const absl::Cord& value) {
+    out.SetPayload(key, value);
+  });
+  return out;
+}
+
+}  // namespace
+
+absl::Status PassManager::AddPass(std::string_view name) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Pass> pass, PassRegistry::Global().Create(name));
+  passes_.push_back(std::move(pass));
+  return absl::OkStatus();
+}
+
+absl::Status PassManager::AddPipeline(std::string_view name) {
+  ASSIGN_OR_RETURN(std::vector<std::string> names, PassRegistry::Global().Pipeline(name));
+  for (const std::string& n : names) RETURN_IF_ERROR(AddPass(n));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ir::ProgramPtr> PassManager::Run(ir::ProgramPtr program,
+                                                IRPropertySet* properties) {
+  IRPropertySet have = properties != nullptr ? *properties : IRPropertySet();
+  if (options_.verify_each) {
+    absl::Status s = ir::VerifyProgram(program);
+    if (!s.ok()) {
+      // The input is the user's program: its defects are user errors.
+      return s;
+    }
+  }
+  for (const std::unique_ptr<Pass>& pass : passes_) {
+    IRPropertySet missing = pass->required().Missing(have);
+    if (!missing.empty()) {
+      return absl::FailedPreconditionError(
+          pto::StrCat("pass ", pass->name(), " requires IR properties that the program does not "
+                      "have: ",
+                      missing.ToString(), " (run a pass that produces them first)"));
+    }
+    auto start = std::chrono::steady_clock::now();
+    ASSIGN_OR_RETURN(ir::ProgramPtr out, pass->Run(program));
+    auto end = std::chrono::steady_clock::now();
+    bool changed = out != program;
+    if (options_.timing) {
+      timings_.push_back({std::string(pass->name()),
+                          std::chrono::duration<double>(end - start).count(), changed});
+    }
+    program = std::move(out);
+    have |= pass->produced();
+    have = have.Without(pass->invalidated());
+    if (options_.verify_each) {
+      absl::Status s = ir::VerifyProgram(program);
+      if (!s.ok()) return VerificationFailure(s, pto::StrCat("after pass ", pass->name()));
+    }
+    if (options_.dump != nullptr &&
+        (options_.print_after_all || options_.print_after.contains(ToAbsl(pass->name())))) {
+      *options_.dump << "# IR after " << pass->name() << (changed ? "" : " (unchanged)") << "\n"
+                     << ir::PrintProgram(program);
+    }
+  }
+  if (properties != nullptr) *properties = have;
+  return program;
+}
+
+std::string PassManager::TimingReport() const {
+  std::string out = "pass timing (wall seconds):\n";
+  double total = 0;
+  for (const PassTiming& t : timings_) {
+    char line[160];
+    std::snprintf(line, sizeof(line), "  %10.6f  %s%s\n", t.seconds, t.pass.c_str(),
+                  t.changed ? "" : " (unchanged)");
+    out += line;
+    total += t.seconds;
+  }
+  char line[80];
+  std::snprintf(line, sizeof(line), "  %10.6f  total\n", total);
+  return out + line;
+}
+
+}  // namespace pto::passes

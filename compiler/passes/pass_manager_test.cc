@@ -1,0 +1,127 @@
+#include "compiler/passes/pass_manager.h"
+
+#include <sstream>
+
+#include "compiler/ir/builder.h"
+#include "compiler/passes/pass_registry.h"
+#include "gtest/gtest.h"
+
+namespace pto::passes {
+namespace {
+
+using ir::DataType;
+
+// f(a) -> a
+ir::ProgramPtr MakeProgram() {
+  ir::FunctionBuilder fb("f", ir::FunctionType::kOpaque);
+  ir::VarPtr a = fb.Param("a", ir::ScalarOf(DataType::kIndex));
+  fb.SetReturnTypes({ir::ScalarOf(DataType::kIndex)});
+  fb.Return({a});
+  auto program = ir::ProgramBuilder("P").Add(fb.Build()).Build();
+  EXPECT_TRUE(program.ok()) << program.status();
+  return *program;
+}
+
+// Changes nothing; produces a property.
+class NoOpPass : public Pass {
+ public:
+  std::string_view name() const override { return "NoOp"; }
+  IRPropertySet produced() const override { return {IRProperty::kSSAForm}; }
+  absl::StatusOr<ir::ProgramPtr> Run(const ir::ProgramPtr& p) override { return p; }
+};
+
+// Needs what NoOp produces; renames the program (a real change).
+class NeedsSSAPass : public Pass {
+ public:
+  std::string_view name() const override { return "NeedsSSA"; }
+  IRPropertySet required() const override { return {IRProperty::kSSAForm}; }
+  IRPropertySet invalidated() const override { return {IRProperty::kSSAForm}; }
+  absl::StatusOr<ir::ProgramPtr> Run(const ir::ProgramPtr& p) override {
+    std::vector<ir::FunctionPtr> fs;
+    for (const auto& [gv, f] : p->functions()) fs.push_back(f);
+    return ir::Program::Create(fs, "Renamed");
+  }
+};
+
+// Returns a variable nobody defined: the verifier must catch it.
+class BreakerPass : public Pass {
+ public:
+  std::string_view name() const override { return "Breaker"; }
+  absl::StatusOr<ir::ProgramPtr> Run(const ir::ProgramPtr& p) override {
+    const ir::FunctionPtr& f = p->functions()[0].second;
+    auto ghost = ir::MakeVar("ghost", ir::ScalarOf(DataType::kIndex));
+    auto body = std::make_shared<ir::ReturnStmt>(std::vector<ir::ExprPtr>{ghost});
+    return ir::Program::Create({f->WithBody(body)}, p->name());
+  }
+};
+
+TEST(PassManagerTest, UnchangedProgramIsTheSameObjectAndPropertiesFlow) {
+  ir::ProgramPtr in = MakeProgram();
+  std::ostringstream dump;
+  PassManager pm({.verify_each = true, .print_after_all = true, .timing = true, .dump = &dump});
+  pm.AddPass(std::make_unique<NoOpPass>());
+  pm.AddPass(std::make_unique<NeedsSSAPass>());
+  IRPropertySet props;
+  auto out = pm.Run(in, &props);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)->name(), "Renamed");
+  EXPECT_FALSE(props.Contains(IRProperty::kSSAForm));  // produced, then invalidated
+  ASSERT_EQ(pm.timings().size(), 2u);
+  EXPECT_FALSE(pm.timings()[0].changed);
+  EXPECT_TRUE(pm.timings()[1].changed);
+  EXPECT_NE(dump.str().find("# IR after NoOp (unchanged)\n"), std::string::npos);
+  EXPECT_NE(dump.str().find("# IR after NeedsSSA\n"), std::string::npos);
+  EXPECT_NE(dump.str().find("class Renamed:"), std::string::npos);
+  EXPECT_NE(pm.TimingReport().find("NoOp (unchanged)"), std::string::npos);
+}
+
+TEST(PassManagerTest, PrintAfterOnlyTheNamedPass) {
+  std::ostringstream dump;
+  PassManagerOptions opts;
+  opts.print_after = {"NeedsSSA"};
+  opts.dump = &dump;
+  PassManager pm(opts);
+  pm.AddPass(std::make_unique<NoOpPass>());
+  pm.AddPass(std::make_unique<NeedsSSAPass>());
+  ASSERT_TRUE(pm.Run(MakeProgram()).ok());
+  EXPECT_EQ(dump.str().find("after NoOp"), std::string::npos);
+  EXPECT_NE(dump.str().find("# IR after NeedsSSA\n"), std::string::npos);
+}
+
+TEST(PassManagerTest, MissingRequiredPropertyIsRefused) {
+  PassManager pm;
+  pm.AddPass(std::make_unique<NeedsSSAPass>());
+  auto out = pm.Run(MakeProgram());
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(out.status().message(),
+            "pass NeedsSSA requires IR properties that the program does not have: SSAForm (run a "
+            "pass that produces them first)");
+}
+
+TEST(PassManagerTest, VerifyEachCatchesAPassThatBreaksTheIR) {
+  PassManager pm({.verify_each = true});
+  pm.AddPass(std::make_unique<BreakerPass>());
+  auto out = pm.Run(MakeProgram());
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInternal);
+  EXPECT_NE(out.status().message().find("IR verification failed after pass Breaker: "),
+            absl::string_view::npos)
+      << out.status();
+  // Without verification the broken program goes through unnoticed.
+  PassManager unchecked;
+  unchecked.AddPass(std::make_unique<BreakerPass>());
+  EXPECT_TRUE(unchecked.Run(MakeProgram()).ok());
+}
+
+TEST(PassManagerTest, UnknownNamesAreNotFound) {
+  PassManager pm;
+  absl::Status s = pm.AddPass("NoSuchPass");
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(s.message().find("unknown pass 'NoSuchPass'"), absl::string_view::npos);
+  EXPECT_EQ(pm.AddPipeline("fastest").code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(pm.AddPipeline("default").ok());
+}
+
+}  // namespace
+}  // namespace pto::passes

@@ -1,0 +1,62 @@
+#include "compiler/passes/pass_registry.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_join.h"
+#include "compiler/passes/pipeline.h"
+#include "compiler/support/strings.h"
+
+namespace pto::passes {
+
+PassRegistry& PassRegistry::Global() {
+  static PassRegistry* registry = [] {
+    auto* r = new PassRegistry();
+    RegisterAllPasses(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+void PassRegistry::RegisterPass(std::string name, Factory factory) {
+  passes_[std::move(name)] = std::move(factory);
+}
+
+void PassRegistry::RegisterPipeline(std::string name, std::vector<std::string> passes) {
+  pipelines_[std::move(name)] = std::move(passes);
+}
+
+absl::StatusOr<std::unique_ptr<Pass>> PassRegistry::Create(std::string_view name) const {
+  auto it = passes_.find(ToAbsl(name));
+  if (it == passes_.end()) {
+    std::vector<std::string> known = PassNames();
+    return absl::NotFoundError(pto::StrCat("unknown pass '", name, "' (known passes: ",
+                                           known.empty() ? "none" : absl::StrJoin(known, ", "),
+                                           ")"));
+  }
+  return it->second();
+}
+
+absl::StatusOr<std::vector<std::string>> PassRegistry::Pipeline(std::string_view name) const {
+  auto it = pipelines_.find(ToAbsl(name));
+  if (it == pipelines_.end()) {
+    return absl::NotFoundError(pto::StrCat("unknown pipeline '", name, "' (known pipelines: ",
+                                           absl::StrJoin(PipelineNames(), ", "), ")"));
+  }
+  return it->second;
+}
+
+std::vector<std::string> PassRegistry::PassNames() const {
+  std::vector<std::string> names;
+  for (const auto& [n, f] : passes_) names.push_back(n);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<std::string> PassRegistry::PipelineNames() const {
+  std::vector<std::string> names;
+  for (const auto& [n, p] : pipelines_) names.push_back(n);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace pto::passes
