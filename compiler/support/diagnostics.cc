@@ -70,14 +70,21 @@ std::string FormatDiagnostic(const absl::Status& status, const SourceFile* file)
       }
       caret += '^';
       caret.append(width - 1, '~');
-      // Control bytes would garble the terminal; show them escaped.
+      // Control bytes and invalid UTF-8 would garble the terminal: show '?'.
       std::string shown;
-      for (char c : line) {
-        unsigned char u = static_cast<unsigned char>(c);
-        if (u < 0x20 && c != '\t') {
+      for (size_t i = 0; i < line.size();) {
+        unsigned char u = static_cast<unsigned char>(line[i]);
+        size_t len = u < 0x80 ? 1 : (u >> 5) == 0x6 ? 2 : (u >> 4) == 0xE ? 3 : (u >> 3) == 0x1E ? 4 : 0;
+        bool valid = len > 0 && i + len <= line.size();
+        for (size_t k = 1; valid && k < len; ++k) {
+          valid = (static_cast<unsigned char>(line[i + k]) >> 6) == 0x2;
+        }
+        if (!valid || (u < 0x20 && u != '\t') || u == 0x7F) {
           shown += '?';
+          ++i;
         } else {
-          shown += c;
+          shown.append(line.data() + i, len);
+          i += len;
         }
       }
       absl::StrAppend(&out, shown, "\n", caret, "\n");

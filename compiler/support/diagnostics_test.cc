@@ -23,6 +23,13 @@ TEST(DiagnosticsTest, InternalErrorsAreDistinct) {
   EXPECT_EQ(FormatDiagnostic(s, file.get()), "a.pto:1:1: internal error: broken invariant\nz\n^\n");
 }
 
+TEST(DiagnosticsTest, GarbageBytesInTheQuotedLineAreMasked) {
+  auto file = std::make_shared<SourceFile>("bin.pto", std::string("a\x01\xff\xc3\xa9z\n"));
+  absl::Status s = UserError(Span(file, 1, 2, 1, 3), "bad byte");
+  // Control and invalid bytes become '?'; valid UTF-8 (e-acute) stays.
+  EXPECT_EQ(FormatDiagnostic(s, file.get()), "bin.pto:1:2: error: bad byte\na??\xc3\xa9z\n ^\n");
+}
+
 TEST(DiagnosticsTest, UnknownSpanHasNoLocation) {
   absl::Status s = UserError(Span(), "no place");
   EXPECT_FALSE(GetDiagnosticLocation(s).has_value());
