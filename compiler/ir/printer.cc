@@ -36,6 +36,17 @@ std::string SanitizeName(std::string_view hint) {
   return s;
 }
 
+// A hint that prints as itself: a valid identifier that is not reserved.
+bool IsPlainName(std::string_view hint) {
+  if (hint.empty() || (hint[0] >= '0' && hint[0] <= '9')) return false;
+  for (char c : hint) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_';
+    if (!ok) return false;
+  }
+  return !IsKeyword(hint);
+}
+
 std::string QuoteString(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {
@@ -150,6 +161,9 @@ class NameAssigner {
   const absl::flat_hash_map<const Var*, std::string>& names() const { return names_; }
 
   void Run(const FunctionPtr& f) {
+    // Fast path: when no two values of the function would print under one name,
+    // every value simply prints under its hint.
+    if (!HasSharedNames(f)) return;
     // Pass 1: record use positions and block ends.
     counter_ = 0;
     collecting_ = true;
@@ -168,6 +182,68 @@ class NameAssigner {
  private:
   using Scope = absl::flat_hash_map<std::string, const Var*>;
 
+  // Walks only the definitions; records names for hints that are not plain.
+  bool HasSharedNames(const FunctionPtr& f) {
+    absl::flat_hash_map<std::string_view, const Var*> owner;
+    std::vector<std::string> sanitized;  // storage for keys of non-plain hints
+    sanitized.reserve(8);
+    bool shared = false;
+    auto def = [&](const Var* v) {
+      std::string_view key = v->name_hint();
+      if (!IsPlainName(key)) {
+        if (!names_.contains(v)) names_[v] = SanitizeName(key);
+        key = names_[v];
+      }
+      auto [it, inserted] = owner.emplace(key, v);
+      if (!inserted && it->second != v) shared = true;
+    };
+    for (const VarPtr& p : f->params()) def(p.get());
+    DefsIn(f->body(), def);
+    if (shared) names_.clear();
+    return shared;
+  }
+
+  template <typename F>
+  static void DefsIn(const StmtPtr& s, F& def) {
+    if (s == nullptr) return;
+    switch (s->kind()) {
+      case NodeKind::kSeqStmts:
+        for (const StmtPtr& c : static_cast<const SeqStmts&>(*s).stmts()) DefsIn(c, def);
+        return;
+      case NodeKind::kAssignStmt:
+        def(static_cast<const AssignStmt&>(*s).var().get());
+        return;
+      case NodeKind::kIfStmt: {
+        const auto& i = static_cast<const IfStmt&>(*s);
+        DefsIn(i.then_body(), def);
+        if (i.else_body()) DefsIn(*i.else_body(), def);
+        for (const VarPtr& v : i.return_vars()) def(v.get());
+        return;
+      }
+      case NodeKind::kForStmt: {
+        const auto& f = static_cast<const ForStmt&>(*s);
+        def(f.loop_var().get());
+        for (const IterArgPtr& ia : f.iter_args()) def(ia.get());
+        DefsIn(f.body(), def);
+        for (const VarPtr& v : f.return_vars()) def(v.get());
+        return;
+      }
+      case NodeKind::kWhileStmt: {
+        const auto& w = static_cast<const WhileStmt&>(*s);
+        for (const IterArgPtr& ia : w.iter_args()) def(ia.get());
+        DefsIn(w.body(), def);
+        for (const VarPtr& v : w.return_vars()) def(v.get());
+        return;
+      }
+      case NodeKind::kCommDomainScopeStmt:
+      case NodeKind::kRuntimeScopeStmt:
+        DefsIn(static_cast<const ScopeStmt&>(*s).body(), def);
+        return;
+      default:
+        return;
+    }
+  }
+
   void WalkBlock(const StmtPtr& body, const Stmt* /*owner*/) {
     WalkStmt(body);
     if (collecting_) counter_limit_ = std::max(counter_limit_, counter_);
@@ -182,10 +258,7 @@ class NameAssigner {
       case NodeKind::kIterArg:
       case NodeKind::kMemRef: {
         const Var* v = static_cast<const Var*>(e.get());
-        if (collecting_) {
-          uses_[v].push_back(at);
-          all_hints_.insert(v->name_hint());
-        }
+        if (collecting_) uses_[v].push_back(at);
         return;
       }
       case NodeKind::kWindowBuffer: {
@@ -456,6 +529,8 @@ class NameAssigner {
   std::vector<PendingResult> pending_results_;
 };
 
+// Appends text straight into one output buffer: printing is on the hot path of
+// pto-opt and of every round-trip test, so no temporaries per node.
 class Printer {
  public:
   explicit Printer(const absl::flat_hash_map<const Var*, std::string>* names = nullptr)
@@ -467,7 +542,9 @@ class Printer {
     out_ += "import pypto.language as pl\nimport pypto.language.distributed as pld\n\n\n";
     std::string cls = SanitizeName(p->name().empty() ? "Program" : p->name());
     if (cls != p->name()) {
-      StrAppend(&out_, "@pl.program(name=", QuoteString(p->name()), ")\n");
+      out_ += "@pl.program(name=";
+      Quote(p->name());
+      out_ += ")\n";
     } else {
       out_ += "@pl.program\n";
     }
@@ -490,25 +567,34 @@ class Printer {
     const auto* saved = names_;
     names_ = &assigner.names();
     indent_ = indent;
-    Line(Decorator(*f));
-    std::string header = StrCat("def ", SanitizeName(f->name()), "(self");
+    Indent();
+    Decorator(*f);
+    out_ += '\n';
+    Indent();
+    out_ += "def ";
+    out_ += SanitizeName(f->name());
+    out_ += "(self";
     for (size_t i = 0; i < f->params().size(); ++i) {
       const VarPtr& p = f->params()[i];
-      std::string t = Type(p->type());
       ParamDirection d =
           i < f->param_directions().size() ? f->param_directions()[i] : ParamDirection::kIn;
-      if (d == ParamDirection::kOut) t = StrCat("pl.Out[", t, "]");
-      if (d == ParamDirection::kInOut) t = StrCat("pl.InOut[", t, "]");
-      StrAppend(&header, ", ", Name(p), ": ", t);
+      out_ += ", ";
+      Name(p);
+      out_ += ": ";
+      if (d == ParamDirection::kOut) out_ += "pl.Out[";
+      if (d == ParamDirection::kInOut) out_ += "pl.InOut[";
+      Type(p->type());
+      if (d != ParamDirection::kIn) out_ += ']';
     }
-    header += ")";
+    out_ += ')';
     if (f->return_types().size() == 1) {
-      StrAppend(&header, " -> ", Type(f->return_types()[0]));
+      out_ += " -> ";
+      Type(f->return_types()[0]);
     } else if (f->return_types().size() > 1) {
-      StrAppend(&header, " -> ", TupleTypeText(f->return_types()));
+      out_ += " -> ";
+      TupleType(f->return_types());
     }
-    header += ":";
-    Line(header);
+    out_ += ":\n";
     ++indent_;
     Body(f->body());
     --indent_;
@@ -531,138 +617,174 @@ class Printer {
     if (s == nullptr) return;
     switch (s->kind()) {
       case NodeKind::kSeqStmts:
-        for (const StmtPtr& c : As<SeqStmts>(s)->stmts()) Stmt(c);
+        for (const StmtPtr& c : static_cast<const SeqStmts&>(*s).stmts()) Stmt(c);
         return;
       case NodeKind::kAssignStmt: {
-        auto a = As<AssignStmt>(s);
-        Line(StrCat(Name(a->var()), ": ", Type(a->var()->type()), " = ", Expr(a->value())));
+        const auto& a = static_cast<const AssignStmt&>(*s);
+        Indent();
+        Name(a.var());
+        out_ += ": ";
+        Type(a.var()->type());
+        out_ += " = ";
+        Expr(a.value());
+        out_ += '\n';
         return;
       }
       case NodeKind::kEvalStmt: {
-        auto e = As<EvalStmt>(s);
-        Comments(e->leading_comments());
-        Line(Expr(e->expr()));
+        const auto& e = static_cast<const EvalStmt&>(*s);
+        Comments(e.leading_comments());
+        Indent();
+        Expr(e.expr());
+        out_ += '\n';
         return;
       }
       case NodeKind::kReturnStmt: {
-        auto r = As<ReturnStmt>(s);
-        Comments(r->leading_comments());
-        Line(r->value().empty() ? "return" : StrCat("return ", ExprList(r->value())));
+        const auto& r = static_cast<const ReturnStmt&>(*s);
+        Comments(r.leading_comments());
+        Indent();
+        out_ += "return";
+        if (!r.value().empty()) {
+          out_ += ' ';
+          ExprList(r.value());
+        }
+        out_ += '\n';
         return;
       }
       case NodeKind::kYieldStmt: {
-        auto y = As<YieldStmt>(s);
-        std::string call = StrCat("pl.yield_(", ExprList(y->value()), ")");
+        const auto& y = static_cast<const YieldStmt&>(*s);
+        Indent();
         const std::vector<VarPtr>* targets =
             yield_targets_.empty() ? nullptr : yield_targets_.back();
         if (targets != nullptr && !targets->empty()) {
-          std::string lhs;
           for (size_t i = 0; i < targets->size(); ++i) {
-            if (i > 0) lhs += ", ";
-            lhs += Name((*targets)[i]);
+            if (i > 0) out_ += ", ";
+            Name((*targets)[i]);
           }
-          Line(StrCat(lhs, " = ", call));
-        } else {
-          Line(call);
+          out_ += " = ";
         }
+        out_ += "pl.yield_(";
+        ExprList(y.value());
+        out_ += ")\n";
         return;
       }
       case NodeKind::kIfStmt: {
-        auto i = As<IfStmt>(s);
-        Line(StrCat("if ", Expr(i->condition()), ":"));
-        yield_targets_.push_back(&i->return_vars());
-        Indented(i->then_body());
-        if (i->else_body()) {
+        const auto& i = static_cast<const IfStmt&>(*s);
+        Indent();
+        out_ += "if ";
+        Expr(i.condition());
+        out_ += ":\n";
+        yield_targets_.push_back(&i.return_vars());
+        Indented(i.then_body());
+        if (i.else_body()) {
           Line("else:");
-          Indented(*i->else_body());
+          Indented(*i.else_body());
         }
         yield_targets_.pop_back();
         return;
       }
       case NodeKind::kForStmt: {
-        auto f = As<ForStmt>(s);
-        std::string range = StrCat("pl.", ForKindName(f->for_kind()), "(");
-        bool default_start = IsIndexConst(f->start(), 0);
-        bool default_step = IsIndexConst(f->step(), 1);
-        if (default_start && default_step) {
-          range += Expr(f->stop());
-        } else if (default_step) {
-          StrAppend(&range, Expr(f->start()), ", ", Expr(f->stop()));
-        } else {
-          StrAppend(&range, Expr(f->start()), ", ", Expr(f->stop()), ", ", Expr(f->step()));
+        const auto& f = static_cast<const ForStmt&>(*s);
+        Indent();
+        out_ += "for ";
+        Name(f.loop_var());
+        if (!f.iter_args().empty()) {
+          out_ += ", (";
+          IterArgNames(f.iter_args());
+          out_ += ')';
         }
-        std::string target = Name(f->loop_var());
-        if (!f->iter_args().empty()) {
-          std::vector<ExprPtr> inits;
-          std::string names;
-          for (const IterArgPtr& ia : f->iter_args()) {
-            inits.push_back(ia->init_value());
-            if (!names.empty()) names += ", ";
-            names += Name(ia);
-          }
-          if (f->iter_args().size() == 1) names += ",";
-          StrAppend(&target, ", (", names, ")");
-          StrAppend(&range, ", init_values=", TupleText(inits));
+        out_ += " in pl.";
+        out_ += ForKindName(f.for_kind());
+        out_ += '(';
+        bool default_start = IsIndexConst(f.start(), 0);
+        bool default_step = IsIndexConst(f.step(), 1);
+        if (!default_start || !default_step) {
+          Expr(f.start());
+          out_ += ", ";
         }
-        if (!f->attrs().empty()) StrAppend(&range, ", attrs=", AttrDict(f->attrs()));
-        range += ")";
-        Line(StrCat("for ", target, " in ", range, ":"));
-        yield_targets_.push_back(&f->return_vars());
-        Indented(f->body());
+        Expr(f.stop());
+        if (!default_step) {
+          out_ += ", ";
+          Expr(f.step());
+        }
+        if (!f.iter_args().empty()) {
+          out_ += ", init_values=";
+          IterArgInits(f.iter_args());
+        }
+        if (!f.attrs().empty()) {
+          out_ += ", attrs=";
+          AttrDict(f.attrs());
+        }
+        out_ += "):\n";
+        yield_targets_.push_back(&f.return_vars());
+        Indented(f.body());
         yield_targets_.pop_back();
         return;
       }
       case NodeKind::kWhileStmt: {
-        auto w = As<WhileStmt>(s);
-        yield_targets_.push_back(&w->return_vars());
-        if (w->iter_args().empty()) {
-          Line(StrCat("while ", Expr(w->condition()), ":"));
-          Indented(w->body());
+        const auto& w = static_cast<const WhileStmt&>(*s);
+        yield_targets_.push_back(&w.return_vars());
+        Indent();
+        if (w.iter_args().empty()) {
+          out_ += "while ";
+          Expr(w.condition());
+          out_ += ":\n";
+          Indented(w.body());
         } else {
-          std::vector<ExprPtr> inits;
-          std::string names;
-          for (const IterArgPtr& ia : w->iter_args()) {
-            inits.push_back(ia->init_value());
-            if (!names.empty()) names += ", ";
-            names += Name(ia);
-          }
-          if (w->iter_args().size() == 1) names += ",";
-          Line(StrCat("for (", names, ") in pl.while_(init_values=", TupleText(inits), "):"));
+          out_ += "for (";
+          IterArgNames(w.iter_args());
+          out_ += ") in pl.while_(init_values=";
+          IterArgInits(w.iter_args());
+          out_ += "):\n";
           ++indent_;
-          Line(StrCat("pl.cond(", Expr(w->condition()), ")"));
-          Body(w->body());
+          Indent();
+          out_ += "pl.cond(";
+          Expr(w.condition());
+          out_ += ")\n";
+          Body(w.body());
           --indent_;
         }
         yield_targets_.pop_back();
         return;
       }
       case NodeKind::kCommDomainScopeStmt: {
-        auto c = As<CommDomainScopeStmt>(s);
-        std::string devices;
-        for (size_t i = 0; i < c->devices().size(); ++i) {
-          if (i > 0) devices += ", ";
-          devices += std::to_string(c->devices()[i]);
+        const auto& c = static_cast<const CommDomainScopeStmt&>(*s);
+        Indent();
+        out_ += "with pld.comm_domain(";
+        Quote(c.name_hint());
+        out_ += ", devices=[";
+        for (size_t i = 0; i < c.devices().size(); ++i) {
+          if (i > 0) out_ += ", ";
+          StrAppend(&out_, c.devices()[i]);
         }
-        std::string slots;
-        for (size_t i = 0; i < c->slots().size(); ++i) {
-          if (i > 0) slots += ", ";
-          slots += QuoteString(WindowBufferName(c->slots()[i]));
+        out_ += "], slots=[";
+        for (size_t i = 0; i < c.slots().size(); ++i) {
+          if (i > 0) out_ += ", ";
+          Quote(WindowBufferName(c.slots()[i]));
         }
-        std::string head = StrCat("with pld.comm_domain(", QuoteString(c->name_hint()),
-                                  ", devices=[", devices, "], slots=[", slots, "]");
-        if (!c->attrs().empty()) StrAppend(&head, ", attrs=", AttrDict(c->attrs()));
-        Line(StrCat(head, "):"));
-        Indented(c->body());
+        out_ += ']';
+        if (!c.attrs().empty()) {
+          out_ += ", attrs=";
+          AttrDict(c.attrs());
+        }
+        out_ += "):\n";
+        Indented(c.body());
         return;
       }
       case NodeKind::kRuntimeScopeStmt: {
-        auto r = As<RuntimeScopeStmt>(s);
-        std::string head = "with pl.runtime_scope(";
-        if (!r->name_hint().empty()) StrAppend(&head, QuoteString(r->name_hint()), ", ");
-        StrAppend(&head, "manual=", r->manual() ? "True" : "False");
-        if (!r->attrs().empty()) StrAppend(&head, ", attrs=", AttrDict(r->attrs()));
-        Line(StrCat(head, "):"));
-        Indented(r->body());
+        const auto& r = static_cast<const RuntimeScopeStmt&>(*s);
+        Indent();
+        out_ += "with pl.runtime_scope(";
+        if (!r.name_hint().empty()) {
+          Quote(r.name_hint());
+          out_ += ", ";
+        }
+        out_ += r.manual() ? "manual=True" : "manual=False";
+        if (!r.attrs().empty()) {
+          out_ += ", attrs=";
+          AttrDict(r.attrs());
+        }
+        out_ += "):\n";
+        Indented(r.body());
         return;
       }
       default:
@@ -670,131 +792,191 @@ class Printer {
     }
   }
 
-  std::string Expr(const ExprPtr& e, bool op_arg = false) {
-    if (e == nullptr) return "None";
+  void Expr(const ExprPtr& e, bool op_arg = false) {
+    if (e == nullptr) {
+      out_ += "None";
+      return;
+    }
     switch (e->kind()) {
       case NodeKind::kVar:
       case NodeKind::kIterArg:
-        return Name(std::static_pointer_cast<const Var>(e));
+        Name(std::static_pointer_cast<const Var>(e));
+        return;
       case NodeKind::kMemRef:
-        return MemRefText(*As<MemRef>(e));
+        MemRefText(static_cast<const MemRef&>(*e));
+        return;
       case NodeKind::kWindowBuffer:
-        return StrCat("pld.WindowBuffer(", QuoteString(WindowBufferName(As<WindowBuffer>(e))), ")");
+        out_ += "pld.WindowBuffer(";
+        Quote(WindowBufferName(std::static_pointer_cast<const WindowBuffer>(e)));
+        out_ += ')';
+        return;
       case NodeKind::kGlobalVar:
-        return StrCat("self.", As<GlobalVar>(e)->name());
+        out_ += "self.";
+        out_ += static_cast<const GlobalVar&>(*e).name();
+        return;
       case NodeKind::kOp:
-        return As<Op>(e)->name();
+        out_ += static_cast<const Op&>(*e).name();
+        return;
       case NodeKind::kConstInt: {
-        auto c = As<ConstInt>(e);
-        if (c->dtype() == DataType::kIndex) return std::to_string(c->value());
-        return StrCat("pl.const(", c->value(), ", pl.", DataTypeName(c->dtype()), ")");
+        const auto& c = static_cast<const ConstInt&>(*e);
+        if (c.dtype() == DataType::kIndex) {
+          StrAppend(&out_, c.value());
+        } else {
+          StrAppend(&out_, "pl.const(", c.value(), ", pl.", DataTypeName(c.dtype()), ")");
+        }
+        return;
       }
       case NodeKind::kConstFloat: {
-        auto c = As<ConstFloat>(e);
-        if (c->dtype() == DataType::kFP32) return FormatFloat(c->value());
-        return StrCat("pl.const(", FormatFloat(c->value()), ", pl.", DataTypeName(c->dtype()),
-                      ")");
+        const auto& c = static_cast<const ConstFloat&>(*e);
+        if (c.dtype() == DataType::kFP32) {
+          out_ += FormatFloat(c.value());
+        } else {
+          StrAppend(&out_, "pl.const(", FormatFloat(c.value()), ", pl.", DataTypeName(c.dtype()),
+                    ")");
+        }
+        return;
       }
       case NodeKind::kConstBool:
-        return As<ConstBool>(e)->value() ? "True" : "False";
+        out_ += static_cast<const ConstBool&>(*e).value() ? "True" : "False";
+        return;
       case NodeKind::kConstString:
-        return QuoteString(As<ConstString>(e)->value());
+        Quote(static_cast<const ConstString&>(*e).value());
+        return;
       case NodeKind::kBinaryExpr: {
-        auto b = As<BinaryExpr>(e);
-        BinaryInfo info = InfoOf(b->op());
+        const auto& b = static_cast<const BinaryExpr&>(*e);
+        BinaryInfo info = InfoOf(b.op());
         if (info.prec == kPrecAtom) {
-          return StrCat(info.text, "(", Expr(b->lhs()), ", ", Expr(b->rhs()), ")");
+          out_ += info.text;
+          out_ += '(';
+          Expr(b.lhs());
+          out_ += ", ";
+          Expr(b.rhs());
+          out_ += ')';
+          return;
         }
-        int lp = PrecOf(b->lhs());
-        int rp = PrecOf(b->rhs());
+        int lp = PrecOf(b.lhs());
+        int rp = PrecOf(b.rhs());
         // Left-associative except **; comparisons do not chain.
-        bool lparen = lp < info.prec || (lp == info.prec && (b->op() == BinaryOp::kPow ||
+        bool lparen = lp < info.prec || (lp == info.prec && (b.op() == BinaryOp::kPow ||
                                                              info.prec == kPrecCompare));
-        bool rparen = rp < info.prec || (rp == info.prec && b->op() != BinaryOp::kPow);
-        if (b->op() == BinaryOp::kPow && rp == kPrecUnary) rparen = false;
-        std::string l = Expr(b->lhs());
-        std::string r = Expr(b->rhs());
-        if (lparen) l = StrCat("(", l, ")");
-        if (rparen) r = StrCat("(", r, ")");
-        return StrCat(l, " ", info.text, " ", r);
+        bool rparen = rp < info.prec || (rp == info.prec && b.op() != BinaryOp::kPow);
+        if (b.op() == BinaryOp::kPow && rp == kPrecUnary) rparen = false;
+        Operand(b.lhs(), lparen);
+        out_ += ' ';
+        out_ += info.text;
+        out_ += ' ';
+        Operand(b.rhs(), rparen);
+        return;
       }
       case NodeKind::kUnaryExpr: {
-        auto u = As<UnaryExpr>(e);
-        if (u->op() == UnaryOp::kAbs) return StrCat("pl.abs(", Expr(u->operand()), ")");
-        std::string operand = Expr(u->operand());
-        int need = u->op() == UnaryOp::kNot ? kPrecNot : kPrecUnary;
-        int have = PrecOf(u->operand());
-        // Parenthesise a negative literal too, or `-(-5)` would read back as 5.
-        bool paren = have < need || (u->op() == UnaryOp::kNeg && have == kPrecUnary);
-        if (paren) operand = StrCat("(", operand, ")");
-        switch (u->op()) {
-          case UnaryOp::kNeg: return StrCat("-", operand);
-          case UnaryOp::kNot: return StrCat("not ", operand);
-          case UnaryOp::kBitNot: return StrCat("~", operand);
-          default: return operand;
+        const auto& u = static_cast<const UnaryExpr&>(*e);
+        if (u.op() == UnaryOp::kAbs) {
+          out_ += "pl.abs(";
+          Expr(u.operand());
+          out_ += ')';
+          return;
         }
+        int need = u.op() == UnaryOp::kNot ? kPrecNot : kPrecUnary;
+        int have = PrecOf(u.operand());
+        // Parenthesise a negative literal too, or `-(-5)` would read back as 5.
+        bool paren = have < need || (u.op() == UnaryOp::kNeg && have == kPrecUnary);
+        out_ += u.op() == UnaryOp::kNeg ? "-" : u.op() == UnaryOp::kNot ? "not " : "~";
+        Operand(u.operand(), paren);
+        return;
       }
       case NodeKind::kCall:
-        return CallText(As<Call>(e));
+        CallText(static_cast<const Call&>(*e));
+        return;
       case NodeKind::kMakeTuple: {
-        auto t = As<MakeTuple>(e);
-        if (op_arg) return StrCat("[", ExprList(t->elements()), "]");
-        return TupleText(t->elements());
+        const auto& t = static_cast<const MakeTuple&>(*e);
+        if (op_arg) {
+          out_ += '[';
+          ExprList(t.elements());
+          out_ += ']';
+        } else {
+          TupleText(t.elements());
+        }
+        return;
       }
       case NodeKind::kTupleGetItem: {
-        auto g = As<TupleGetItem>(e);
-        std::string t = Expr(g->tuple());
-        if (PrecOf(g->tuple()) < kPrecAtom) t = StrCat("(", t, ")");
-        return StrCat(t, "[", g->index(), "]");
+        const auto& g = static_cast<const TupleGetItem&>(*e);
+        Operand(g.tuple(), PrecOf(g.tuple()) < kPrecAtom);
+        StrAppend(&out_, "[", g.index(), "]");
+        return;
       }
       case NodeKind::kCast: {
-        auto c = As<Cast>(e);
-        return StrCat("pl.cast(", Expr(c->value()), ", pl.", DataTypeName(c->dtype()), ")");
+        const auto& c = static_cast<const Cast&>(*e);
+        out_ += "pl.cast(";
+        Expr(c.value());
+        StrAppend(&out_, ", pl.", DataTypeName(c.dtype()), ")");
+        return;
       }
       default:
-        return "None";
+        out_ += "None";
     }
   }
 
-  std::string Type(const TypePtr& t) {
-    if (t == nullptr) return "pl.Unknown";
+  void Type(const TypePtr& t) {
+    if (t == nullptr) {
+      out_ += "pl.Unknown";
+      return;
+    }
     switch (t->kind()) {
-      case NodeKind::kUnknownType: return "pl.Unknown";
       case NodeKind::kScalarType:
-        return StrCat("pl.Scalar[pl.", DataTypeName(As<ScalarType>(t)->dtype()), "]");
+        StrAppend(&out_, "pl.Scalar[pl.", DataTypeName(static_cast<const ScalarType&>(*t).dtype()),
+                  "]");
+        return;
       case NodeKind::kTensorType:
       case NodeKind::kDistributedTensorType: {
-        auto tt = AsTensorTypeLike(t);
+        const auto& tt = static_cast<const TensorType&>(*t);
         bool dist = t->kind() == NodeKind::kDistributedTensorType;
-        std::string s = StrCat(dist ? "pld.DistributedTensor[" : "pl.Tensor[",
-                               ShapeText(tt->shape()), ", pl.", DataTypeName(tt->dtype()));
-        if (tt->tensor_view()) StrAppend(&s, ", ", TensorViewText(*tt->tensor_view()));
-        if (tt->memref() && *tt->memref()) StrAppend(&s, ", ", MemRefText(**tt->memref()));
+        out_ += dist ? "pld.DistributedTensor[" : "pl.Tensor[";
+        Shape(tt.shape());
+        StrAppend(&out_, ", pl.", DataTypeName(tt.dtype()));
+        if (tt.tensor_view()) {
+          out_ += ", ";
+          TensorViewText(*tt.tensor_view());
+        }
+        if (tt.memref() && *tt.memref()) {
+          out_ += ", ";
+          MemRefText(**tt.memref());
+        }
         if (dist) {
-          const auto& wb = As<DistributedTensorType>(t)->window_buffer();
+          const auto& wb = static_cast<const DistributedTensorType&>(*t).window_buffer();
           if (wb && *wb) {
-            StrAppend(&s, ", pld.WindowBuffer(", QuoteString(WindowBufferName(*wb)), ")");
+            out_ += ", pld.WindowBuffer(";
+            Quote(WindowBufferName(*wb));
+            out_ += ')';
           }
         }
-        return s + "]";
+        out_ += ']';
+        return;
       }
       case NodeKind::kTileType: {
-        auto tt = As<TileType>(t);
-        std::string s = StrCat("pl.Tile[", ShapeText(tt->shape()), ", pl.",
-                               DataTypeName(tt->dtype()));
-        if (!tt->valid_shape().empty()) {
-          StrAppend(&s, ", pl.TileView(valid_shape=", ShapeText(tt->valid_shape()), ")");
+        const auto& tt = static_cast<const TileType&>(*t);
+        out_ += "pl.Tile[";
+        Shape(tt.shape());
+        StrAppend(&out_, ", pl.", DataTypeName(tt.dtype()));
+        if (!tt.valid_shape().empty()) {
+          out_ += ", pl.TileView(valid_shape=";
+          Shape(tt.valid_shape());
+          out_ += ')';
         }
-        if (tt->memref() && *tt->memref()) StrAppend(&s, ", ", MemRefText(**tt->memref()));
-        return s + "]";
+        if (tt.memref() && *tt.memref()) {
+          out_ += ", ";
+          MemRefText(**tt.memref());
+        }
+        out_ += ']';
+        return;
       }
       case NodeKind::kTupleType:
-        return TupleTypeText(As<TupleType>(t)->types());
-      case NodeKind::kPtrType: return "pl.Ptr";
-      case NodeKind::kMemRefType: return "pl.MemRefType";
-      case NodeKind::kWindowBufferType: return "pld.WindowBufferType";
-      case NodeKind::kCommCtxType: return "pld.CommCtx";
-      default: return "pl.Unknown";
+        TupleType(static_cast<const ir::TupleType&>(*t).types());
+        return;
+      case NodeKind::kPtrType: out_ += "pl.Ptr"; return;
+      case NodeKind::kMemRefType: out_ += "pl.MemRefType"; return;
+      case NodeKind::kWindowBufferType: out_ += "pld.WindowBufferType"; return;
+      case NodeKind::kCommCtxType: out_ += "pld.CommCtx"; return;
+      default: out_ += "pl.Unknown"; return;
     }
   }
 
@@ -804,169 +986,254 @@ class Printer {
     return c != nullptr && c->value() == v && c->dtype() == DataType::kIndex;
   }
 
-  std::string Name(const VarPtr& v) {
-    if (names_ != nullptr) {
+  void Operand(const ExprPtr& e, bool paren) {
+    if (paren) out_ += '(';
+    Expr(e);
+    if (paren) out_ += ')';
+  }
+
+  // Most variables print under their hint; the assigner lists the others.
+  void Name(const VarPtr& v) {
+    if (names_ != nullptr && !names_->empty()) {
       auto it = names_->find(v.get());
-      if (it != names_->end()) return it->second;
+      if (it != names_->end()) {
+        out_ += it->second;
+        return;
+      }
     }
-    return SanitizeName(v->name_hint());
+    const std::string& hint = v->name_hint();
+    if (IsPlainName(hint)) {
+      out_ += hint;
+    } else {
+      out_ += SanitizeName(hint);
+    }
   }
 
   std::string WindowBufferName(const WindowBufferPtr& wb) {
     if (wb == nullptr) return "";
-    if (wb->base() != nullptr) return Name(wb->base());
-    return SanitizeName(wb->name_hint());
+    std::string saved;
+    saved.swap(out_);
+    if (wb->base() != nullptr) {
+      Name(wb->base());
+    } else {
+      out_ = SanitizeName(wb->name_hint());
+    }
+    saved.swap(out_);
+    return saved;
   }
 
-  std::string Decorator(const Function& f) {
-    std::vector<std::string> args;
+  void Decorator(const Function& f) {
+    out_ += "@pl.function";
+    bool any = false;
+    auto sep = [&] {
+      out_ += any ? ", " : "(";
+      any = true;
+    };
     if (f.func_type() != FunctionType::kOpaque) {
-      args.push_back(StrCat("type=pl.FunctionType.", FunctionTypeName(f.func_type())));
+      sep();
+      StrAppend(&out_, "type=pl.FunctionType.", FunctionTypeName(f.func_type()));
     }
     if (f.level() && f.level() != Function::DerivedLevel(f.func_type())) {
-      args.push_back(StrCat("level=pl.Level.", LevelName(*f.level())));
+      sep();
+      StrAppend(&out_, "level=pl.Level.", LevelName(*f.level()));
     }
     if (f.role() && f.role() != Function::DerivedRole(f.func_type())) {
-      args.push_back(StrCat("role=pl.Role.", RoleName(*f.role())));
+      sep();
+      StrAppend(&out_, "role=pl.Role.", RoleName(*f.role()));
     }
-    if (!f.attrs().empty()) args.push_back(StrCat("attrs=", AttrDict(f.attrs())));
-    if (f.requires_runtime_binding()) args.push_back("runtime_binding=True");
-    if (args.empty()) return "@pl.function";
-    std::string s = "@pl.function(";
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (i > 0) s += ", ";
-      s += args[i];
+    if (!f.attrs().empty()) {
+      sep();
+      out_ += "attrs=";
+      AttrDict(f.attrs());
     }
-    return s + ")";
+    if (f.requires_runtime_binding()) {
+      sep();
+      out_ += "runtime_binding=True";
+    }
+    if (any) out_ += ')';
   }
 
-  std::string CallText(const CallPtr& c) {
-    bool is_function = Is<GlobalVar>(c->op());
-    std::string s = is_function ? StrCat("self.", c->op()->name(), "(") : c->op()->name() + "(";
+  void CallText(const Call& c) {
+    bool is_function = c.op()->kind() == NodeKind::kGlobalVar;
+    if (is_function) out_ += "self.";
+    out_ += c.op()->name();
+    out_ += '(';
     bool first = true;
     auto sep = [&] {
-      if (!first) s += ", ";
+      if (!first) out_ += ", ";
       first = false;
     };
-    for (const ExprPtr& a : c->args()) {
+    for (const ExprPtr& a : c.args()) {
       sep();
-      s += Expr(a, /*op_arg=*/!is_function);
+      Expr(a, /*op_arg=*/!is_function);
     }
-    bool alloc = c->op()->name() == "pld.tensor.alloc_window_buffer";
-    for (const auto& [k, v] : c->kwargs()) {
+    bool alloc = !is_function && c.op()->name() == "pld.tensor.alloc_window_buffer";
+    for (const auto& [k, v] : c.kwargs()) {
       if (alloc && k == "name") continue;  // re-derived from the assignment
       sep();
-      StrAppend(&s, k, "=", AttrText(v));
+      out_ += k;
+      out_ += '=';
+      AttrText(v);
     }
     if (is_function) {
-      for (const auto& [k, v] : c->attrs()) {
+      for (const auto& [k, v] : c.attrs()) {
         sep();
-        StrAppend(&s, k, "=", AttrText(v));
+        out_ += k;
+        out_ += '=';
+        AttrText(v);
       }
-    } else if (!c->attrs().empty()) {
+    } else if (!c.attrs().empty()) {
       sep();
-      StrAppend(&s, "attrs=", AttrDict(c->attrs()));
+      out_ += "attrs=";
+      AttrDict(c.attrs());
     }
-    return s + ")";
+    out_ += ')';
   }
 
-  std::string AttrText(const AttrValue& v) {
-    return std::visit(
-        [this](const auto& x) -> std::string {
+  void AttrText(const AttrValue& v) {
+    std::visit(
+        [this](const auto& x) {
           using T = std::decay_t<decltype(x)>;
           if constexpr (std::is_same_v<T, bool>) {
-            return x ? "True" : "False";
+            out_ += x ? "True" : "False";
           } else if constexpr (std::is_same_v<T, int64_t>) {
-            return std::to_string(x);
+            StrAppend(&out_, x);
           } else if constexpr (std::is_same_v<T, double>) {
-            return FormatFloat(x);
+            out_ += FormatFloat(x);
           } else if constexpr (std::is_same_v<T, std::string>) {
-            return QuoteString(x);
+            Quote(x);
           } else if constexpr (std::is_same_v<T, DataType>) {
-            return StrCat("pl.", DataTypeName(x));
+            StrAppend(&out_, "pl.", DataTypeName(x));
           } else if constexpr (std::is_same_v<T, ExprPtr>) {
-            return Expr(x);
+            Expr(x);
           } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
-            std::string s = "[";
+            out_ += '[';
             for (size_t i = 0; i < x.size(); ++i) {
-              if (i > 0) s += ", ";
-              s += std::to_string(x[i]);
+              if (i > 0) out_ += ", ";
+              StrAppend(&out_, x[i]);
             }
-            return s + "]";
+            out_ += ']';
           } else if constexpr (std::is_same_v<T, std::vector<ArgDirection>>) {
-            std::string s = "[";
+            out_ += '[';
             for (size_t i = 0; i < x.size(); ++i) {
-              if (i > 0) s += ", ";
-              StrAppend(&s, "pl.ArgDirection.", ArgDirectionName(x[i]));
+              if (i > 0) out_ += ", ";
+              StrAppend(&out_, "pl.ArgDirection.", ArgDirectionName(x[i]));
             }
-            return s + "]";
+            out_ += ']';
           } else {
-            return StrCat("[", ExprList(x), "]");
+            out_ += '[';
+            ExprList(x);
+            out_ += ']';
           }
         },
         v);
   }
 
-  std::string AttrDict(const AttrList& attrs) {
-    std::string s = "{";
+  void AttrDict(const AttrList& attrs) {
+    out_ += '{';
     for (size_t i = 0; i < attrs.size(); ++i) {
-      if (i > 0) s += ", ";
-      StrAppend(&s, QuoteString(attrs[i].first), ": ", AttrText(attrs[i].second));
+      if (i > 0) out_ += ", ";
+      Quote(attrs[i].first);
+      out_ += ": ";
+      AttrText(attrs[i].second);
     }
-    return s + "}";
+    out_ += '}';
   }
 
-  std::string ExprList(const std::vector<ExprPtr>& es) {
-    std::string s;
+  void ExprList(const std::vector<ExprPtr>& es) {
     for (size_t i = 0; i < es.size(); ++i) {
-      if (i > 0) s += ", ";
-      s += Expr(es[i]);
+      if (i > 0) out_ += ", ";
+      Expr(es[i]);
     }
-    return s;
   }
 
-  std::string TupleText(const std::vector<ExprPtr>& es) {
-    if (es.size() == 1) return StrCat("(", Expr(es[0]), ",)");
-    return StrCat("(", ExprList(es), ")");
+  void TupleText(const std::vector<ExprPtr>& es) {
+    out_ += '(';
+    ExprList(es);
+    if (es.size() == 1) out_ += ',';
+    out_ += ')';
   }
 
-  std::string ShapeText(const std::vector<ExprPtr>& dims) {
-    return StrCat("[", ExprList(dims), "]");
+  void IterArgNames(const std::vector<IterArgPtr>& ias) {
+    for (size_t i = 0; i < ias.size(); ++i) {
+      if (i > 0) out_ += ", ";
+      Name(ias[i]);
+    }
+    if (ias.size() == 1) out_ += ',';
   }
 
-  std::string TupleTypeText(const std::vector<TypePtr>& types) {
-    if (types.empty()) return "tuple[()]";
-    std::string s = "tuple[";
+  void IterArgInits(const std::vector<IterArgPtr>& ias) {
+    out_ += '(';
+    for (size_t i = 0; i < ias.size(); ++i) {
+      if (i > 0) out_ += ", ";
+      Expr(ias[i]->init_value());
+    }
+    if (ias.size() == 1) out_ += ',';
+    out_ += ')';
+  }
+
+  void Shape(const std::vector<ExprPtr>& dims) {
+    out_ += '[';
+    ExprList(dims);
+    out_ += ']';
+  }
+
+  void TupleType(const std::vector<TypePtr>& types) {
+    if (types.empty()) {
+      out_ += "tuple[()]";
+      return;
+    }
+    out_ += "tuple[";
     for (size_t i = 0; i < types.size(); ++i) {
-      if (i > 0) s += ", ";
-      s += Type(types[i]);
+      if (i > 0) out_ += ", ";
+      Type(types[i]);
     }
-    return s + "]";
+    out_ += ']';
   }
 
-  std::string TensorViewText(const TensorView& v) {
-    std::vector<std::string> parts;
-    if (!v.stride.empty()) parts.push_back(StrCat("stride=", ShapeText(v.stride)));
+  void TensorViewText(const TensorView& v) {
+    out_ += "pl.TensorView(";
+    bool any = false;
+    auto sep = [&] {
+      if (any) out_ += ", ";
+      any = true;
+    };
+    if (!v.stride.empty()) {
+      sep();
+      out_ += "stride=";
+      Shape(v.stride);
+    }
     if (v.layout != TensorLayout::kND) {
-      parts.push_back(StrCat("layout=pl.TensorLayout.", TensorLayoutName(v.layout)));
+      sep();
+      StrAppend(&out_, "layout=pl.TensorLayout.", TensorLayoutName(v.layout));
     }
-    if (!v.valid_shape.empty()) parts.push_back(StrCat("valid_shape=", ShapeText(v.valid_shape)));
-    if (v.pad != PadValue::kNull) parts.push_back(StrCat("pad=pl.PadValue.", PadValueName(v.pad)));
-    std::string s = "pl.TensorView(";
-    for (size_t i = 0; i < parts.size(); ++i) {
-      if (i > 0) s += ", ";
-      s += parts[i];
+    if (!v.valid_shape.empty()) {
+      sep();
+      out_ += "valid_shape=";
+      Shape(v.valid_shape);
     }
-    return s + ")";
+    if (v.pad != PadValue::kNull) {
+      sep();
+      StrAppend(&out_, "pad=pl.PadValue.", PadValueName(v.pad));
+    }
+    out_ += ')';
   }
 
-  std::string MemRefText(const MemRef& m) {
-    return StrCat("pl.MemRef(pl.MemorySpace.", MemorySpaceName(m.memory_space()), ", ",
-                  Expr(m.addr()), ", ", m.size(), ", ", m.id(), ")");
+  void MemRefText(const MemRef& m) {
+    StrAppend(&out_, "pl.MemRef(pl.MemorySpace.", MemorySpaceName(m.memory_space()), ", ");
+    Expr(m.addr());
+    StrAppend(&out_, ", ", m.size(), ", ", m.id(), ")");
   }
+
+  void Quote(std::string_view s) { out_ += QuoteString(s); }
 
   void Comments(const std::vector<std::string>& comments) {
-    for (const std::string& c : comments) Line(StrCat("# ", c));
+    for (const std::string& c : comments) {
+      Indent();
+      out_ += "# ";
+      out_ += c;
+      out_ += '\n';
+    }
   }
 
   void Indented(const StmtPtr& body) {
@@ -975,8 +1242,10 @@ class Printer {
     --indent_;
   }
 
+  void Indent() { out_.append(static_cast<size_t>(indent_) * 4, ' '); }
+
   void Line(std::string_view text) {
-    out_.append(static_cast<size_t>(indent_) * 4, ' ');
+    Indent();
     out_.append(text.data(), text.size());
     out_ += '\n';
   }
@@ -1001,9 +1270,17 @@ std::string PrintFunction(const FunctionPtr& function) {
   return p.Take();
 }
 
-std::string PrintType(const TypePtr& type) { return Printer().Type(type); }
+std::string PrintType(const TypePtr& type) {
+  Printer p;
+  p.Type(type);
+  return p.Take();
+}
 
-std::string PrintExpr(const ExprPtr& expr) { return Printer().Expr(expr); }
+std::string PrintExpr(const ExprPtr& expr) {
+  Printer p;
+  p.Expr(expr);
+  return p.Take();
+}
 
 std::string PrintStmt(const StmtPtr& stmt) {
   Printer p;
