@@ -1,0 +1,71 @@
+// The chip (L2) orchestration API: what a chip callable's entry calls.
+#ifndef PTO_RUNTIME_API_ORCHESTRATOR_H_
+#define PTO_RUNTIME_API_ORCHESTRATOR_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "runtime/api/task_args.h"
+#include "runtime/device/kernel_abi.h"
+
+namespace pto::rt {
+
+class Orchestrator {
+ public:
+  virtual ~Orchestrator() = default;
+
+  // Submits one SPMD task of launch_spec.core_num blocks of kernel `func_id`
+  // (an index into the callable's kernels). A no-op once fatal.
+  virtual TaskOutputs submit_aiv_task(int func_id, const TaskArgs& args) = 0;
+  virtual TaskOutputs submit_aic_task(int func_id, const TaskArgs& args) = 0;
+
+  // Lifetime scopes for intermediates.
+  virtual void scope_begin() = 0;
+  virtual void scope_end() = 0;
+
+  // Orchestration-side element access: waits (in simulated time) for the
+  // producer, and for set also for its consumers; code 8 on timeout.
+  virtual bool read_tensor(const Tensor& t, uint64_t byte_offset, void* out,
+                           uint64_t bytes) = 0;
+  virtual bool write_tensor(const Tensor& t, uint64_t byte_offset,
+                            const void* in, uint64_t bytes) = 0;
+
+  virtual int available_aiv_count() const = 0;
+  virtual int available_aic_count() const = 0;
+  virtual int device_id() const = 0;
+
+  // The fatal latch: the first code wins; later calls are logged only.
+  virtual bool is_fatal() const = 0;
+  virtual void report_fatal(int code, const std::string& message) = 0;
+
+  template <typename T>
+  T get_tensor_data(const Tensor& t, uint64_t index) {
+    T v{};
+    read_tensor(t, index * sizeof(T), &v, sizeof(T));
+    return v;
+  }
+  template <typename T>
+  void set_tensor_data(const Tensor& t, uint64_t index, T v) {
+    write_tensor(t, index * sizeof(T), &v, sizeof(T));
+  }
+};
+
+// Arguments of a chip dispatch: tensors, then scalars.
+struct ChipArgs {
+  std::vector<Tensor> tensors;
+  std::vector<uint64_t> scalars;
+};
+
+// A chip callable: an orchestration entry plus its kernels by func_id.
+struct ChipCallable {
+  std::string name;
+  std::function<void(Orchestrator&, const ChipArgs&)> entry;
+  std::vector<KernelEntry> kernels;
+  std::vector<std::string> kernel_names;  // for reports and traces
+};
+
+}  // namespace pto::rt
+
+#endif  // PTO_RUNTIME_API_ORCHESTRATOR_H_

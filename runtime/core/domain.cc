@@ -1,0 +1,65 @@
+#include "runtime/core/domain.h"
+
+#include <cstring>
+#include <set>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace pto::rt {
+
+absl::StatusOr<DomainLayout> LayOutDomain(const DomainSpec& spec,
+                                          int device_count) {
+  const size_t n = spec.devices.size();
+  if (n == 0 || n > static_cast<size_t>(kCommMaxRankNum)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "domain '", spec.name, "' needs 1..", kCommMaxRankNum, " devices"));
+  }
+  std::set<int> seen;
+  for (int d : spec.devices) {
+    if (d < 0 || d >= device_count) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("domain '", spec.name, "': device ", d,
+                       " out of range [0, ", device_count, ")"));
+    }
+    if (!seen.insert(d).second) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "domain '", spec.name, "' lists device ", d, " twice"));
+    }
+  }
+  DomainLayout layout;
+  std::set<std::string> names;
+  uint64_t off = 0;
+  for (const CommBufferSpec& b : spec.buffers) {
+    if (b.name.empty() || !names.insert(b.name).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("domain '", spec.name,
+                       "': buffer names must be unique and non-empty"));
+    }
+    off = (off + 63) / 64 * 64;
+    layout.buffer_offsets.push_back(off);
+    off += b.bytes;
+  }
+  if (spec.window_size == 0 || off > spec.window_size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("domain '", spec.name, "': buffers need ", off,
+                     " bytes but window_size is ", spec.window_size));
+  }
+  layout.used_bytes = off;
+  return layout;
+}
+
+void FillCommContext(CommContext* ctx, uint32_t rank,
+                     const std::vector<uint64_t>& windows,
+                     uint64_t window_size) {
+  std::memset(ctx, 0, sizeof(*ctx));
+  ctx->rankId = rank;
+  ctx->rankNum = static_cast<uint32_t>(windows.size());
+  ctx->winSize = window_size;
+  for (size_t i = 0; i < windows.size(); ++i) {
+    ctx->windowsIn[i] = windows[i];
+    ctx->windowsOut[i] = windows[i];  // no separate out set (as simpler's sim)
+  }
+}
+
+}  // namespace pto::rt

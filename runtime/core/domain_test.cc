@@ -1,0 +1,41 @@
+#include "runtime/core/domain.h"
+
+#include "gtest/gtest.h"
+
+namespace pto::rt {
+namespace {
+
+TEST(DomainTest, BuffersAreAlignedInOrder) {
+  DomainSpec s{"d", {0, 1}, 4096, {{"a", 10}, {"b", 100}, {"c", 64}}};
+  absl::StatusOr<DomainLayout> l = LayOutDomain(s, 2);
+  ASSERT_TRUE(l.ok()) << l.status();
+  EXPECT_EQ(l->buffer_offsets, std::vector<uint64_t>({0, 64, 192}));
+  EXPECT_EQ(l->used_bytes, 256u);
+}
+
+TEST(DomainTest, RejectsBadSpecsBeforeAllocating) {
+  EXPECT_FALSE(LayOutDomain({"d", {}, 64, {}}, 2).ok());
+  EXPECT_FALSE(LayOutDomain({"d", {0, 0}, 64, {}}, 2).ok());
+  EXPECT_FALSE(LayOutDomain({"d", {0, 2}, 64, {}}, 2).ok());
+  EXPECT_FALSE(LayOutDomain({"d", {0}, 64, {{"a", 8}, {"a", 8}}}, 1).ok());
+  absl::Status big =
+      LayOutDomain({"d", {0}, 100, {{"a", 64}, {"b", 64}}}, 1).status();
+  EXPECT_NE(big.message().find("buffers need 128 bytes but window_size is 100"),
+            std::string::npos)
+      << big;
+}
+
+TEST(DomainTest, CommContextMapsEveryRanksWindow) {
+  CommContext ctx;
+  FillCommContext(&ctx, 2, {0x1000, 0x2000, 0x3000}, 0x800);
+  EXPECT_EQ(ctx.rankId, 2u);
+  EXPECT_EQ(ctx.rankNum, 3u);
+  EXPECT_EQ(ctx.winSize, 0x800u);
+  EXPECT_EQ(ctx.windowsIn[1], 0x2000u);
+  EXPECT_EQ(ctx.windowsOut[1], 0x2000u);
+  EXPECT_EQ(ctx.windowsIn[3], 0u);
+  EXPECT_EQ(ctx.workSpace, 0u);
+}
+
+}  // namespace
+}  // namespace pto::rt

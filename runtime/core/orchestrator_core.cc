@@ -1,0 +1,297 @@
+#include "runtime/core/orchestrator_core.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/api/error_codes.h"
+
+namespace pto::rt {
+
+namespace {
+constexpr size_t kMaxExplicitDeps = 64;  // fanin inline cap (§1.6)
+// One task's blocks must fit a ready queue (65,536 per shape, §1.6); larger
+// widths are a bug, and simulating them would look like a hang.
+constexpr int32_t kMaxCoreNum = 65536;
+}  // namespace
+
+OrchestratorCore::OrchestratorCore(ChipBackend* backend, uint32_t task_window)
+    : backend_(backend), task_window_(task_window) {}
+
+bool OrchestratorCore::Fail(int code, const std::string& message) {
+  if (latch_.Latch(code, message)) backend_->OnFatal(latch_);
+  return false;
+}
+
+void OrchestratorCore::report_fatal(int code, const std::string& message) {
+  Fail(code == 0 ? kErrorExplicitOrchFatal : code, message);
+}
+
+bool OrchestratorCore::Freeable(const Task& t) const {
+  return t.state == TaskState::kCompleted &&
+         (t.scope < 0 || !scope_open_[t.scope]);
+}
+
+void OrchestratorCore::Reclaim() {
+  for (size_t i = 0; i < tasks_.size(); ++i) {
+    if (slot_held_[i] && Freeable(*tasks_[i])) {
+      slot_held_[i] = false;
+      --live_;
+    }
+  }
+}
+
+bool OrchestratorCore::AcquireSlot() {
+  while (live_ >= task_window_) {
+    bool can_free = false;
+    for (size_t i = 0; i < tasks_.size() && !can_free; ++i) {
+      const Task& t = *tasks_[i];
+      can_free = slot_held_[i] && (t.scope < 0 || !scope_open_[t.scope]);
+    }
+    if (!can_free) {
+      return Fail(kErrorScopeDeadlock,
+                  absl::StrCat("task window of ", task_window_,
+                               " slots is full of tasks of open scopes"));
+    }
+    if (!backend_->WaitForCompletion(backend_->tensor_wait_timeout_ns())) {
+      return Fail(kErrorFlowControlDeadlock,
+                  "task window full and no task completed before the timeout");
+    }
+    if (latch_.fatal()) return false;
+    Reclaim();
+  }
+  return true;
+}
+
+TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
+                                     CoreShape shape) {
+  if (latch_.fatal()) return {};
+  if (args.has_error()) {
+    Fail(kErrorInvalidArgs, absl::StrCat("TaskArgs: ", args.error_msg()));
+    return {};
+  }
+  if (func_id < 0 || func_id >= backend_->kernel_count()) {
+    Fail(kErrorInvalidArgs,
+         absl::StrCat("func_id ", func_id, " is not a kernel of the callable (",
+                      backend_->kernel_count(), " kernels)"));
+    return {};
+  }
+  const LaunchSpec& ls = args.launch_spec;
+  if (ls.core_num < 1 || ls.core_num > kMaxCoreNum) {
+    Fail(kErrorInvalidArgs, absl::StrCat("core_num=", ls.core_num,
+                                         " outside [1, ", kMaxCoreNum, "]"));
+    return {};
+  }
+  const int limit = shape == CoreShape::kAiv ? backend_->aiv_count()
+                                             : backend_->aic_count();
+  if (ls.require_sync_start && ls.core_num > 1 && limit > 0 &&
+      ls.core_num > limit) {
+    Fail(kErrorRequireSyncStartInvalid,
+         absl::StrCat("require_sync_start block_num=", ls.core_num,
+                      " > limit=", limit, " (deadlock guaranteed)"));
+    return {};
+  }
+  if (args.deps().size() > kMaxExplicitDeps) {
+    Fail(kErrorDepPoolOverflow,
+         absl::StrCat(args.deps().size(), " explicit dependencies > ",
+                      kMaxExplicitDeps));
+    return {};
+  }
+  for (TaskId d : args.deps()) {
+    if (d < 0 || static_cast<size_t>(d) >= tasks_.size()) {
+      Fail(kErrorInvalidArgs,
+           absl::StrCat("explicit dependency on unknown task ", d));
+      return {};
+    }
+  }
+  for (const TaskArgs::TensorArg& a : args.tensors()) {
+    if (a.dir != ArgDirection::kOutput &&
+        a.tensor.device != backend_->device_id()) {
+      Fail(kErrorInvalidArgs,
+           absl::StrCat("tensor of device ", a.tensor.device,
+                        " passed to a task on device ",
+                        backend_->device_id()));
+      return {};
+    }
+  }
+  if (!AcquireSlot()) return {};
+  backend_->ChargeSubmit();
+
+  auto task = std::make_unique<Task>();
+  Task& t = *task;
+  t.id = static_cast<TaskId>(tasks_.size());
+  t.func_id = func_id;
+  t.shape = shape;
+  t.core_num = ls.core_num;
+  t.sync_start = ls.require_sync_start && ls.core_num > 1;
+  t.scope = scope_stack_.empty() ? -1 : scope_stack_.back();
+  t.scalars = args.scalars();
+
+  TaskOutputs out;
+  std::vector<TaskId> producers;
+  std::vector<Tensor> writes;
+  for (const TaskArgs::TensorArg& a : args.tensors()) {
+    Tensor tensor = a.tensor;
+    if (a.dir == ArgDirection::kOutput) {
+      absl::StatusOr<uint64_t> addr = backend_->AllocGm(a.create.bytes);
+      if (!addr.ok()) {
+        Fail(kErrorHeapRingDeadlock,
+             absl::StrCat("output of ", a.create.bytes,
+                          " bytes: ", addr.status().message()));
+        return {};
+      }
+      tensor = Tensor{*addr, 0, a.create.bytes, backend_->device_id(),
+                      a.create.elem_bytes};
+      out.outputs.push_back(tensor);
+    }
+    switch (a.dir) {
+      case ArgDirection::kInput:
+      case ArgDirection::kInout:
+      case ArgDirection::kOutputExisting:  // WAW on the previous writer
+        for (TaskId p : tensor_map_.Lookup(tensor)) producers.push_back(p);
+        break;
+      case ArgDirection::kOutput:
+      case ArgDirection::kNoDep:
+        break;
+    }
+    if (a.dir == ArgDirection::kInout || a.dir == ArgDirection::kOutput ||
+        a.dir == ArgDirection::kOutputExisting) {
+      writes.push_back(tensor);
+    }
+    TensorDesc d{};
+    d.addr = tensor.base;
+    d.start_offset = tensor.offset;
+    d.bytes = tensor.bytes;
+    d.elem_bytes = tensor.elem_bytes == 0 ? 1 : tensor.elem_bytes;
+    d.ndims = 1;
+    d.shape[0] = tensor.bytes / d.elem_bytes;
+    t.descs.push_back(d);
+  }
+  for (TaskId d : args.deps()) producers.push_back(d);
+  for (const Tensor& w : writes) {
+    if (!tensor_map_.Insert(w, t.id)) {
+      tensor_map_.Prune([this](TaskId id) {
+        return tasks_[id]->state == TaskState::kCompleted;
+      });
+      if (!tensor_map_.Insert(w, t.id)) {
+        Fail(kErrorTensorMapOverflow, "TensorMap full of live writers");
+        return {};
+      }
+    }
+  }
+  std::sort(producers.begin(), producers.end());
+  producers.erase(std::unique(producers.begin(), producers.end()),
+                  producers.end());
+  for (TaskId p : producers) {
+    Task& prod = *tasks_[p];
+    t.fanin.push_back(p);
+    if (prod.state != TaskState::kCompleted) {
+      prod.fanout.push_back(t.id);
+      ++t.fanin_remaining;
+    }
+  }
+  tasks_.push_back(std::move(task));
+  slot_held_.push_back(true);
+  ++live_;
+  out.task = t.id;
+  if (t.fanin_remaining == 0) {
+    t.state = TaskState::kReady;
+    backend_->OnReady(&t);
+  }
+  return out;
+}
+
+void OrchestratorCore::OnTaskComplete(TaskId id) {
+  Task& t = *tasks_[id];
+  t.state = TaskState::kCompleted;
+  ++completed_;
+  for (TaskId c : t.fanout) {
+    Task& consumer = *tasks_[c];
+    if (--consumer.fanin_remaining == 0 &&
+        consumer.state == TaskState::kPending) {
+      consumer.state = TaskState::kReady;
+      backend_->OnReady(&consumer);
+    }
+  }
+  if (slot_held_[id] && Freeable(t)) {
+    slot_held_[id] = false;
+    --live_;
+  }
+}
+
+void OrchestratorCore::scope_begin() {
+  if (latch_.fatal()) return;
+  scope_stack_.push_back(static_cast<int>(scope_open_.size()));
+  scope_open_.push_back(true);
+}
+
+void OrchestratorCore::scope_end() {
+  if (latch_.fatal()) return;
+  if (scope_stack_.empty()) {
+    Fail(kErrorInvalidArgs, "scope_end without scope_begin");
+    return;
+  }
+  scope_open_[scope_stack_.back()] = false;
+  scope_stack_.pop_back();
+  Reclaim();
+}
+
+bool OrchestratorCore::WaitFor(const std::function<bool()>& done,
+                               const std::string& what) {
+  const double timeout = backend_->tensor_wait_timeout_ns();
+  const double deadline = backend_->NowNs() + timeout;
+  while (!done()) {
+    if (latch_.fatal()) return false;
+    const double left = deadline - backend_->NowNs();
+    if (left <= 0 || !backend_->WaitForCompletion(left)) {
+      return Fail(kErrorTensorWaitTimeout,
+                  absl::StrCat(what, ": waited ", timeout / 1e9,
+                               " s of simulated time"));
+    }
+  }
+  return !latch_.fatal();
+}
+
+bool OrchestratorCore::read_tensor(const Tensor& t, uint64_t byte_offset,
+                                   void* out, uint64_t bytes) {
+  if (latch_.fatal()) return false;
+  if (byte_offset + bytes > t.bytes || !t.valid()) {
+    return Fail(kErrorInvalidArgs,
+                absl::StrCat("get_tensor_data at byte ", byte_offset,
+                             " outside a tensor of ", t.bytes, " bytes"));
+  }
+  const std::vector<TaskId> writers = tensor_map_.Lookup(t.View(byte_offset, bytes));
+  auto done = [&] {
+    for (TaskId w : writers) {
+      if (tasks_[w]->state != TaskState::kCompleted) return false;
+    }
+    return true;
+  };
+  if (!WaitFor(done, "get_tensor_data")) return false;
+  backend_->ReadMemory(t.addr() + byte_offset, out, bytes);
+  return true;
+}
+
+bool OrchestratorCore::write_tensor(const Tensor& t, uint64_t byte_offset,
+                                    const void* in, uint64_t bytes) {
+  if (latch_.fatal()) return false;
+  if (byte_offset + bytes > t.bytes || !t.valid()) {
+    return Fail(kErrorInvalidArgs,
+                absl::StrCat("set_tensor_data at byte ", byte_offset,
+                             " outside a tensor of ", t.bytes, " bytes"));
+  }
+  const std::vector<TaskId> writers = tensor_map_.Lookup(t.View(byte_offset, bytes));
+  auto done = [&] {
+    for (TaskId w : writers) {
+      if (tasks_[w]->state != TaskState::kCompleted) return false;
+      for (TaskId c : tasks_[w]->fanout) {
+        if (tasks_[c]->state != TaskState::kCompleted) return false;
+      }
+    }
+    return true;
+  };
+  if (!WaitFor(done, "set_tensor_data")) return false;
+  backend_->WriteMemory(t.addr() + byte_offset, in, bytes);
+  return true;
+}
+
+}  // namespace pto::rt

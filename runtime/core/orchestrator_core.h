@@ -1,0 +1,118 @@
+// The backend-independent chip runtime: argument validation, TensorMap
+// dependencies, explicit edges, scopes, the task window with back-pressure,
+// sync-start admission and the fatal latch. A backend supplies time, memory
+// and dispatch through ChipBackend.
+#ifndef PTO_RUNTIME_CORE_ORCHESTRATOR_CORE_H_
+#define PTO_RUNTIME_CORE_ORCHESTRATOR_CORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "runtime/api/orchestrator.h"
+#include "runtime/core/error_latch.h"
+#include "runtime/core/tensor_map.h"
+
+namespace pto::rt {
+
+enum class CoreShape { kAiv, kAic };
+enum class TaskState { kPending, kReady, kRunning, kCompleted };
+
+struct Task {
+  TaskId id = kInvalidTaskId;
+  int func_id = 0;
+  CoreShape shape = CoreShape::kAiv;
+  int32_t core_num = 1;
+  bool sync_start = false;
+  std::vector<TensorDesc> descs;  // kernel view of every tensor argument
+  std::vector<uint64_t> scalars;
+  std::vector<TaskId> fanin;      // producers (deduplicated)
+  std::vector<TaskId> fanout;
+  int fanin_remaining = 0;
+  TaskState state = TaskState::kPending;
+  int scope = -1;                 // innermost open scope at submit; -1 none
+  int blocks_dispatched = 0;
+  int blocks_done = 0;
+};
+
+class ChipBackend {
+ public:
+  virtual ~ChipBackend() = default;
+  virtual int device_id() const = 0;
+  virtual int aiv_count() const = 0;
+  virtual int aic_count() const = 0;
+  virtual int kernel_count() const = 0;
+  virtual absl::StatusOr<uint64_t> AllocGm(uint64_t bytes) = 0;
+  virtual void ChargeSubmit() = 0;
+  // The task's dependencies are satisfied: queue it for dispatch.
+  virtual void OnReady(Task* task) = 0;
+  // Blocks (in simulated time) until a task completes or `timeout_ns` passes.
+  // Returns false on timeout.
+  virtual bool WaitForCompletion(double timeout_ns) = 0;
+  virtual double tensor_wait_timeout_ns() const = 0;
+  virtual double NowNs() const = 0;
+  // Orchestration-side memory access (AICPU view of GM).
+  virtual void ReadMemory(uint64_t addr, void* out, uint64_t bytes) = 0;
+  virtual void WriteMemory(uint64_t addr, const void* in, uint64_t bytes) = 0;
+  // The latch fired: end the run.
+  virtual void OnFatal(const ErrorLatch& latch) = 0;
+};
+
+class OrchestratorCore : public Orchestrator {
+ public:
+  OrchestratorCore(ChipBackend* backend, uint32_t task_window);
+
+  TaskOutputs submit_aiv_task(int func_id, const TaskArgs& args) override {
+    return Submit(func_id, args, CoreShape::kAiv);
+  }
+  TaskOutputs submit_aic_task(int func_id, const TaskArgs& args) override {
+    return Submit(func_id, args, CoreShape::kAic);
+  }
+  void scope_begin() override;
+  void scope_end() override;
+  bool read_tensor(const Tensor& t, uint64_t byte_offset, void* out,
+                   uint64_t bytes) override;
+  bool write_tensor(const Tensor& t, uint64_t byte_offset, const void* in,
+                    uint64_t bytes) override;
+  int available_aiv_count() const override { return backend_->aiv_count(); }
+  int available_aic_count() const override { return backend_->aic_count(); }
+  int device_id() const override { return backend_->device_id(); }
+  bool is_fatal() const override { return latch_.fatal(); }
+  void report_fatal(int code, const std::string& message) override;
+
+  // Scheduler side: a task finished all its blocks. Releases its consumers
+  // (OnReady for every one that becomes ready).
+  void OnTaskComplete(TaskId id);
+
+  Task* task(TaskId id) { return tasks_[id].get(); }
+  size_t task_count() const { return tasks_.size(); }
+  size_t live_tasks() const { return live_; }
+  bool all_complete() const { return completed_ == tasks_.size(); }
+  const ErrorLatch& latch() const { return latch_; }
+  const TensorMap& tensor_map() const { return tensor_map_; }
+
+ private:
+  TaskOutputs Submit(int func_id, const TaskArgs& args, CoreShape shape);
+  bool Fail(int code, const std::string& message);  // latches; returns false
+  bool AcquireSlot();
+  bool Freeable(const Task& t) const;
+  void Reclaim();
+  bool WaitFor(const std::function<bool()>& done, const std::string& what);
+
+  ChipBackend* backend_;
+  uint32_t task_window_;
+  ErrorLatch latch_;
+  TensorMap tensor_map_;
+  std::vector<std::unique_ptr<Task>> tasks_;
+  std::vector<bool> slot_held_;   // by task id: counts toward the window
+  std::vector<bool> scope_open_;  // by scope id
+  std::vector<int> scope_stack_;
+  size_t live_ = 0;
+  size_t completed_ = 0;
+};
+
+}  // namespace pto::rt
+
+#endif  // PTO_RUNTIME_CORE_ORCHESTRATOR_CORE_H_

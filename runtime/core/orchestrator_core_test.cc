@@ -1,0 +1,227 @@
+#include "runtime/core/orchestrator_core.h"
+
+#include <cstring>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "runtime/api/error_codes.h"
+
+namespace pto::rt {
+namespace {
+
+// A backend without time: tasks complete only when the test says so.
+class FakeBackend : public ChipBackend {
+ public:
+  int device_id() const override { return 0; }
+  int aiv_count() const override { return 48; }
+  int aic_count() const override { return 24; }
+  int kernel_count() const override { return 2; }
+  absl::StatusOr<uint64_t> AllocGm(uint64_t bytes) override {
+    uint64_t a = next_;
+    next_ += (bytes + 63) / 64 * 64;
+    return a;
+  }
+  void ChargeSubmit() override {}
+  void OnReady(Task* t) override { ready.push_back(t->id); }
+  bool WaitForCompletion(double) override {
+    if (pending_completions.empty()) return false;
+    TaskId id = pending_completions.front();
+    pending_completions.erase(pending_completions.begin());
+    core->OnTaskComplete(id);
+    return true;
+  }
+  double tensor_wait_timeout_ns() const override { return 1e9; }
+  double NowNs() const override { return 0; }
+  void ReadMemory(uint64_t, void* out, uint64_t n) override {
+    std::memset(out, 0x5A, n);
+  }
+  void WriteMemory(uint64_t, const void*, uint64_t) override {}
+  void OnFatal(const ErrorLatch& l) override { fatal_text = l.Text(); }
+
+  OrchestratorCore* core = nullptr;
+  std::vector<TaskId> ready;
+  std::vector<TaskId> pending_completions;
+  std::string fatal_text;
+
+ private:
+  uint64_t next_ = 0x100000;
+};
+
+class OrchestratorCoreTest : public ::testing::Test {
+ protected:
+  explicit OrchestratorCoreTest(uint32_t window = 16)
+      : core_(&backend_, window) {
+    backend_.core = &core_;
+  }
+  Tensor Buf(uint64_t base, uint64_t bytes = 256) {
+    return Tensor{base, 0, bytes, 0, 4};
+  }
+  FakeBackend backend_;
+  OrchestratorCore core_;
+};
+
+TEST_F(OrchestratorCoreTest, RawEdgeWaitsForTheWriter) {
+  TaskArgs w;
+  w.add_output(Buf(0x1000));
+  TaskId a = core_.submit_aiv_task(0, w).task;
+  TaskArgs r;
+  r.add_input(Buf(0x1000));
+  TaskId b = core_.submit_aiv_task(0, r).task;
+  EXPECT_EQ(backend_.ready, std::vector<TaskId>({a}));
+  EXPECT_EQ(core_.task(b)->fanin, std::vector<TaskId>({a}));
+  core_.OnTaskComplete(a);
+  EXPECT_EQ(backend_.ready, std::vector<TaskId>({a, b}));
+}
+
+TEST_F(OrchestratorCoreTest, WawEdgeOrdersTwoWriters) {
+  TaskArgs w1;
+  w1.add_output(Buf(0x1000));
+  TaskId a = core_.submit_aiv_task(0, w1).task;
+  TaskArgs w2;
+  w2.add_output(Buf(0x1000));
+  TaskId b = core_.submit_aiv_task(0, w2).task;
+  EXPECT_EQ(core_.task(b)->fanin, std::vector<TaskId>({a}));
+}
+
+TEST_F(OrchestratorCoreTest, WarIsNotTrackedWithoutAnExplicitDependency) {
+  TaskArgs r;
+  r.add_input(Buf(0x1000));
+  TaskId reader = core_.submit_aiv_task(0, r).task;
+  TaskArgs w;
+  w.add_output(Buf(0x1000));
+  TaskId writer = core_.submit_aiv_task(0, w).task;
+  EXPECT_TRUE(core_.task(writer)->fanin.empty());  // runs alongside the reader
+  TaskArgs w2;
+  w2.add_inout(Buf(0x2000));
+  TaskId r2 = core_.submit_aiv_task(0, r).task;
+  TaskArgs w3;
+  w3.add_output(Buf(0x1000));
+  w3.add_dep(r2);
+  TaskId writer2 = core_.submit_aiv_task(0, w3).task;
+  EXPECT_EQ(core_.task(writer2)->fanin, std::vector<TaskId>({writer, r2}));
+  (void)reader;
+}
+
+TEST_F(OrchestratorCoreTest, NoDepSkipsTheTensorMap) {
+  TaskArgs w;
+  w.add_output(Buf(0x1000));
+  core_.submit_aiv_task(0, w);
+  TaskArgs n;
+  n.add_no_dep(Buf(0x1000));
+  TaskId b = core_.submit_aiv_task(0, n).task;
+  EXPECT_TRUE(core_.task(b)->fanin.empty());
+}
+
+TEST_F(OrchestratorCoreTest, RuntimeAllocatedOutputsAreDistinct) {
+  TaskArgs a;
+  a.add_output(TensorCreateInfo{1000, 4});
+  a.add_output(TensorCreateInfo{64, 4});
+  TaskOutputs out = core_.submit_aiv_task(0, a);
+  ASSERT_EQ(out.outputs.size(), 2u);
+  EXPECT_EQ(out.outputs[0].bytes, 1000u);
+  EXPECT_GE(out.outputs[1].base, out.outputs[0].base + 1000);
+  TaskArgs r;
+  r.add_input(out.outputs[1]);
+  EXPECT_EQ(core_.task(core_.submit_aiv_task(0, r).task)->fanin,
+            std::vector<TaskId>({out.task}));
+}
+
+TEST_F(OrchestratorCoreTest, SyncStartAdmissionIsExactAndLatchesSeven) {
+  TaskArgs full;
+  full.launch_spec.set_core_num(48);
+  full.launch_spec.set_require_sync_start(true);
+  EXPECT_TRUE(core_.submit_aiv_task(0, full).ok());
+  TaskArgs over = full;
+  over.launch_spec.set_core_num(49);
+  EXPECT_FALSE(core_.submit_aiv_task(0, over).ok());
+  EXPECT_EQ(core_.latch().code(), kErrorRequireSyncStartInvalid);
+  EXPECT_NE(backend_.fatal_text.find("block_num=49 > limit=48"),
+            std::string::npos);
+  // Every later call is a no-op.
+  EXPECT_FALSE(core_.submit_aiv_task(0, TaskArgs{}).ok());
+  EXPECT_EQ(core_.task_count(), 1u);
+}
+
+TEST_F(OrchestratorCoreTest, AicAdmissionUsesTheAicCount) {
+  TaskArgs over;
+  over.launch_spec.set_core_num(25);
+  over.launch_spec.set_require_sync_start(true);
+  EXPECT_FALSE(core_.submit_aic_task(0, over).ok());
+  EXPECT_NE(backend_.fatal_text.find("limit=24"), std::string::npos);
+}
+
+TEST_F(OrchestratorCoreTest, WaveLaunchAboveTheCoreCountIsAccepted) {
+  TaskArgs waves;
+  waves.launch_spec.set_core_num(1000);
+  EXPECT_TRUE(core_.submit_aiv_task(0, waves).ok());
+}
+
+TEST_F(OrchestratorCoreTest, ArgumentErrorsBecomeInvalidArgs) {
+  TaskArgs bad;
+  for (int i = 0; i < 17; ++i) bad.add_scalar(i);
+  EXPECT_FALSE(core_.submit_aiv_task(0, bad).ok());
+  EXPECT_EQ(core_.latch().code(), kErrorInvalidArgs);
+  EXPECT_NE(backend_.fatal_text.find("more than 16 scalar"), std::string::npos);
+}
+
+TEST_F(OrchestratorCoreTest, AbsurdCoreNumIsInvalidArgs) {
+  TaskArgs a;
+  a.launch_spec.set_core_num(1 << 30);
+  EXPECT_FALSE(core_.submit_aiv_task(0, a).ok());
+  EXPECT_EQ(core_.latch().code(), kErrorInvalidArgs);
+  EXPECT_NE(backend_.fatal_text.find("core_num=1073741824 outside [1, 65536]"),
+            std::string::npos);
+}
+
+TEST_F(OrchestratorCoreTest, UnknownKernelIsInvalidArgs) {
+  EXPECT_FALSE(core_.submit_aiv_task(7, TaskArgs{}).ok());
+  EXPECT_EQ(core_.latch().code(), kErrorInvalidArgs);
+}
+
+TEST_F(OrchestratorCoreTest, ReportFatalFirstWriterWins) {
+  core_.report_fatal(kErrorExplicitOrchFatal, "user says stop");
+  core_.report_fatal(kErrorInvalidArgs, "ignored");
+  EXPECT_EQ(core_.latch().code(), 9);
+  EXPECT_EQ(core_.latch().later().size(), 1u);
+}
+
+class SmallWindowTest : public OrchestratorCoreTest {
+ protected:
+  SmallWindowTest() : OrchestratorCoreTest(4) {}
+};
+
+TEST_F(SmallWindowTest, FullWindowInsideAnOpenScopeIsCodeOne) {
+  core_.scope_begin();
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(core_.submit_aiv_task(0, TaskArgs{}).ok());
+  }
+  EXPECT_FALSE(core_.submit_aiv_task(0, TaskArgs{}).ok());
+  EXPECT_EQ(core_.latch().code(), kErrorScopeDeadlock);
+}
+
+TEST_F(SmallWindowTest, BackPressureWaitsForACompletion) {
+  for (int i = 0; i < 4; ++i) core_.submit_aiv_task(0, TaskArgs{});
+  backend_.pending_completions = {0};
+  EXPECT_TRUE(core_.submit_aiv_task(0, TaskArgs{}).ok());
+  EXPECT_EQ(core_.live_tasks(), 4u);
+}
+
+TEST_F(OrchestratorCoreTest, GetTensorDataWaitsForTheProducer) {
+  TaskArgs w;
+  w.add_output(Buf(0x1000));
+  TaskId a = core_.submit_aiv_task(0, w).task;
+  backend_.pending_completions = {a};
+  EXPECT_EQ(core_.get_tensor_data<uint8_t>(Buf(0x1000), 3), 0x5A);
+  EXPECT_EQ(core_.task(a)->state, TaskState::kCompleted);
+}
+
+TEST_F(OrchestratorCoreTest, GetTensorDataTimesOutWithCodeEight) {
+  TaskArgs w;
+  w.add_output(Buf(0x1000));
+  core_.submit_aiv_task(0, w);
+  core_.get_tensor_data<uint8_t>(Buf(0x1000), 0);
+  EXPECT_EQ(core_.latch().code(), kErrorTensorWaitTimeout);
+}
+
+}  // namespace
+}  // namespace pto::rt

@@ -1,0 +1,63 @@
+#include "runtime/device/comm_context.h"
+
+#include <cstring>
+
+#include "gtest/gtest.h"
+#include "runtime/device/kernel_abi.h"
+
+namespace pto {
+namespace {
+
+TEST(CommContextTest, LayoutIsTheDocumentedOne) {
+  // Byte-level check on top of the static_asserts: a reader of the raw
+  // 1056 bytes finds each field at its documented offset.
+  CommContext ctx{};
+  ctx.rankId = 3;
+  ctx.rankNum = 8;
+  ctx.winSize = 0x1234;
+  ctx.windowsIn[2] = 0xAA;
+  ctx.windowsOut[63] = 0xBB;
+  unsigned char raw[sizeof(CommContext)];
+  std::memcpy(raw, &ctx, sizeof(ctx));
+  uint32_t u32;
+  uint64_t u64;
+  std::memcpy(&u32, raw + 16, 4);
+  EXPECT_EQ(u32, 3u);
+  std::memcpy(&u32, raw + 20, 4);
+  EXPECT_EQ(u32, 8u);
+  std::memcpy(&u64, raw + 24, 8);
+  EXPECT_EQ(u64, 0x1234u);
+  std::memcpy(&u64, raw + 32 + 2 * 8, 8);
+  EXPECT_EQ(u64, 0xAAu);
+  std::memcpy(&u64, raw + 544 + 63 * 8, 8);
+  EXPECT_EQ(u64, 0xBBu);
+}
+
+TEST(CommContextTest, RemotePtrKeepsTheOffsetInsideThePeerWindow) {
+  CommContext ctx{};
+  ctx.rankId = 1;
+  ctx.rankNum = 3;
+  ctx.windowsIn[0] = 0x10000;
+  ctx.windowsIn[1] = 0x20000;
+  ctx.windowsIn[2] = 0x90000;
+  int32_t* local = reinterpret_cast<int32_t*>(0x20040);
+  EXPECT_EQ(reinterpret_cast<uint64_t>(CommRemotePtr(&ctx, local, 0)),
+            0x10040u);
+  EXPECT_EQ(reinterpret_cast<uint64_t>(CommRemotePtr(&ctx, local, 2)),
+            0x90040u);
+  EXPECT_EQ(CommRemotePtr(&ctx, local, 1), local);
+}
+
+TEST(KernelAbiTest, BlockIndexComesFromTheLocalContextSlot) {
+  LocalContext lc{5, 12};
+  GlobalContext gc{1, 30};
+  int64_t args[kKernelArgSlots] = {};
+  args[kLocalContextIndex] = reinterpret_cast<int64_t>(&lc);
+  args[kGlobalContextIndex] = reinterpret_cast<int64_t>(&gc);
+  EXPECT_EQ(get_block_idx(args), 5);
+  EXPECT_EQ(get_block_num(args), 12);
+  EXPECT_EQ(get_subblockid(args), 1);
+}
+
+}  // namespace
+}  // namespace pto

@@ -1,0 +1,212 @@
+// The kernel API (DESIGN.md §4.3): the PTO intrinsic subset the builtin and
+// user kernels call. Kernels include only this header (and comm_context.h).
+#ifndef PTO_RUNTIME_DEVICE_DEVICE_API_H_
+#define PTO_RUNTIME_DEVICE_DEVICE_API_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "runtime/device/comm_context.h"
+#include "runtime/device/device_core.h"
+#include "runtime/device/kernel_abi.h"
+
+namespace pto {
+
+// A tile in UB: `count` elements of T at `data`.
+template <typename T>
+struct Tile {
+  T* data = nullptr;
+  uint64_t count = 0;
+  uint64_t bytes() const { return count * sizeof(T); }
+};
+
+// A view of GM (local or a peer window): `count` elements of T at `data`.
+template <typename T>
+struct GlobalTensor {
+  T* data = nullptr;
+  uint64_t count = 0;
+  uint64_t bytes() const { return count * sizeof(T); }
+};
+
+// Places a tile of `count` elements at byte `ub_offset` of this core's UB.
+template <typename T>
+Tile<T> TASSIGN(uint64_t ub_offset, uint64_t count) {
+  DeviceCore* c = CurrentCore();
+  Tile<T> t{reinterpret_cast<T*>(c->UbBase() + ub_offset), count};
+  c->CheckUb(t.data, t.bytes(), "TASSIGN");
+  return t;
+}
+
+// GM -> UB: fills the whole tile.
+template <typename T>
+void TLOAD(Tile<T>& dst, const GlobalTensor<T>& src) {
+  DeviceCore* c = CurrentCore();
+  if (src.count < dst.count) c->Fault("TLOAD: GM view smaller than the tile");
+  c->Load(dst.data, src.data, dst.bytes());
+}
+
+// UB -> GM: writes the whole tile.
+template <typename T>
+void TSTORE(const GlobalTensor<T>& dst, const Tile<T>& src) {
+  DeviceCore* c = CurrentCore();
+  if (dst.count < src.count) c->Fault("TSTORE: GM view smaller than the tile");
+  c->Store(dst.data, src.data, src.bytes());
+}
+
+// Local GM -> peer window, staged through `stage` in UB.
+template <typename T>
+void TPUT(const GlobalTensor<T>& remote, const GlobalTensor<T>& local,
+          Tile<T>& stage) {
+  DeviceCore* c = CurrentCore();
+  if (remote.count != local.count) c->Fault("TPUT: element counts differ");
+  c->Copy(remote.data, local.data, local.bytes(), stage.data, stage.bytes());
+}
+
+// Peer window -> local GM, staged through `stage` in UB.
+template <typename T>
+void TGET(const GlobalTensor<T>& local, const GlobalTensor<T>& remote,
+          Tile<T>& stage) {
+  DeviceCore* c = CurrentCore();
+  if (remote.count != local.count) c->Fault("TGET: element counts differ");
+  c->Copy(local.data, remote.data, local.bytes(), stage.data, stage.bytes());
+}
+
+// Signals are int32 words in GM (usually a window), 4-byte aligned.
+inline void TNOTIFY(int32_t* signal, int32_t value, NotifyOp op) {
+  CurrentCore()->Notify(signal, value, op);
+}
+inline void TWAIT(const int32_t* signal, int32_t value, WaitCmp cmp) {
+  CurrentCore()->Wait(signal, value, cmp);
+}
+
+inline void pipe_barrier(Pipe pipe) { CurrentCore()->PipeBarrier(pipe); }
+inline void set_flag(Pipe src, Pipe dst, int event_id) {
+  CurrentCore()->SetFlag(src, dst, event_id);
+}
+inline void wait_flag(Pipe src, Pipe dst, int event_id) {
+  CurrentCore()->WaitFlag(src, dst, event_id);
+}
+inline void dsb(DsbMode) { CurrentCore()->Dsb(); }
+inline void dcci(const void* gm, DcciMode mode) {
+  CurrentCore()->Dcci(gm, mode);
+}
+
+// Asynchronous remote transfers through URMA (A5). The returned handle is
+// passed to defer_completion; the transfer is chunked at the 256 MiB WQE
+// limit and completes in order, so the last chunk's handle covers it all.
+inline constexpr uint64_t kUrmaMaxWqeBytes = 256ull << 20;
+using AsyncEvent = uint64_t;
+
+template <typename T>
+AsyncEvent TPUT_ASYNC(const GlobalTensor<T>& remote,
+                      const GlobalTensor<T>& local) {
+  DeviceCore* c = CurrentCore();
+  if (remote.count != local.count) c->Fault("TPUT_ASYNC: element counts differ");
+  AsyncEvent ev = 0;
+  for (uint64_t off = 0; off < local.bytes(); off += kUrmaMaxWqeBytes) {
+    const uint64_t n = std::min(kUrmaMaxWqeBytes, local.bytes() - off);
+    ev = c->UrmaPost(true, reinterpret_cast<char*>(remote.data) + off,
+                     reinterpret_cast<char*>(local.data) + off, n);
+  }
+  return ev;
+}
+
+template <typename T>
+AsyncEvent TGET_ASYNC(const GlobalTensor<T>& local,
+                      const GlobalTensor<T>& remote) {
+  DeviceCore* c = CurrentCore();
+  if (remote.count != local.count) c->Fault("TGET_ASYNC: element counts differ");
+  AsyncEvent ev = 0;
+  for (uint64_t off = 0; off < local.bytes(); off += kUrmaMaxWqeBytes) {
+    const uint64_t n = std::min(kUrmaMaxWqeBytes, local.bytes() - off);
+    ev = c->UrmaPost(false, reinterpret_cast<char*>(remote.data) + off,
+                     reinterpret_cast<char*>(local.data) + off, n);
+  }
+  return ev;
+}
+
+inline void defer_completion(AsyncEvent ev) {
+  CurrentCore()->DeferCompletion(ev);
+}
+
+// Scalar GM access. On the board these are plain loads and stores through the
+// AICore data cache; kernels spell them out so the simulator can model it.
+template <typename T>
+T ReadGm(const T* gm) {
+  static_assert(sizeof(T) <= 8);
+  T v;
+  CurrentCore()->ScalarRead(gm, &v, sizeof(T));
+  return v;
+}
+template <typename T>
+void WriteGm(T* gm, T v) {
+  static_assert(sizeof(T) <= 8);
+  CurrentCore()->ScalarWrite(gm, &v, sizeof(T));
+}
+
+// Vector instructions on UB tiles (elementwise over dst.count elements).
+namespace internal {
+template <typename T>
+void CheckSameShape(const Tile<T>& a, const Tile<T>& b, const char* op) {
+  if (a.count != b.count) CurrentCore()->Fault(op);
+}
+}  // namespace internal
+
+template <typename T>
+void TADD(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b) {
+  internal::CheckSameShape(dst, a, "TADD: shape mismatch");
+  internal::CheckSameShape(dst, b, "TADD: shape mismatch");
+  for (uint64_t i = 0; i < dst.count; ++i) dst.data[i] = a.data[i] + b.data[i];
+  CurrentCore()->Vector(VecOp::kAdd, dst.data, a.data, b.data, dst.bytes());
+}
+template <typename T>
+void TSUB(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b) {
+  internal::CheckSameShape(dst, a, "TSUB: shape mismatch");
+  internal::CheckSameShape(dst, b, "TSUB: shape mismatch");
+  for (uint64_t i = 0; i < dst.count; ++i) dst.data[i] = a.data[i] - b.data[i];
+  CurrentCore()->Vector(VecOp::kSub, dst.data, a.data, b.data, dst.bytes());
+}
+template <typename T>
+void TMUL(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b) {
+  internal::CheckSameShape(dst, a, "TMUL: shape mismatch");
+  internal::CheckSameShape(dst, b, "TMUL: shape mismatch");
+  for (uint64_t i = 0; i < dst.count; ++i) dst.data[i] = a.data[i] * b.data[i];
+  CurrentCore()->Vector(VecOp::kMul, dst.data, a.data, b.data, dst.bytes());
+}
+template <typename T>
+void TMAX(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b) {
+  internal::CheckSameShape(dst, a, "TMAX: shape mismatch");
+  internal::CheckSameShape(dst, b, "TMAX: shape mismatch");
+  for (uint64_t i = 0; i < dst.count; ++i) {
+    dst.data[i] = std::max(a.data[i], b.data[i]);
+  }
+  CurrentCore()->Vector(VecOp::kMax, dst.data, a.data, b.data, dst.bytes());
+}
+template <typename T>
+void TADDS(Tile<T>& dst, const Tile<T>& a, T s) {
+  internal::CheckSameShape(dst, a, "TADDS: shape mismatch");
+  for (uint64_t i = 0; i < dst.count; ++i) dst.data[i] = a.data[i] + s;
+  CurrentCore()->Vector(VecOp::kAddS, dst.data, a.data, nullptr, dst.bytes());
+}
+template <typename T>
+void TMULS(Tile<T>& dst, const Tile<T>& a, T s) {
+  internal::CheckSameShape(dst, a, "TMULS: shape mismatch");
+  for (uint64_t i = 0; i < dst.count; ++i) dst.data[i] = a.data[i] * s;
+  CurrentCore()->Vector(VecOp::kMulS, dst.data, a.data, nullptr, dst.bytes());
+}
+template <typename T>
+void TEXPANDS(Tile<T>& dst, T s) {
+  for (uint64_t i = 0; i < dst.count; ++i) dst.data[i] = s;
+  CurrentCore()->Vector(VecOp::kFill, dst.data, nullptr, nullptr, dst.bytes());
+}
+template <typename T>
+void TMOV(Tile<T>& dst, const Tile<T>& src) {
+  internal::CheckSameShape(dst, src, "TMOV: shape mismatch");
+  std::memmove(dst.data, src.data, dst.bytes());
+  CurrentCore()->Vector(VecOp::kCopy, dst.data, src.data, nullptr, dst.bytes());
+}
+
+}  // namespace pto
+
+#endif  // PTO_RUNTIME_DEVICE_DEVICE_API_H_

@@ -1,0 +1,153 @@
+// The AICPU of one chip: the orchestrator agent (runs the chip callables of
+// the device's dispatch FIFO, natively, through OrchestratorCore) and the
+// scheduler agent (ready queues by core shape, sync-start admission, dispatch
+// and completion with the measured control costs of runtime-and-sim.md §1.8).
+#ifndef PTO_SIM_AICPU_AICPU_H_
+#define PTO_SIM_AICPU_AICPU_H_
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "runtime/api/orchestrator.h"
+#include "runtime/core/orchestrator_core.h"
+#include "sim/aiv/aiv_core.h"
+#include "sim/gm/gm.h"
+#include "sim/platforms/platform.pb.h"
+#include "sim/trace/report.pb.h"
+#include "sim/trace/trace.h"
+#include "sim/urma/urma_engine.h"
+
+namespace pto::sim {
+
+// Members of a group dispatch start together (gang scheduling).
+struct GroupGate {
+  int members = 0;
+  int arrived = 0;
+  sc_core::sc_event all_arrived;
+};
+
+struct DispatchEntry {
+  rt::ChipCallable callable;
+  rt::ChipArgs args;
+  std::shared_ptr<GroupGate> group;  // null for a directed dispatch
+};
+
+// What the AICPU reports to the system.
+class RunObserver {
+ public:
+  virtual ~RunObserver() = default;
+  virtual void OnFatal(int chip, const rt::ErrorLatch& latch) = 0;
+  virtual void CountWait() = 0;
+};
+
+class Aicpu : public sc_core::sc_module,
+              public rt::ChipBackend,
+              public CoreObserver {
+ public:
+  SC_HAS_PROCESS(Aicpu);
+  Aicpu(sc_core::sc_module_name name, int chip, const Platform& platform,
+        Gm* gm, std::vector<AivCore*> aiv, std::vector<AivCore*> aic,
+        RunObserver* observer, Trace* trace);
+
+  void Enqueue(DispatchEntry entry);
+  // A5: the chip's URMA engine, whose CQs complete deferred tasks.
+  void set_urma(UrmaEngine* u);
+  // Nothing queued, nothing running.
+  bool Idle() const;
+  // Lines for the blocked-block report (orchestrator and queued tasks).
+  std::vector<std::string> DescribeState() const;
+  const std::vector<TaskStat>& task_stats() const { return task_stats_; }
+  // Dispatch FIFO and ready queues: entries and highest occupancy.
+  void FillQueueStats(RunReport* r) const;
+
+  // rt::ChipBackend.
+  int device_id() const override { return chip_; }
+  int aiv_count() const override { return static_cast<int>(aiv_.size()); }
+  int aic_count() const override { return static_cast<int>(aic_.size()); }
+  int kernel_count() const override;
+  absl::StatusOr<uint64_t> AllocGm(uint64_t bytes) override;
+  void ChargeSubmit() override;
+  void OnReady(rt::Task* task) override;
+  bool WaitForCompletion(double timeout_ns) override;
+  double tensor_wait_timeout_ns() const override {
+    return p_.timeouts().tensor_wait_ns();
+  }
+  double NowNs() const override;
+  void ReadMemory(uint64_t addr, void* out, uint64_t bytes) override;
+  void WriteMemory(uint64_t addr, const void* in, uint64_t bytes) override;
+  void OnFatal(const rt::ErrorLatch& latch) override;
+
+  // CoreObserver.
+  void BlockDone(AivCore* core) override;
+  void KernelError(AivCore* core, int code, const std::string& msg) override;
+
+ private:
+  struct Completion {
+    Ps visible;
+    AivCore* core;
+    int64_t task;
+  };
+  struct TaskTimes {
+    Ps ready = -1;
+    Ps start = -1;
+    Ps end = -1;
+    std::vector<uint64_t> deferred;  // completion conditions still pending
+  };
+
+  void Orchestrate();
+  void Schedule();
+  void ProcessCompletions();
+  void PollDeferred();
+  void CompleteTask(rt::Task* t, Ps end);
+  void Dispatch();
+  void DispatchBlock(rt::Task* t, AivCore* core, int block, Ps* start_at);
+  std::vector<AivCore*>& CoresOf(rt::CoreShape s) {
+    return s == rt::CoreShape::kAiv ? aiv_ : aic_;
+  }
+  int SchedThread(const AivCore* core) const;
+  int ShapeIndex(const AivCore* core) const;
+  Ps FirstTaskHead(const AivCore* core) const;
+  void WaitPs(Ps d);
+
+  const Platform& p_;
+  int chip_;
+  Gm* gm_;
+  std::vector<AivCore*> aiv_;
+  std::vector<AivCore*> aic_;
+  RunObserver* observer_;
+  Trace* trace_;
+  int track_orch_;
+  std::vector<int> track_sched_;
+
+  std::deque<DispatchEntry> fifo_;
+  sc_core::sc_event fifo_event_;
+  bool running_ = false;
+  bool waiting_group_ = false;
+  int run_index_ = 0;
+  DispatchEntry current_;
+  std::unique_ptr<rt::OrchestratorCore> core_;
+  std::vector<TaskTimes> times_;
+  std::vector<TaskStat> task_stats_;
+
+  // Scheduler state. Sync-start tasks form a tier ahead of the others.
+  std::deque<rt::Task*> sync_queue_[2];
+  std::deque<rt::Task*> ready_queue_[2];
+  std::vector<Completion> completions_;
+  std::vector<rt::TaskId> deferred_tasks_;
+  int64_t fifo_entries_ = 0, fifo_max_ = 0;
+  int64_t ready_entries_[2] = {0, 0}, ready_max_[2] = {0, 0};  // all blocks FIN, awaiting CQEs
+  UrmaEngine* urma_ = nullptr;
+  std::vector<Ps> sched_busy_;
+  std::vector<bool> free_[2];  // by shape, index within the shape
+  sc_core::sc_event sched_event_;
+  sc_core::sc_event completion_event_;
+  uint64_t completion_count_ = 0;
+};
+
+}  // namespace pto::sim
+
+#endif  // PTO_SIM_AICPU_AICPU_H_

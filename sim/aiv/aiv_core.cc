@@ -1,0 +1,528 @@
+#include "sim/aiv/aiv_core.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/api/error_codes.h"
+
+namespace pto::sim {
+namespace {
+
+const char* CmpName(WaitCmp c) {
+  switch (c) {
+    case WaitCmp::EQ: return "==";
+    case WaitCmp::NE: return "!=";
+    case WaitCmp::GT: return ">";
+    case WaitCmp::GE: return ">=";
+    case WaitCmp::LT: return "<";
+    case WaitCmp::LE: return "<=";
+  }
+  return "?";
+}
+
+sc_core::sc_time PsTime(Ps ps) {
+  return sc_core::sc_time(static_cast<double>(ps), sc_core::SC_PS);
+}
+
+Ps Stamp() { return static_cast<Ps>(sc_core::sc_time_stamp().value()); }
+
+}  // namespace
+
+AivCore::AivCore(sc_core::sc_module_name name, int chip, int core_id,
+                 bool is_aic, int lane, const Platform& platform,
+                 MemorySystem* mem, CoreObserver* observer)
+    : sc_core::sc_module(name),
+      p_(platform),
+      chip_(chip),
+      core_id_(core_id),
+      is_aic_(is_aic),
+      mem_(mem),
+      observer_(observer),
+      ub_bytes_(platform.ub_bytes()),
+      ub_(new uint8_t[platform.ub_bytes()]()),
+      dcache_(platform.dcache_line_bytes(), platform.dcache_bytes()),
+      mte2_("mte2", platform.mte_bytes_per_cycle() * platform.clock_ghz()),
+      mte3_("mte3", platform.mte_bytes_per_cycle() * platform.clock_ghz()) {
+  global_ctx_.sub_block_id = lane;
+  global_ctx_.core_id = core_id;
+  const std::string proc = absl::StrCat("chip ", chip);
+  const std::string who =
+      absl::StrCat(is_aic ? "AIC" : "AIV", core_id);
+  Trace& tr = mem_->trace();
+  track_core_ = tr.AddTrack(chip, proc, absl::StrCat(who, " task"));
+  track_mte2_ = tr.AddTrack(chip, proc, absl::StrCat(who, " MTE2"));
+  track_mte3_ = tr.AddTrack(chip, proc, absl::StrCat(who, " MTE3"));
+  track_vec_ = tr.AddTrack(chip, proc, absl::StrCat(who, " VECTOR"));
+  track_wait_ = tr.AddTrack(chip, proc, absl::StrCat(who, " FLOWCTRL"));
+  SC_THREAD(Run);
+  // Kernels run on this coroutine's stack.
+  set_stack_size(256 * 1024);
+}
+
+Ps AivCore::Cycles(double c) const {
+  return static_cast<Ps>(std::llround(c * 1000.0 / p_.clock_ghz()));
+}
+
+Ps AivCore::Now() const {
+  return Stamp() + static_cast<Ps>(qk_.get_local_time().value());
+}
+
+void AivCore::Sync() {
+  if (qk_.get_local_time() == sc_core::SC_ZERO_TIME) return;
+  mem_->CountWait();
+  qk_.sync();
+  SetCurrentCore(this);
+}
+
+void AivCore::WaitUntil(Ps t) {
+  Sync();
+  const Ps now = Stamp();
+  if (t > now) {
+    mem_->CountWait();
+    wait(PsTime(t - now));
+    SetCurrentCore(this);
+  }
+}
+
+void AivCore::AdvanceTo(Ps t) {
+  if (t > Now()) {
+    qk_.set(PsTime(t - Stamp()));
+    if (qk_.need_sync()) Sync();
+  }
+  if (busy_ && Now() > deadline_) {
+    Error(rt::kErrorSchedulerTimeout,
+          absl::StrCat("block ran past the op timeout of ",
+                       p_.timeouts().op_timeout_ns(), " ns of simulated time"));
+  }
+}
+
+void AivCore::Error(int code, const std::string& msg) {
+  observer_->KernelError(
+      this, code,
+      absl::StrCat("chip ", chip_, " ", is_aic_ ? "AIC" : "AIV", core_id_,
+                   " kernel ", block_.kernel_name, " block ", block_.block_idx,
+                   "/", block_.block_num, ": ", msg));
+  throw Abort{};
+}
+
+void AivCore::Fault(const char* what) { Error(rt::kErrorAicoreFault, what); }
+
+void AivCore::CheckUb(const void* p, uint64_t bytes, const char* what) {
+  const uint8_t* b = static_cast<const uint8_t*>(p);
+  if (b < ub_.get() || b + bytes > ub_.get() + ub_bytes_ || b + bytes < b) {
+    Error(rt::kErrorAicoreFault,
+          absl::StrCat(what, ": ub address out of bounds (", bytes,
+                       " bytes, UB is ", ub_bytes_, ")"));
+  }
+}
+
+int AivCore::OwnerOrFault(const void* p, uint64_t bytes, const char* what) {
+  const int owner = mem_->OwnerChip(reinterpret_cast<uint64_t>(p), bytes);
+  if (owner < 0) {
+    Error(rt::kErrorAicoreFault,
+          absl::StrCat(what, ": ", bytes,
+                       " bytes at an address outside every GM allocation"));
+  }
+  return owner;
+}
+
+void AivCore::Start(BlockAssignment block, Ps start_at) {
+  block_ = std::move(block);
+  std::fill(std::begin(args_), std::end(args_), 0);
+  size_t i = 0;
+  for (const TensorDesc* t : block_.tensors) {
+    args_[i++] = reinterpret_cast<int64_t>(t);
+  }
+  for (uint64_t s : block_.scalars) args_[i++] = static_cast<int64_t>(s);
+  local_ctx_ = LocalContext{block_.block_idx, block_.block_num};
+  args_[kLocalContextIndex] = reinterpret_cast<int64_t>(&local_ctx_);
+  args_[kGlobalContextIndex] = reinterpret_cast<int64_t>(&global_ctx_);
+  busy_ = true;
+  warm_ = true;
+  start_event_.notify(PsTime(std::max<Ps>(0, start_at - Stamp())));
+}
+
+void AivCore::Run() {
+  while (true) {
+    wait(start_event_);
+    SetCurrentCore(this);
+    qk_.reset();
+    block_start_ = Now();
+    deferred_.clear();
+    deadline_ = block_start_ + NsToPs(p_.timeouts().op_timeout_ns());
+    ub_pending_.clear();
+    mte2_done_ = mte3_done_ = 0;
+    std::memset(flags_, 0, sizeof(flags_));
+    try {
+      block_.kernel(args_);
+      // FIN only after the block's DMAs drained.
+      AdvanceTo(std::max(Now(), AllDone()));
+    } catch (const Abort&) {
+    } catch (...) {
+      try {
+        Error(rt::kErrorAicoreFault, "the kernel threw a C++ exception");
+      } catch (const Abort&) {
+      }
+    }
+    Sync();
+    const Ps end = Now();
+    busy_ps_ += end - block_start_;
+    ++blocks_;
+    mem_->trace().Slice(
+        track_core_,
+        absl::StrCat(block_.kernel_name, " t", block_.task, " b",
+                     block_.block_idx),
+        block_start_, end);
+    busy_ = false;
+    wait_signal_ = nullptr;
+    observer_->BlockDone(this);
+  }
+}
+
+void AivCore::Load(void* ub, const void* gm, uint64_t bytes) {
+  MteLoad(ub, gm, bytes, /*copy=*/true);
+}
+
+void AivCore::Store(void* gm, const void* ub, uint64_t bytes) {
+  MteStore(gm, ub, bytes, /*copy=*/true);
+}
+
+void AivCore::MteLoad(void* ub, const void* gm, uint64_t bytes, bool copy) {
+  CheckUb(ub, bytes, "TLOAD");
+  const int from = OwnerOrFault(gm, bytes, "TLOAD");
+  const auto& route = mem_->Route(from, chip_);
+  // In-order issue: wait until the tile is free (WAR/WAW on UB).
+  AdvanceTo(std::max(Now(), UbReady(ub, bytes)));
+  if (!route.empty()) Sync();  // link bandwidth is shared in time order
+  const uint64_t b = (bytes + p_.mte_burst_bytes() - 1) /
+                     p_.mte_burst_bytes() * p_.mte_burst_bytes();
+  const Ps t = Now();
+  Slot pipe = mte2_.Reserve(t, b);
+  Ps end = pipe.end;
+  end = std::max(end, mem_->GmOf(from).port().Reserve(t, b).end);
+  Ps lat = mem_->GmOf(from).latency();
+  for (Link* l : route) {
+    end = std::max(end, l->Transfer(t, b).end);
+    lat += l->hop_latency();
+  }
+  end += lat;
+  if (copy) std::memmove(ub, gm, bytes);
+  UbBusy(ub, bytes, end);
+  mte2_done_ = std::max(mte2_done_, end);
+  mem_->trace().Slice(track_mte2_, absl::StrCat("TLOAD ", bytes, " B"),
+                      pipe.start, pipe.end);
+  // The issue itself takes a scalar slot; the transfer runs on.
+  AdvanceTo(std::max(Now() + Cycles(p_.scalar_op_cycles()), pipe.start));
+}
+
+void AivCore::MteStore(void* gm, const void* ub, uint64_t bytes, bool copy) {
+  CheckUb(ub, bytes, "TSTORE");
+  const int to = OwnerOrFault(gm, bytes, "TSTORE");
+  const auto& route = mem_->Route(chip_, to);
+  // RAW on UB: the tile must have arrived.
+  AdvanceTo(std::max(Now(), UbReady(ub, bytes)));
+  if (!route.empty()) Sync();
+  const uint64_t b = (bytes + p_.mte_burst_bytes() - 1) /
+                     p_.mte_burst_bytes() * p_.mte_burst_bytes();
+  const Ps t = Now();
+  Slot pipe = mte3_.Reserve(t, b);
+  Ps end = pipe.end;
+  Gm& dst = mem_->GmOf(to);
+  end = std::max(end, dst.port().Reserve(t, b).end);
+  Ps lat = dst.latency();
+  for (Link* l : route) {
+    end = std::max(end, l->Transfer(t, b).end);
+    lat += l->hop_latency();
+  }
+  end += lat;
+  if (copy) std::memmove(gm, ub, bytes);
+  dst.NotifyWrite();
+  // The tile is read until the store has drained it (WAR for the next TLOAD).
+  UbBusy(ub, bytes, pipe.end);
+  mte3_done_ = std::max(mte3_done_, end);
+  mem_->trace().Slice(track_mte3_, absl::StrCat("TSTORE ", bytes, " B"),
+                      pipe.start, pipe.end);
+  AdvanceTo(std::max(Now() + Cycles(p_.scalar_op_cycles()), pipe.start));
+}
+
+Ps AivCore::UbReady(const void* p, uint64_t bytes) {
+  const uint8_t* b = static_cast<const uint8_t*>(p);
+  const uint8_t* e = b + bytes;
+  const Ps now = Now();
+  Ps ready = 0;
+  size_t keep = 0;
+  for (const UbPending& u : ub_pending_) {
+    if (u.done <= now) continue;  // retired
+    if (u.begin < e && b < u.end) ready = std::max(ready, u.done);
+    ub_pending_[keep++] = u;
+  }
+  ub_pending_.resize(keep);
+  return ready;
+}
+
+void AivCore::UbBusy(const void* p, uint64_t bytes, Ps until) {
+  const uint8_t* b = static_cast<const uint8_t*>(p);
+  ub_pending_.push_back(UbPending{b, b + bytes, until});
+}
+
+void AivCore::Copy(void* dst_gm, const void* src_gm, uint64_t bytes,
+                   void* stage_ub, uint64_t stage_bytes) {
+  if (stage_bytes == 0) Fault("TPUT/TGET: empty staging tile");
+  CheckUb(stage_ub, stage_bytes, "TPUT/TGET staging tile");
+  OwnerOrFault(src_gm, bytes, "TPUT/TGET source");
+  OwnerOrFault(dst_gm, bytes, "TPUT/TGET destination");
+  // One staging tile: each chunk is loaded (MTE2) then stored (MTE3).
+  const char* src = static_cast<const char*>(src_gm);
+  char* dst = static_cast<char*>(dst_gm);
+  // The bytes move once, GM to GM (the staging tile's contents afterwards
+  // are unspecified, as a kernel must not rely on them).
+  for (uint64_t done = 0; done < bytes; done += stage_bytes) {
+    const uint64_t n = std::min(stage_bytes, bytes - done);
+    MteLoad(stage_ub, src + done, n, /*copy=*/false);
+    MteStore(dst + done, stage_ub, n, /*copy=*/false);
+  }
+  if (bytes > 0) {
+    std::memmove(dst, src, bytes);
+    // Waiters re-check now that the bytes are really there.
+    mem_->GmOf(mem_->OwnerChip(reinterpret_cast<uint64_t>(dst_gm), bytes))
+        .NotifyWrite();
+  }
+}
+
+void AivCore::Notify(int32_t* signal, int32_t value, NotifyOp op) {
+  if (reinterpret_cast<uint64_t>(signal) % 4 != 0) {
+    Fault("TNOTIFY: signal is not 4-byte aligned");
+  }
+  const int owner = OwnerOrFault(signal, 4, "TNOTIFY");
+  if (mte3_done_ > Now()) ++unfenced_notifies_;
+  Sync();
+  const Ps t0 = Stamp();
+  Ps lat = mem_->GmOf(owner).atomic_cost();
+  for (Link* l : mem_->Route(chip_, owner)) lat += l->hop_latency();
+  // dcci of the signal line, then the atomic lands at the destination.
+  dcache_.Flush(reinterpret_cast<uint64_t>(signal), /*invalidate=*/true);
+  WaitUntil(t0 + lat);
+  if (op == NotifyOp::AtomicAdd) {
+    *signal += value;
+  } else {
+    *signal = value;
+  }
+  mem_->GmOf(owner).NotifyWrite();
+  mem_->trace().Slice(
+      track_wait_,
+      absl::StrCat("TNOTIFY ", op == NotifyOp::AtomicAdd ? "+" : "=", value),
+      t0, Stamp());
+  AdvanceTo(Now());
+}
+
+void AivCore::Wait(const int32_t* signal, int32_t value, WaitCmp cmp) {
+  if (reinterpret_cast<uint64_t>(signal) % 4 != 0) {
+    Fault("TWAIT: signal is not 4-byte aligned");
+  }
+  const int owner = OwnerOrFault(signal, 4, "TWAIT");
+  Sync();
+  const Ps t0 = Stamp();
+  Gm& gm = mem_->GmOf(owner);
+  wait_signal_ = signal;
+  wait_value_ = value;
+  wait_cmp_ = cmp;
+  while (!CompareSignal(*static_cast<const volatile int32_t*>(signal), value,
+                        cmp)) {
+    mem_->CountWait();
+    wait(gm.write_event());
+    SetCurrentCore(this);
+  }
+  wait_signal_ = nullptr;
+  // The poll that saw the value is a GM read.
+  Ps lat = gm.latency();
+  for (Link* l : mem_->Route(owner, chip_)) lat += l->hop_latency();
+  WaitUntil(Stamp() + lat);
+  wait_ps_ += Stamp() - t0;
+  mem_->trace().Slice(track_wait_,
+                      absl::StrCat("TWAIT ", CmpName(cmp), " ", value), t0,
+                      Stamp());
+  AdvanceTo(Now());
+}
+
+uint64_t AivCore::UrmaPost(bool write, void* remote, void* local,
+                           uint64_t bytes) {
+  if (urma_ == nullptr) {
+    Error(rt::kErrorAsyncCompletionInvalid,
+          absl::StrCat("URMA is not present on platform ", p_.name()));
+  }
+  const int peer = mem_->OwnerChip(reinterpret_cast<uint64_t>(remote), 1);
+  if (peer < 0) {
+    Error(rt::kErrorAsyncCompletionInvalid,
+          "URMA: the remote address is outside every GM allocation");
+  }
+  Sync();
+  waiting_sq_ = true;
+  while (urma_->SqFull(peer)) {
+    // Nearly full: poll the CQ first (a GM read), then wait for the engine.
+    urma_->DrainCq(peer);
+    WaitUntil(Stamp() + mem_->GmOf(chip_).latency());
+    if (!urma_->SqFull(peer)) break;
+    mem_->CountWait();
+    wait(urma_->sq_space_event());
+    SetCurrentCore(this);
+  }
+  waiting_sq_ = false;
+  // Write the WQE, dcci its line, then store the head to the doorbell.
+  WaitUntil(Stamp() + mem_->GmOf(chip_).latency() +
+            NsToPs(p_.urma().doorbell_ns()));
+  const uint64_t head =
+      urma_->PostWqe(peer, write, reinterpret_cast<uint64_t>(remote),
+                     reinterpret_cast<uint64_t>(local), bytes);
+  urma_->RingDoorbell(peer, head);
+  AdvanceTo(Now());
+  return (static_cast<uint64_t>(peer) << 32) | static_cast<uint32_t>(head);
+}
+
+void AivCore::DeferCompletion(uint64_t handle) {
+  if (deferred_.size() >= 64) {
+    Error(rt::kErrorAsyncWaitOverflow,
+          "more than 64 completion conditions in one block");
+  }
+  deferred_.push_back(handle);
+}
+
+void AivCore::PipeBarrier(Pipe pipe) {
+  Ps until = Now();
+  if (pipe == PIPE_ALL) until = std::max(until, AllDone());
+  if (pipe == PIPE_MTE2) until = std::max(until, mte2_done_);
+  if (pipe == PIPE_MTE3) until = std::max(until, mte3_done_);
+  AdvanceTo(until + Cycles(p_.scalar_op_cycles()));
+}
+
+void AivCore::SetFlag(Pipe src, Pipe dst, int event_id) {
+  if (event_id < 0 || event_id >= kFlagIds) Fault("set_flag: event id out of range");
+  Ps done = Now();
+  if (src == PIPE_MTE2) done = std::max(done, mte2_done_);
+  if (src == PIPE_MTE3) done = std::max(done, mte3_done_);
+  if (src == PIPE_ALL) done = std::max(done, AllDone());
+  flags_[src][dst][event_id] = done;
+  Advance(Cycles(p_.scalar_op_cycles()));
+}
+
+void AivCore::WaitFlag(Pipe src, Pipe dst, int event_id) {
+  if (event_id < 0 || event_id >= kFlagIds) Fault("wait_flag: event id out of range");
+  AdvanceTo(std::max(Now(), flags_[src][dst][event_id]) +
+            Cycles(p_.scalar_op_cycles()));
+}
+
+// dsb(DSB_DDR): every GM write issued so far has landed.
+void AivCore::Dsb() {
+  AdvanceTo(std::max(Now(), mte3_done_) + Cycles(p_.scalar_op_cycles()));
+}
+
+void AivCore::Dcci(const void* gm, DcciMode mode) {
+  int wb = 0;
+  if (mode == ENTIRE_DATA_CACHE) {
+    wb = dcache_.FlushAll(/*invalidate=*/true);
+  } else {
+    OwnerOrFault(gm, 1, "dcci");
+    wb = dcache_.Flush(reinterpret_cast<uint64_t>(gm),
+                       /*invalidate=*/mode == SINGLE_CACHE_LINE);
+  }
+  Ps cost = Cycles(p_.scalar_op_cycles());
+  if (wb > 0) {
+    cost += mem_->GmOf(chip_).latency();
+    mem_->GmOf(chip_).NotifyWrite();
+    if (mode != ENTIRE_DATA_CACHE) {
+      const int owner = mem_->OwnerChip(reinterpret_cast<uint64_t>(gm), 1);
+      if (owner >= 0) mem_->GmOf(owner).NotifyWrite();
+    }
+  }
+  Advance(cost);
+}
+
+void AivCore::ScalarRead(const void* gm, void* out, int bytes) {
+  const uint64_t a = reinterpret_cast<uint64_t>(gm);
+  if (a % bytes != 0) Fault("scalar GM read is not naturally aligned");
+  const int owner = OwnerOrFault(gm, bytes, "scalar GM read");
+  DataCache::Access acc = dcache_.Line(a);
+  std::memcpy(out, acc.data + (a - dcache_.LineOf(a)), bytes);
+  Ps cost = Cycles(p_.dcache_hit_cycles());
+  if (acc.hit) {
+    ++hits_;
+  } else {
+    ++misses_;
+    cost += mem_->GmOf(owner).latency();
+    for (Link* l : mem_->Route(owner, chip_)) cost += l->hop_latency();
+  }
+  Advance(cost + acc.writebacks * mem_->GmOf(chip_).latency());
+}
+
+void AivCore::ScalarWrite(void* gm, const void* in, int bytes) {
+  const uint64_t a = reinterpret_cast<uint64_t>(gm);
+  if (a % bytes != 0) Fault("scalar GM write is not naturally aligned");
+  const int owner = OwnerOrFault(gm, bytes, "scalar GM write");
+  DataCache::Access acc = dcache_.Line(a);
+  std::memcpy(acc.data + (a - dcache_.LineOf(a)), in, bytes);
+  dcache_.MarkDirty(a);
+  Ps cost = Cycles(p_.dcache_hit_cycles());
+  if (acc.hit) {
+    ++hits_;
+  } else {
+    ++misses_;
+    cost += mem_->GmOf(owner).latency();
+  }
+  Advance(cost + acc.writebacks * mem_->GmOf(chip_).latency());
+}
+
+void AivCore::Vector(VecOp, const void* dst, const void* a, const void* b,
+                     uint64_t bytes) {
+  const double cycles =
+      p_.vector_startup_cycles() +
+      std::ceil(static_cast<double>(bytes) / p_.vector_bytes_per_cycle());
+  // Operands wait for in-flight DMAs on their UB bytes.
+  Ps dep = UbReady(dst, bytes);
+  if (a != nullptr) dep = std::max(dep, UbReady(a, bytes));
+  if (b != nullptr) dep = std::max(dep, UbReady(b, bytes));
+  AdvanceTo(std::max(Now(), dep));
+  const Ps t0 = Now();
+  const Ps d = Cycles(cycles);
+  vector_ps_ += d;
+  mem_->trace().Slice(track_vec_, absl::StrCat("VEC ", bytes, " B"), t0,
+                      t0 + d);
+  AdvanceTo(t0 + d);
+}
+
+std::string AivCore::DescribeState() const {
+  if (!busy_) return "";
+  std::string s = absl::StrCat("chip ", chip_, " ", is_aic_ ? "AIC" : "AIV",
+                               core_id_, " kernel ", block_.kernel_name,
+                               " task ", block_.task, " block ",
+                               block_.block_idx, "/", block_.block_num, ": ");
+  if (waiting_sq_) {
+    absl::StrAppend(&s, "waits for space in a full URMA send queue");
+  } else if (wait_signal_ != nullptr) {
+    const uint64_t a = reinterpret_cast<uint64_t>(wait_signal_);
+    absl::StrAppend(&s, "TWAIT on ", mem_->Describe(a), " for value ",
+                    CmpName(wait_cmp_), " ", wait_value_, " (current ",
+                    *wait_signal_, ")");
+  } else {
+    absl::StrAppend(&s, "running");
+  }
+  return s;
+}
+
+void AivCore::FillStats(CoreStat* s) const {
+  s->set_chip(chip_);
+  s->set_core(core_id_);
+  s->set_kind(is_aic_ ? "AIC" : "AIV");
+  s->set_blocks(blocks_);
+  s->set_busy_ps(busy_ps_);
+  s->set_wait_ps(wait_ps_);
+  s->set_mte2_bytes(mte2_.bytes());
+  s->set_mte2_busy_ps(mte2_.busy());
+  s->set_mte3_bytes(mte3_.bytes());
+  s->set_mte3_busy_ps(mte3_.busy());
+  s->set_vector_busy_ps(vector_ps_);
+  s->set_dcache_hits(hits_);
+  s->set_dcache_misses(misses_);
+  s->set_unfenced_notifies(unfenced_notifies_);
+}
+
+}  // namespace pto::sim

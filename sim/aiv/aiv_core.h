@@ -1,0 +1,166 @@
+// One AICore (AIV, or AIC for AIC tasks): a SystemC thread that runs the
+// dispatched kernel natively with temporal decoupling (tlm_quantumkeeper).
+// MTE2/MTE3 issue in order and the issuing call returns when the transfer
+// starts (not when it ends); a UB scoreboard makes later operations on the
+// same UB bytes wait, so ping-pong tiles overlap loads and stores.
+// Every device-API call adds its modelled cost to the local time; the core
+// synchronises with the kernel at communication points (TWAIT, TNOTIFY, link
+// transfers) and when its quantum is used up.
+#ifndef PTO_SIM_AIV_AIV_CORE_H_
+#define PTO_SIM_AIV_AIV_CORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+#include "runtime/device/device_core.h"
+#include "runtime/device/kernel_abi.h"
+#include "sim/aiv/core_env.h"
+#include "sim/aiv/dcache.h"
+#include "sim/common/resource.h"
+#include "sim/platforms/platform.pb.h"
+#include "sim/trace/report.pb.h"
+
+namespace pto::sim {
+
+// One block of a task, as the scheduler hands it to a core.
+struct BlockAssignment {
+  KernelEntry kernel = nullptr;
+  std::string kernel_name;
+  int64_t task = -1;
+  int32_t block_idx = 0;
+  int32_t block_num = 1;
+  std::vector<const TensorDesc*> tensors;
+  std::vector<uint64_t> scalars;
+};
+
+class AivCore : public sc_core::sc_module, public DeviceCore {
+ public:
+  SC_HAS_PROCESS(AivCore);
+  AivCore(sc_core::sc_module_name name, int chip, int core_id, bool is_aic,
+          int lane, const Platform& platform, MemorySystem* mem,
+          CoreObserver* observer);
+
+  // Starts `block` at simulated time `start_at` (>= now).
+  void Start(BlockAssignment block, Ps start_at);
+  void set_observer(CoreObserver* o) { observer_ = o; }
+  void set_urma(UrmaPort* u) { urma_ = u; }
+  // Completion conditions registered by the last block (moved out).
+  std::vector<uint64_t> TakeDeferred() { return std::move(deferred_); }
+  bool busy() const { return busy_; }
+  bool is_aic() const { return is_aic_; }
+  int core_id() const { return core_id_; }
+  int chip() const { return chip_; }
+  bool warm() const { return warm_; }
+  const BlockAssignment& block() const { return block_; }
+  // For the blocked-block report; "" when idle.
+  std::string DescribeState() const;
+  void FillStats(CoreStat* s) const;
+
+  // DeviceCore.
+  uint8_t* UbBase() override { return ub_.get(); }
+  uint64_t UbBytes() override { return ub_bytes_; }
+  void CheckUb(const void* p, uint64_t bytes, const char* what) override;
+  void Load(void* ub, const void* gm, uint64_t bytes) override;
+  void Store(void* gm, const void* ub, uint64_t bytes) override;
+  void Copy(void* dst_gm, const void* src_gm, uint64_t bytes, void* stage_ub,
+            uint64_t stage_bytes) override;
+  void Notify(int32_t* signal, int32_t value, NotifyOp op) override;
+  void Wait(const int32_t* signal, int32_t value, WaitCmp cmp) override;
+  void PipeBarrier(Pipe pipe) override;
+  void SetFlag(Pipe src, Pipe dst, int event_id) override;
+  void WaitFlag(Pipe src, Pipe dst, int event_id) override;
+  void Dsb() override;
+  void Dcci(const void* gm, DcciMode mode) override;
+  void ScalarRead(const void* gm, void* out, int bytes) override;
+  void ScalarWrite(void* gm, const void* in, int bytes) override;
+  void Vector(VecOp op, const void* dst, const void* a, const void* b,
+              uint64_t bytes) override;
+  uint64_t UrmaPost(bool write, void* remote, void* local,
+                    uint64_t bytes) override;
+  void DeferCompletion(uint64_t handle) override;
+  [[noreturn]] void Fault(const char* what) override;
+
+ private:
+  struct Abort {};  // unwinds a faulted kernel back to Run()
+
+  void Run();
+  Ps Now() const;
+  void AdvanceTo(Ps t);
+  void Advance(Ps d) { AdvanceTo(Now() + d); }
+  void Sync();
+  void WaitUntil(Ps t);
+  [[noreturn]] void Error(int code, const std::string& msg);
+  int OwnerOrFault(const void* p, uint64_t bytes, const char* what);
+  // One MTE2 (GM -> UB) or MTE3 (UB -> GM) transfer: reserves the pipe, the
+  // GM port and the links, advances local time to completion.
+  void MteLoad(void* ub, const void* gm, uint64_t bytes, bool copy);
+  void MteStore(void* gm, const void* ub, uint64_t bytes, bool copy);
+  // UB scoreboard: when the in-flight DMAs touching [p, p + bytes) finish.
+  Ps UbReady(const void* p, uint64_t bytes);
+  void UbBusy(const void* p, uint64_t bytes, Ps until);
+  // Latest completion of every DMA issued so far (pipe_barrier(PIPE_ALL)).
+  Ps AllDone() const { return std::max(mte2_done_, mte3_done_); }
+  Ps Cycles(double c) const;
+
+  const Platform& p_;
+  int chip_;
+  int core_id_;
+  bool is_aic_;
+  MemorySystem* mem_;
+  CoreObserver* observer_;
+  UrmaPort* urma_ = nullptr;
+  std::vector<uint64_t> deferred_;
+  bool waiting_sq_ = false;
+  uint64_t ub_bytes_;
+  std::unique_ptr<uint8_t[]> ub_;
+  DataCache dcache_;
+  BandwidthResource mte2_;
+  BandwidthResource mte3_;
+  tlm_utils::tlm_quantumkeeper qk_;
+  sc_core::sc_event start_event_;
+
+  struct UbPending {
+    const uint8_t* begin;
+    const uint8_t* end;
+    Ps done;
+  };
+  std::vector<UbPending> ub_pending_;
+  Ps mte2_done_ = 0;
+  Ps mte3_done_ = 0;
+  static constexpr int kFlagIds = 8;
+  Ps flags_[PIPE_ALL + 1][PIPE_ALL + 1][kFlagIds] = {};
+  // TNOTIFYs issued while this core's GM writes were still in flight: on the
+  // board the signal may overtake the data (a missing pipe_barrier).
+  int64_t unfenced_notifies_ = 0;
+
+  BlockAssignment block_;
+  int64_t args_[kKernelArgSlots] = {};
+  LocalContext local_ctx_{};
+  GlobalContext global_ctx_{};
+  bool busy_ = false;
+  bool warm_ = false;
+  Ps block_start_ = 0;
+  Ps deadline_ = 0;
+  // TWAIT state for the report.
+  const int32_t* wait_signal_ = nullptr;
+  int32_t wait_value_ = 0;
+  WaitCmp wait_cmp_ = WaitCmp::EQ;
+
+  // Statistics.
+  int64_t blocks_ = 0;
+  Ps busy_ps_ = 0;
+  Ps wait_ps_ = 0;
+  Ps vector_ps_ = 0;
+  int64_t hits_ = 0;
+  int64_t misses_ = 0;
+  int track_core_, track_mte2_, track_mte3_, track_vec_, track_wait_;
+};
+
+}  // namespace pto::sim
+
+#endif  // PTO_SIM_AIV_AIV_CORE_H_

@@ -1,0 +1,39 @@
+// One chip (one device id): GM, the AIC and AIV cores, and the AICPU.
+#ifndef PTO_SIM_CHIP_CHIP_H_
+#define PTO_SIM_CHIP_CHIP_H_
+
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "sim/aicpu/aicpu.h"
+#include "sim/aiv/aiv_core.h"
+#include "sim/gm/gm.h"
+#include "sim/platforms/platform.pb.h"
+#include "sim/urma/urma_engine.h"
+
+namespace pto::sim {
+
+class Chip : public sc_core::sc_module {
+ public:
+  Chip(sc_core::sc_module_name name, int chip, int chips,
+       const Platform& platform, MemorySystem* mem, RunObserver* observer,
+       Trace* trace);
+
+  Gm& gm() { return *gm_; }
+  Aicpu& aicpu() { return *aicpu_; }
+  UrmaEngine* urma() { return urma_.get(); }  // null without URMA
+  // Flattened ids: AIC [0, B), AIV [B, 3B).
+  const std::vector<std::unique_ptr<AivCore>>& cores() const { return cores_; }
+
+ private:
+  std::unique_ptr<Gm> gm_;
+  std::vector<std::unique_ptr<AivCore>> cores_;
+  std::unique_ptr<Aicpu> aicpu_;
+  std::unique_ptr<UrmaEngine> urma_;
+};
+
+}  // namespace pto::sim
+
+#endif  // PTO_SIM_CHIP_CHIP_H_

@@ -1,0 +1,57 @@
+#include "sim/gm/gm.h"
+
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+
+namespace pto::sim {
+
+Gm::Gm(sc_core::sc_module_name name, int chip, const Platform& platform)
+    : sc_core::sc_module(name),
+      chip_(chip),
+      capacity_(platform.gm().capacity_bytes()),
+      port_(absl::StrCat("gm c", chip), platform.gm().bandwidth_gbps()),
+      latency_(NsToPs(platform.gm().latency_ns())),
+      atomic_(NsToPs(platform.gm().atomic_ns())) {}
+
+absl::StatusOr<uint64_t> Gm::Alloc(uint64_t bytes, const std::string& label) {
+  if (bytes == 0) return absl::InvalidArgumentError("zero-byte allocation");
+  if (used_ + bytes > capacity_) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("chip ", chip_, " GM: ", bytes, " bytes for '", label,
+                     "' exceed the remaining ", capacity_ - used_, " bytes"));
+  }
+  // calloc maps large blocks lazily, so zeroed windows cost nothing up front.
+  char* raw = static_cast<char*>(std::calloc(1, bytes + 64));
+  if (raw == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("host memory for ", bytes, " bytes of GM"));
+  }
+  const uint64_t addr = (reinterpret_cast<uint64_t>(raw) + 63) & ~uint64_t{63};
+  regions_.emplace(addr, Region{bytes, label,
+                                std::unique_ptr<char, void (*)(void*)>(
+                                    raw, std::free)});
+  used_ += bytes;
+  return addr;
+}
+
+bool Gm::Contains(uint64_t addr, uint64_t bytes) const {
+  auto it = regions_.upper_bound(addr);
+  if (it == regions_.begin()) return false;
+  --it;
+  return addr >= it->first && addr + bytes <= it->first + it->second.bytes;
+}
+
+std::string Gm::Describe(uint64_t addr) const {
+  auto it = regions_.upper_bound(addr);
+  if (it != regions_.begin()) {
+    --it;
+    if (addr < it->first + it->second.bytes) {
+      return absl::StrCat("c", chip_, ":", it->second.label, "+0x",
+                          absl::Hex(addr - it->first));
+    }
+  }
+  return absl::StrCat("c", chip_, ":<unmapped>");
+}
+
+}  // namespace pto::sim

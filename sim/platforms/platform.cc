@@ -1,0 +1,109 @@
+#include "sim/platforms/platform.h"
+
+#include <google/protobuf/text_format.h>
+
+#include "absl/strings/str_cat.h"
+
+// Generated from the textprotos by the embed genrule.
+extern const char kPlatformA2a3[];
+extern const char kPlatformA5[];
+
+namespace pto::sim {
+namespace {
+
+absl::Status Invalid(const std::string& platform, const std::string& what) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("platform '", platform, "': ", what));
+}
+
+}  // namespace
+
+absl::Status ValidatePlatform(const Platform& p) {
+  const std::string& n = p.name();
+  if (n.empty()) return Invalid(n, "name is empty");
+  if (p.aiv_cores() == 0) return Invalid(n, "aiv_cores must be > 0");
+  if (p.aiv_cores() > 4096 || p.aic_cores() > 4096) {
+    return Invalid(n, "core counts above 4096 are not plausible");
+  }
+  if (!(p.clock_ghz() > 0)) return Invalid(n, "clock_ghz must be > 0");
+  if (p.ub_bytes() < 1024) return Invalid(n, "ub_bytes must be >= 1024");
+  if (p.mte_burst_bytes() == 0 ||
+      (p.mte_burst_bytes() & (p.mte_burst_bytes() - 1)) != 0) {
+    return Invalid(n, "mte_burst_bytes must be a power of two");
+  }
+  if (!(p.mte_bytes_per_cycle() > 0)) {
+    return Invalid(n, "mte_bytes_per_cycle must be > 0");
+  }
+  if (!(p.vector_bytes_per_cycle() > 0)) {
+    return Invalid(n, "vector_bytes_per_cycle must be > 0");
+  }
+  if (p.dcache_line_bytes() < 8 ||
+      (p.dcache_line_bytes() & (p.dcache_line_bytes() - 1)) != 0) {
+    return Invalid(n, "dcache_line_bytes must be a power of two >= 8");
+  }
+  if (p.dcache_bytes() < p.dcache_line_bytes()) {
+    return Invalid(n, "dcache_bytes must hold at least one line");
+  }
+  if (!(p.gm().bandwidth_gbps() > 0)) {
+    return Invalid(n, "gm.bandwidth_gbps must be > 0");
+  }
+  if (p.gm().latency_ns() < 0 || p.gm().atomic_ns() < 0) {
+    return Invalid(n, "gm latencies must be >= 0");
+  }
+  const FabricSpec& f = p.fabric();
+  if (f.kind() == FabricSpec::KIND_UNSPECIFIED) {
+    return Invalid(n, "fabric.kind must be FULL_MESH or SWITCH");
+  }
+  if (f.max_chips() < 1 || f.max_chips() > 64) {
+    return Invalid(n, "fabric.max_chips must be in [1, 64]");
+  }
+  if (f.kind() == FabricSpec::FULL_MESH && f.links_per_chip() + 1 < f.max_chips()) {
+    return Invalid(n, "a full mesh needs links_per_chip >= max_chips - 1");
+  }
+  if (!(f.link_bandwidth_gbps() > 0)) {
+    return Invalid(n, "fabric.link_bandwidth_gbps must be > 0");
+  }
+  if (f.hop_latency_ns() < 0) return Invalid(n, "fabric.hop_latency_ns < 0");
+  const AicpuSpec& a = p.aicpu();
+  if (a.scheduler_threads() == 0) {
+    return Invalid(n, "aicpu.scheduler_threads must be > 0");
+  }
+  if (a.first_task_max_ns() < a.first_task_min_ns()) {
+    return Invalid(n, "aicpu.first_task_max_ns < first_task_min_ns");
+  }
+  if (a.task_window() < 4 || (a.task_window() & (a.task_window() - 1)) != 0) {
+    return Invalid(n, "aicpu.task_window must be a power of two >= 4");
+  }
+  if (!(p.timeouts().tensor_wait_ns() > 0) ||
+      !(p.timeouts().op_timeout_ns() > 0)) {
+    return Invalid(n, "timeouts must be > 0");
+  }
+  if (p.urma().present() &&
+      (p.urma().max_wqe_bytes() == 0 || p.urma().sq_depth() == 0 ||
+       p.urma().cq_depth() == 0 ||
+       (p.urma().sq_depth() & (p.urma().sq_depth() - 1)) != 0 ||
+       (p.urma().cq_depth() & (p.urma().cq_depth() - 1)) != 0)) {
+    return Invalid(n,
+                   "urma: max_wqe_bytes > 0 and power-of-two sq/cq depths");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Platform> ParsePlatform(const std::string& text) {
+  Platform p;
+  if (!google::protobuf::TextFormat::ParseFromString(text, &p)) {
+    return absl::InvalidArgumentError("platform textproto does not parse");
+  }
+  absl::Status s = ValidatePlatform(p);
+  if (!s.ok()) return s;
+  return p;
+}
+
+absl::StatusOr<Platform> LoadPlatform(const std::string& name) {
+  if (name == "a2a3") return ParsePlatform(kPlatformA2a3);
+  if (name == "a5") return ParsePlatform(kPlatformA5);
+  return absl::NotFoundError(
+      absl::StrCat("unknown platform '", name, "' (known: a2a3, a5)"));
+}
+
+}  // namespace pto::sim

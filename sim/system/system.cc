@@ -1,0 +1,305 @@
+#include "sim/system/system.h"
+
+#include <cstring>
+#include <set>
+
+#include <tlm>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/api/error_codes.h"
+#include "runtime/core/domain.h"
+#include "runtime/device/comm_context.h"
+#include "sim/platforms/platform.h"
+
+namespace pto::sim {
+
+absl::StatusOr<std::unique_ptr<SimSystem>> SimSystem::Create(
+    const SimOptions& options) {
+  absl::StatusOr<Platform> p = LoadPlatform(options.platform);
+  if (!p.ok()) return p.status();
+  if (options.tweak) options.tweak(*p);
+  absl::Status valid = ValidatePlatform(*p);
+  if (!valid.ok()) return valid;
+  if (options.chips < 1 ||
+      options.chips > static_cast<int>(p->fabric().max_chips())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("platform '", p->name(), "' supports 1..",
+                     p->fabric().max_chips(), " chips, not ", options.chips));
+  }
+  if (!(options.quantum_ns > 0)) {
+    return absl::InvalidArgumentError("quantum_ns must be > 0");
+  }
+  if (sc_core::sc_is_running() || sc_core::sc_start_of_simulation_invoked()) {
+    return absl::FailedPreconditionError(
+        "SystemC already ran in this process; use RunIsolated");
+  }
+  tlm::tlm_global_quantum::instance().set(
+      sc_core::sc_time(options.quantum_ns, sc_core::SC_NS));
+  std::unique_ptr<SimSystem> s(new SimSystem(*p, options.trace));
+  const int n = options.chips;
+  for (int i = 0; i < n; ++i) {
+    s->chips_.push_back(std::make_unique<Chip>(
+        absl::StrCat("chip", i).c_str(), i, n, s->platform_, s.get(), s.get(),
+        &s->trace_));
+  }
+  const FabricSpec& f = s->platform_.fabric();
+  const Ps hop = NsToPs(f.hop_latency_ns());
+  s->routes_.assign(n * n, {});
+  const int fabric_pid = 1000;
+  if (f.kind() == FabricSpec::FULL_MESH) {
+    for (int a = 0; a < n; ++a) {
+      for (int b = 0; b < n; ++b) {
+        if (a == b) continue;
+        const std::string label = absl::StrCat("link c", a, "->c", b);
+        s->links_.push_back(std::make_unique<Link>(
+            absl::StrCat("link_", a, "_", b).c_str(), label,
+            f.link_bandwidth_gbps(), hop, &s->trace_, fabric_pid));
+        s->routes_[a * n + b] = {s->links_.back().get()};
+      }
+    }
+  } else {
+    std::vector<Link*> up(n), down(n);
+    for (int a = 0; a < n; ++a) {
+      s->links_.push_back(std::make_unique<Link>(
+          absl::StrCat("up_", a).c_str(), absl::StrCat("port c", a, "->switch"),
+          f.link_bandwidth_gbps(), hop, &s->trace_, fabric_pid));
+      up[a] = s->links_.back().get();
+      s->links_.push_back(std::make_unique<Link>(
+          absl::StrCat("down_", a).c_str(),
+          absl::StrCat("port switch->c", a), f.link_bandwidth_gbps(), hop,
+          &s->trace_, fabric_pid));
+      down[a] = s->links_.back().get();
+    }
+    for (int a = 0; a < n; ++a) {
+      for (int b = 0; b < n; ++b) {
+        if (a != b) s->routes_[a * n + b] = {up[a], down[b]};
+      }
+    }
+  }
+  return s;
+}
+
+SimSystem::SimSystem(Platform platform, bool trace)
+    : platform_(std::move(platform)), trace_(trace) {}
+
+SimSystem::~SimSystem() = default;
+
+int SimSystem::OwnerChip(uint64_t addr, uint64_t bytes) const {
+  for (size_t i = 0; i < chips_.size(); ++i) {
+    if (chips_[i]->gm().Contains(addr, bytes)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::string SimSystem::Describe(uint64_t addr) const {
+  const int c = OwnerChip(addr, 1);
+  if (c < 0) return "<not GM>";
+  return chips_[c]->gm().Describe(addr);
+}
+
+absl::Status SimSystem::CheckDevice(int device) const {
+  if (device < 0 || device >= device_count()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "device ", device, " out of range [0, ", device_count(), ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SimSystem::CheckCallable(const rt::ChipCallable& c) const {
+  if (!c.entry) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("callable '", c.name, "' has no entry"));
+  }
+  for (size_t i = 0; i < c.kernels.size(); ++i) {
+    if (c.kernels[i] == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("callable '", c.name, "' kernel ", i, " is null"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<rt::Domain> SimSystem::CreateDomain(const rt::DomainSpec& spec) {
+  absl::StatusOr<rt::DomainLayout> layout =
+      rt::LayOutDomain(spec, device_count());
+  if (!layout.ok()) return layout.status();
+  const size_t n = spec.devices.size();
+  rt::Domain dom;
+  dom.name = spec.name;
+  std::vector<uint64_t> windows;
+  for (size_t r = 0; r < n; ++r) {
+    absl::StatusOr<uint64_t> w = chips_[spec.devices[r]]->gm().Alloc(
+        spec.window_size, absl::StrCat("window ", spec.name, " r", r));
+    if (!w.ok()) return w.status();
+    // Zero the window explicitly now, before any peer holds its address (and
+    // so its pages are not first touched in the middle of the run).
+    std::memset(reinterpret_cast<void*>(*w), 0, spec.window_size);
+    windows.push_back(*w);
+  }
+  for (size_t r = 0; r < n; ++r) {
+    const int dev = spec.devices[r];
+    absl::StatusOr<uint64_t> ctx_addr = chips_[dev]->gm().Alloc(
+        sizeof(CommContext), absl::StrCat("commctx ", spec.name, " r", r));
+    if (!ctx_addr.ok()) return ctx_addr.status();
+    rt::FillCommContext(reinterpret_cast<CommContext*>(*ctx_addr),
+                        static_cast<uint32_t>(r), windows, spec.window_size);
+    rt::ChipDomainContext c;
+    c.domain_rank = static_cast<int>(r);
+    c.domain_size = static_cast<int>(n);
+    c.device = dev;
+    c.device_ctx = rt::Tensor{*ctx_addr, 0, sizeof(CommContext), dev, 8};
+    c.local_window_base = windows[r];
+    c.window_size = spec.window_size;
+    for (size_t b = 0; b < spec.buffers.size(); ++b) {
+      c.buffers[spec.buffers[b].name] = rt::Tensor{
+          windows[r], layout->buffer_offsets[b], spec.buffers[b].bytes, dev, 1};
+    }
+    dom.ranks.push_back(std::move(c));
+  }
+  return dom;
+}
+
+absl::StatusOr<rt::Tensor> SimSystem::Alloc(int device, uint64_t bytes,
+                                            const std::string& label) {
+  absl::Status s = CheckDevice(device);
+  if (!s.ok()) return s;
+  absl::StatusOr<uint64_t> a = chips_[device]->gm().Alloc(bytes, label);
+  if (!a.ok()) return a.status();
+  return rt::Tensor{*a, 0, bytes, device, 1};
+}
+
+absl::Status SimSystem::CopyTo(const rt::Tensor& dst, const void* src,
+                               uint64_t bytes) {
+  if (bytes > dst.bytes || OwnerChip(dst.addr(), bytes) != dst.device) {
+    return absl::InvalidArgumentError("CopyTo outside the tensor's GM buffer");
+  }
+  std::memcpy(reinterpret_cast<void*>(dst.addr()), src, bytes);
+  return absl::OkStatus();
+}
+
+absl::Status SimSystem::CopyFrom(void* dst, const rt::Tensor& src,
+                                 uint64_t bytes) {
+  if (bytes > src.bytes || OwnerChip(src.addr(), bytes) != src.device) {
+    return absl::InvalidArgumentError(
+        "CopyFrom outside the tensor's GM buffer");
+  }
+  std::memcpy(dst, reinterpret_cast<const void*>(src.addr()), bytes);
+  return absl::OkStatus();
+}
+
+absl::Status SimSystem::Dispatch(int device, const rt::ChipCallable& callable,
+                                 const rt::ChipArgs& args) {
+  absl::Status s = CheckDevice(device);
+  if (s.ok()) s = CheckCallable(callable);
+  if (!s.ok()) return s;
+  chips_[device]->aicpu().Enqueue(DispatchEntry{callable, args, nullptr});
+  return absl::OkStatus();
+}
+
+absl::Status SimSystem::DispatchGroup(const std::vector<int>& devices,
+                                      const rt::ChipCallable& callable,
+                                      const std::vector<rt::ChipArgs>& args) {
+  if (devices.empty() || devices.size() != args.size()) {
+    return absl::InvalidArgumentError(
+        "DispatchGroup needs one ChipArgs per device");
+  }
+  std::set<int> seen;
+  for (int d : devices) {
+    absl::Status s = CheckDevice(d);
+    if (!s.ok()) return s;
+    if (!seen.insert(d).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("DispatchGroup lists device ", d, " twice"));
+    }
+  }
+  absl::Status s = CheckCallable(callable);
+  if (!s.ok()) return s;
+  auto gate = std::make_shared<GroupGate>();
+  gate->members = static_cast<int>(devices.size());
+  for (size_t i = 0; i < devices.size(); ++i) {
+    chips_[devices[i]]->aicpu().Enqueue(DispatchEntry{callable, args[i], gate});
+  }
+  return absl::OkStatus();
+}
+
+void SimSystem::OnFatal(int chip, const rt::ErrorLatch& latch) {
+  if (error_code_ == 0) {
+    error_code_ = latch.code();
+    error_text_ = absl::StrCat("chip ", chip, ": ", latch.Text());
+  }
+  sc_core::sc_stop();
+}
+
+RunReport SimSystem::Run() {
+  RunReport r;
+  if (ran_) {
+    r.set_error_code(-1);
+    r.set_error_text("SimSystem::Run called twice");
+    return r;
+  }
+  ran_ = true;
+  sc_core::sc_start();
+  const Ps end = static_cast<Ps>(sc_core::sc_time_stamp().value());
+  bool idle = true;
+  for (auto& c : chips_) idle = idle && c->aicpu().Idle();
+  std::vector<std::string> blocked;
+  for (auto& c : chips_) {
+    for (const std::string& line : c->aicpu().DescribeState()) {
+      blocked.push_back(line);
+    }
+    for (const auto& core : c->cores()) {
+      std::string s = core->DescribeState();
+      if (!s.empty()) blocked.push_back(s);
+    }
+  }
+  if (error_code_ == 0 && !idle) {
+    error_code_ = rt::kErrorSchedulerTimeout;
+    error_text_ = absl::StrCat(
+        "code=", error_code_, " ", rt::ErrorName(error_code_),
+        ": deadlock at t=", end / 1000000.0,
+        " us: no agent can make progress; ", blocked.size(),
+        " blocked (see the report)");
+  }
+  r.set_platform(platform_.name());
+  r.set_chips(static_cast<int>(chips_.size()));
+  r.set_sim_time_ps(end);
+  r.set_error_code(error_code_);
+  r.set_error_text(error_text_);
+  if (error_code_ != 0) {
+    for (const std::string& b : blocked) r.add_blocked(b);
+  }
+  for (auto& c : chips_) {
+    for (const TaskStat& t : c->aicpu().task_stats()) *r.add_tasks() = t;
+    for (const auto& core : c->cores()) {
+      CoreStat s;
+      core->FillStats(&s);
+      if (s.blocks() > 0) *r.add_cores() = s;
+    }
+    const BandwidthResource& g = c->gm().port();
+    ResourceStat* gs = r.add_gms();
+    gs->set_name(g.name());
+    gs->set_busy_ps(g.busy());
+    gs->set_bytes(g.bytes());
+    gs->set_transfers(g.transfers());
+    gs->set_utilization(end > 0 ? static_cast<double>(g.busy()) / end : 0);
+  }
+  for (auto& c : chips_) {
+    c->aicpu().FillQueueStats(&r);
+    if (c->urma() != nullptr) c->urma()->FillStats(&r);
+  }
+  for (auto& l : links_) {
+    const BandwidthResource& res = l->resource();
+    ResourceStat* ls = r.add_links();
+    ls->set_name(res.name());
+    ls->set_busy_ps(res.busy());
+    ls->set_bytes(res.bytes());
+    ls->set_transfers(res.transfers());
+    ls->set_utilization(end > 0 ? static_cast<double>(res.busy()) / end : 0);
+  }
+  r.set_model_waits(waits_);
+  r.set_systemc_deltas(static_cast<int64_t>(sc_core::sc_delta_count()));
+  if (trace_.enabled()) r.set_trace_json(trace_.Json());
+  return r;
+}
+
+}  // namespace pto::sim

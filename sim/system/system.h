@@ -1,0 +1,90 @@
+// The simulated machine: N chips of one platform joined by the platform's
+// fabric, driven by the host API (rt::Host). Build it, stage data, dispatch,
+// then Run() once: SystemC elaborates once per process, so a process runs one
+// simulation (RunIsolated forks one per run).
+#ifndef PTO_SIM_SYSTEM_SYSTEM_H_
+#define PTO_SIM_SYSTEM_SYSTEM_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "runtime/api/host.h"
+#include "sim/aiv/core_env.h"
+#include "sim/chip/chip.h"
+#include "sim/link/link.h"
+#include "sim/platforms/platform.pb.h"
+#include "sim/trace/report.pb.h"
+#include "sim/trace/trace.h"
+
+namespace pto::sim {
+
+struct SimOptions {
+  std::string platform = "a2a3";
+  int chips = 2;
+  bool trace = true;
+  double quantum_ns = 1000;  // temporal-decoupling quantum
+  // Applied to the loaded platform before validation (tests tune timeouts).
+  std::function<void(Platform&)> tweak;
+};
+
+class SimSystem : public rt::Host, public MemorySystem, public RunObserver {
+ public:
+  static absl::StatusOr<std::unique_ptr<SimSystem>> Create(
+      const SimOptions& options);
+  ~SimSystem() override;
+
+  // rt::Host.
+  int device_count() const override { return static_cast<int>(chips_.size()); }
+  absl::StatusOr<rt::Domain> CreateDomain(const rt::DomainSpec& spec) override;
+  absl::StatusOr<rt::Tensor> Alloc(int device, uint64_t bytes,
+                                   const std::string& label) override;
+  absl::Status CopyTo(const rt::Tensor& dst, const void* src,
+                      uint64_t bytes) override;
+  absl::Status CopyFrom(void* dst, const rt::Tensor& src,
+                        uint64_t bytes) override;
+  absl::Status Dispatch(int device, const rt::ChipCallable& callable,
+                        const rt::ChipArgs& args) override;
+  absl::Status DispatchGroup(const std::vector<int>& devices,
+                             const rt::ChipCallable& callable,
+                             const std::vector<rt::ChipArgs>& args) override;
+
+  // Runs until every agent is idle, the run fails, or nothing can progress.
+  RunReport Run();
+
+  const Platform& platform() const { return platform_; }
+  Chip& chip(int i) { return *chips_[i]; }
+
+  // MemorySystem.
+  int OwnerChip(uint64_t addr, uint64_t bytes) const override;
+  Gm& GmOf(int chip) override { return chips_[chip]->gm(); }
+  const std::vector<Link*>& Route(int src, int dst) override {
+    return routes_[src * chips_.size() + dst];
+  }
+  std::string Describe(uint64_t addr) const override;
+  Trace& trace() override { return trace_; }
+  void CountWait() override { ++waits_; }
+
+  // RunObserver.
+  void OnFatal(int chip, const rt::ErrorLatch& latch) override;
+
+ private:
+  explicit SimSystem(Platform platform, bool trace);
+  absl::Status CheckDevice(int device) const;
+  absl::Status CheckCallable(const rt::ChipCallable& c) const;
+
+  Platform platform_;
+  Trace trace_;
+  std::vector<std::unique_ptr<Chip>> chips_;
+  std::vector<std::unique_ptr<Link>> links_;
+  std::vector<std::vector<Link*>> routes_;  // [src * n + dst]
+  int64_t waits_ = 0;
+  int error_code_ = 0;
+  std::string error_text_;
+  bool ran_ = false;
+};
+
+}  // namespace pto::sim
+
+#endif  // PTO_SIM_SYSTEM_SYSTEM_H_

@@ -1,0 +1,879 @@
+// End-to-end tests of the sim backend with hand-written kernels: results and
+// simulated time, never wall-clock time.
+#include "sim/system/system.h"
+
+#include <functional>
+#include <stdexcept>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "runtime/api/error_codes.h"
+#include "runtime/device/device_api.h"
+#include "sim/system/isolated_run.h"
+#include "sim/system/test_kernels.h"
+
+namespace pto::sim {
+namespace {
+
+using testing::AllToAllErrors;
+using testing::SetUpAllToAll;
+using testing::Opts;
+using testing::Simulate;
+using testing::SingleTask;
+
+RunReport AllToAll(SimOptions o, uint64_t chunk, int blocks) {
+  std::optional<testing::AllToAllSetup> setup;
+  return Simulate(
+      o,
+      [&](SimSystem& sys) {
+        auto s = SetUpAllToAll(sys, chunk, blocks);
+        if (!s.ok()) return s.status();
+        setup = *s;
+        return absl::OkStatus();
+      },
+      [&](SimSystem& sys, RunReport& r) {
+        (*r.mutable_values())["errors"] = AllToAllErrors(sys, *setup);
+      });
+}
+
+const TaskStat& OnlyTask(const RunReport& r, int chip) {
+  for (const TaskStat& t : r.tasks()) {
+    if (t.chip() == chip) return t;
+  }
+  static TaskStat none;
+  ADD_FAILURE() << "no task on chip " << chip;
+  return none;
+}
+
+void NopKernel(int64_t*) {}
+
+// ---------------------------------------------------------------- all-to-all
+
+TEST(AllToAllTest, TwoChipsMoveEveryWord) {
+  RunReport r = AllToAll(Opts(2), 4096, 4);
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  EXPECT_EQ(r.values().at("errors"), 0);
+}
+
+TEST(AllToAllTest, FourChipsMoveEveryWord) {
+  RunReport r = AllToAll(Opts(4), 64 * 1024, 16);
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  EXPECT_EQ(r.values().at("errors"), 0);
+}
+
+TEST(AllToAllTest, EightChipsFullWidthMoveEveryWord) {
+  RunReport r = AllToAll(Opts(8), 96 * 1024, 48);
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  EXPECT_EQ(r.values().at("errors"), 0);
+  for (const CoreStat& c : r.cores()) EXPECT_EQ(c.unfenced_notifies(), 0);
+  // Every directed link carried exactly one chunk.
+  ASSERT_EQ(r.links_size(), 56);
+  for (const ResourceStat& l : r.links()) {
+    EXPECT_EQ(l.bytes(), 96 * 1024) << l.name();
+  }
+}
+
+TEST(AllToAllTest, A5SwitchFabricMovesEveryWord) {
+  RunReport r = AllToAll(Opts(4, "a5"), 64 * 1024, 72);
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  EXPECT_EQ(r.values().at("errors"), 0);
+  // Each chip's uplink carries its three outgoing chunks.
+  for (const ResourceStat& l : r.links()) {
+    EXPECT_EQ(l.bytes(), 3 * 64 * 1024) << l.name();
+  }
+}
+
+TEST(AllToAllTest, TwoRunsGiveIdenticalTraceAndStats) {
+  RunReport a = AllToAll(Opts(4), 32 * 1024, 8);
+  RunReport b = AllToAll(Opts(4), 32 * 1024, 8);
+  ASSERT_EQ(a.error_code(), 0) << a.error_text();
+  EXPECT_FALSE(a.trace_json().empty());
+  EXPECT_TRUE(a.trace_json() == b.trace_json());
+  EXPECT_EQ(StatsText(a), StatsText(b));
+}
+
+// ------------------------------------------------------------ put / get
+
+// args: t0 = src, t1 = dst, t2 = got, t3 = sig; s0 = &CommContext, s1 = bytes.
+// Rank r puts src into rank r+1's dst, signals it, waits for its own signal,
+// then gets rank r+1's src into got.
+void PutGetKernel(int64_t* args) {
+  const CommContext* ctx = reinterpret_cast<const CommContext*>(args[4]);
+  const uint64_t n = static_cast<uint64_t>(args[5]) / 4;
+  const uint32_t next = (ctx->rankId + 1) % ctx->rankNum;
+  uint32_t* src = TensorArg(args, 0)->data<uint32_t>();
+  uint32_t* dst = TensorArg(args, 1)->data<uint32_t>();
+  uint32_t* got = TensorArg(args, 2)->data<uint32_t>();
+  int32_t* sig = TensorArg(args, 3)->data<int32_t>();
+  Tile<uint32_t> stage = TASSIGN<uint32_t>(0, 1024);
+  TPUT(GlobalTensor<uint32_t>{CommRemotePtr(ctx, dst, next), n},
+       GlobalTensor<uint32_t>{src, n}, stage);
+  pipe_barrier(PIPE_ALL);
+  TNOTIFY(CommRemotePtr(ctx, sig, next), 1, NotifyOp::Set);
+  TWAIT(sig, 1, WaitCmp::EQ);
+  TGET(GlobalTensor<uint32_t>{got, n},
+       GlobalTensor<uint32_t>{CommRemotePtr(ctx, src, next), n}, stage);
+}
+
+TEST(PutGetTest, RingPutAndGetOnFourChips) {
+  constexpr uint64_t kBytes = 40000;  // not a multiple of the staging tile
+  std::optional<rt::Domain> dom;
+  RunReport r = Simulate(
+      Opts(4),
+      [&](SimSystem& sys) -> absl::Status {
+        rt::DomainSpec spec{"pg", {0, 1, 2, 3}, 1 << 20,
+                            {{"src", kBytes}, {"dst", kBytes},
+                             {"got", kBytes}, {"sig", 64}}};
+        auto d = sys.CreateDomain(spec);
+        if (!d.ok()) return d.status();
+        dom = *d;
+        std::vector<rt::ChipArgs> args;
+        for (int rk = 0; rk < 4; ++rk) {
+          std::vector<uint32_t> w(kBytes / 4);
+          for (size_t j = 0; j < w.size(); ++j) w[j] = rk * 1000003u + j;
+          const auto& c = dom->ranks[rk];
+          auto st = sys.CopyTo(c.buffers.at("src"), w.data(), kBytes);
+          if (!st.ok()) return st;
+          args.push_back(rt::ChipArgs{{c.buffers.at("src"), c.buffers.at("dst"),
+                                       c.buffers.at("got"), c.buffers.at("sig")},
+                                      {c.device_ctx.addr(), kBytes}});
+        }
+        return sys.DispatchGroup({0, 1, 2, 3},
+                                 SingleTask("put_get", &PutGetKernel, 1, false),
+                                 args);
+      },
+      [&](SimSystem& sys, RunReport& r) {
+        int64_t errors = 0;
+        for (int rk = 0; rk < 4; ++rk) {
+          std::vector<uint32_t> dst(kBytes / 4), got(kBytes / 4);
+          (void)sys.CopyFrom(dst.data(), dom->ranks[rk].buffers.at("dst"), kBytes);
+          (void)sys.CopyFrom(got.data(), dom->ranks[rk].buffers.at("got"), kBytes);
+          const uint32_t prev = (rk + 3) % 4, next = (rk + 1) % 4;
+          for (size_t j = 0; j < dst.size(); ++j) {
+            errors += dst[j] != prev * 1000003u + j;
+            errors += got[j] != next * 1000003u + j;
+          }
+        }
+        (*r.mutable_values())["errors"] = errors;
+      });
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  EXPECT_EQ(r.values().at("errors"), 0);
+}
+
+// ------------------------------------------------------------- barrier
+
+// s0 = &CommContext, t0 = sig (64 words), t1 = out (8 words).
+// Every rank adds 1 to every peer's counter, then waits for n - 1 arrivals.
+void BarrierKernel(int64_t* args) {
+  int32_t* sig = TensorArg(args, 0)->data<int32_t>();
+  int32_t* out = TensorArg(args, 1)->data<int32_t>();
+  const CommContext* ctx = reinterpret_cast<const CommContext*>(args[2]);
+  const int n = static_cast<int>(ctx->rankNum);
+  for (int p = 0; p < n; ++p) {
+    if (p == static_cast<int>(ctx->rankId)) continue;
+    TNOTIFY(CommRemotePtr(ctx, sig, p), 1, NotifyOp::AtomicAdd);
+  }
+  TWAIT(sig, n - 1, WaitCmp::GE);
+  Tile<int32_t> t = TASSIGN<int32_t>(0, 8);
+  t.data[0] = *static_cast<volatile int32_t*>(sig);
+  TSTORE(GlobalTensor<int32_t>{out, 8}, t);
+}
+
+TEST(BarrierTest, NotifyWaitBarrierOnEightChips) {
+  std::optional<rt::Domain> dom;
+  RunReport r = Simulate(
+      Opts(8),
+      [&](SimSystem& sys) -> absl::Status {
+        rt::DomainSpec spec{"bar", {0, 1, 2, 3, 4, 5, 6, 7}, 4096,
+                            {{"sig", 256}, {"out", 32}}};
+        auto d = sys.CreateDomain(spec);
+        if (!d.ok()) return d.status();
+        dom = *d;
+        std::vector<rt::ChipArgs> args;
+        for (const auto& c : dom->ranks) {
+          args.push_back(rt::ChipArgs{{c.buffers.at("sig"), c.buffers.at("out")},
+                                      {c.device_ctx.addr()}});
+        }
+        return sys.DispatchGroup({0, 1, 2, 3, 4, 5, 6, 7},
+                                 SingleTask("barrier", &BarrierKernel, 1, false),
+                                 args);
+      },
+      [&](SimSystem& sys, RunReport& r) {
+        for (int rk = 0; rk < 8; ++rk) {
+          int32_t v = 0;
+          (void)sys.CopyFrom(&v, dom->ranks[rk].buffers.at("out"), 4);
+          (*r.mutable_values())[absl::StrCat("count", rk)] = v;
+        }
+      });
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  for (int rk = 0; rk < 8; ++rk) {
+    EXPECT_EQ(r.values().at(absl::StrCat("count", rk)), 7) << rk;
+  }
+  // Group dispatch: every rank started its task at the same simulated time.
+  for (int c = 1; c < 8; ++c) {
+    EXPECT_EQ(OnlyTask(r, c).start_ps(), OnlyTask(r, 0).start_ps());
+  }
+}
+
+// s0 = &CommContext, s1 = fence (0 none, 1 pipe_barrier, 2 set/wait_flag).
+// t0 = src, t1 = dst, t2 = sig. Rank 0 puts 64 KiB to rank 1 and signals.
+void FencedPutKernel(int64_t* args) {
+  const CommContext* ctx = reinterpret_cast<const CommContext*>(args[3]);
+  if (ctx->rankId != 0) return;
+  uint8_t* src = TensorArg(args, 0)->data<uint8_t>();
+  uint8_t* dst = TensorArg(args, 1)->data<uint8_t>();
+  int32_t* sig = TensorArg(args, 2)->data<int32_t>();
+  Tile<uint8_t> stage = TASSIGN<uint8_t>(0, 65536);
+  TPUT(GlobalTensor<uint8_t>{CommRemotePtr(ctx, dst, 1u), 65536},
+       GlobalTensor<uint8_t>{src, 65536}, stage);
+  if (args[4] == 1) pipe_barrier(PIPE_ALL);
+  if (args[4] == 2) {
+    set_flag(PIPE_MTE3, PIPE_S, 0);
+    wait_flag(PIPE_MTE3, PIPE_S, 0);
+  }
+  TNOTIFY(CommRemotePtr(ctx, sig, 1u), 1, NotifyOp::Set);
+}
+
+int64_t UnfencedNotifies(int fence) {
+  RunReport r = Simulate(Opts(2), [&](SimSystem& sys) -> absl::Status {
+    auto d = sys.CreateDomain({"f", {0, 1}, 1 << 20,
+                               {{"src", 65536}, {"dst", 65536}, {"sig", 64}}});
+    if (!d.ok()) return d.status();
+    std::vector<rt::ChipArgs> args;
+    for (const auto& c : d->ranks) {
+      args.push_back({{c.buffers.at("src"), c.buffers.at("dst"), c.buffers.at("sig")},
+                      {c.device_ctx.addr(), static_cast<uint64_t>(fence)}});
+    }
+    return sys.DispatchGroup({0, 1}, SingleTask("fenced", &FencedPutKernel, 1, false),
+                             args);
+  });
+  EXPECT_EQ(r.error_code(), 0) << r.error_text();
+  int64_t n = 0;
+  for (const CoreStat& c : r.cores()) n += c.unfenced_notifies();
+  return n;
+}
+
+TEST(OrderingTest, NotifyWithoutAFenceAfterAPutIsCounted) {
+  EXPECT_EQ(UnfencedNotifies(0), 1);
+  EXPECT_EQ(UnfencedNotifies(1), 0);
+  EXPECT_EQ(UnfencedNotifies(2), 0);
+}
+
+// ---------------------------------------------------------------- links
+
+// t0 = src (local), t1 = dst (window); s0 = &CommContext, s1 = bytes per
+// block, s2 = peer. Each block puts its slice to the peer.
+void PushKernel(int64_t* args) {
+  const CommContext* ctx = reinterpret_cast<const CommContext*>(args[2]);
+  const uint64_t bytes = static_cast<uint64_t>(args[3]);
+  const uint32_t peer = static_cast<uint32_t>(args[4]);
+  const uint64_t off = bytes * get_block_idx(args);
+  uint8_t* src = TensorArg(args, 0)->data<uint8_t>() + off;
+  uint8_t* dst = TensorArg(args, 1)->data<uint8_t>() + off;
+  Tile<uint8_t> stage = TASSIGN<uint8_t>(0, 64 * 1024);
+  TPUT(GlobalTensor<uint8_t>{CommRemotePtr(ctx, dst, peer), bytes},
+       GlobalTensor<uint8_t>{src, bytes}, stage);
+}
+
+RunReport Push(int blocks, uint64_t bytes_per_block, uint32_t peer) {
+  return Simulate(Opts(2), [&](SimSystem& sys) -> absl::Status {
+    const uint64_t total = blocks * bytes_per_block;
+    rt::DomainSpec spec{"push", {0, 1}, total + 4096, {{"dst", total}}};
+    auto d = sys.CreateDomain(spec);
+    if (!d.ok()) return d.status();
+    auto src = sys.Alloc(0, total, "src");
+    if (!src.ok()) return src.status();
+    const auto& c = d->ranks[0];
+    return sys.Dispatch(
+        0, SingleTask("push", &PushKernel, blocks, true),
+        rt::ChipArgs{{*src, c.buffers.at("dst")},
+                     {c.device_ctx.addr(), bytes_per_block, peer}});
+  });
+}
+
+TEST(LinkTest, SaturatedLinkRunsAtThePlatformBandwidth) {
+  constexpr uint64_t kPerBlock = 1 << 20;
+  RunReport r = Push(8, kPerBlock, 1);
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  const ResourceStat* link = nullptr;
+  for (const ResourceStat& l : r.links()) {
+    if (l.name() == "link c0->c1") link = &l;
+  }
+  ASSERT_NE(link, nullptr);
+  EXPECT_EQ(link->bytes(), 8 * kPerBlock);
+  // 56 GB/s: 8 MiB occupy the link for 149.796 us.
+  EXPECT_NEAR(link->busy_ps(), 149796571, 1000);
+  const TaskStat& t = OnlyTask(r, 0);
+  const double gbps = 8.0 * kPerBlock / ((t.end_ps() - t.start_ps()) / 1e3);
+  EXPECT_GT(gbps, 0.95 * 56) << gbps;
+  EXPECT_LE(gbps, 56.0) << gbps;
+}
+
+TEST(LinkTest, RemotePutPaysOneHopLatency) {
+  RunReport local = Push(1, 32, 0);
+  RunReport remote = Push(1, 32, 1);
+  ASSERT_EQ(local.error_code(), 0) << local.error_text();
+  ASSERT_EQ(remote.error_code(), 0) << remote.error_text();
+  const TaskStat& l = OnlyTask(local, 0);
+  const TaskStat& m = OnlyTask(remote, 0);
+  const int64_t extra = (m.end_ps() - m.start_ps()) - (l.end_ps() - l.start_ps());
+  // 1000 ns per HCCS hop (+ < 1 ns of serialisation on the link).
+  EXPECT_GE(extra, 1000000);
+  EXPECT_LE(extra, 1001000);
+}
+
+// ---------------------------------------------------------------- GM
+
+// t0 = a buffer of block_num * s0 bytes; each block loads its slice in
+// 64 KiB tiles, rotating over s1 tiles.
+void GmReadKernel(int64_t* args) {
+  const uint64_t bytes = static_cast<uint64_t>(args[1]);
+  const int tiles = static_cast<int>(args[2]);
+  uint8_t* base = TensorArg(args, 0)->data<uint8_t>() + bytes * get_block_idx(args);
+  int k = 0;
+  for (uint64_t off = 0; off < bytes; off += 64 * 1024) {
+    Tile<uint8_t> t = TASSIGN<uint8_t>((k++ % tiles) * 64 * 1024, 64 * 1024);
+    TLOAD(t, GlobalTensor<uint8_t>{base + off, t.count});
+  }
+  pipe_barrier(PIPE_ALL);
+}
+
+int64_t GmReadTime(int blocks, int tiles = 1) {
+  constexpr uint64_t kBytes = 4 << 20;
+  RunReport r = Simulate(Opts(1), [&](SimSystem& sys) -> absl::Status {
+    auto buf = sys.Alloc(0, blocks * kBytes, "buf");
+    if (!buf.ok()) return buf.status();
+    return sys.Dispatch(0, SingleTask("gm_read", &GmReadKernel, blocks, true),
+                        rt::ChipArgs{{*buf}, {kBytes, static_cast<uint64_t>(tiles)}});
+  });
+  EXPECT_EQ(r.error_code(), 0) << r.error_text();
+  return OnlyTask(r, 0).end_ps() - OnlyTask(r, 0).start_ps();
+}
+
+TEST(GmTest, CoresShareTheChipBandwidth) {
+  const double one = GmReadTime(1) / 1e3;   // ns
+  const double all = GmReadTime(48) / 1e3;  // ns
+  // One core reusing one tile: each 64 KiB TLOAD waits for the previous one
+  // (WAW on UB), streams through the MTE pipe (64 B/cycle at 1.85 GHz =
+  // 118.4 GB/s) and pays the 400 ns GM latency.
+  EXPECT_NEAR(one, 64 * (65536 / 118.4 + 400), 64 * 2.0);
+  // Two tiles: a load is in flight while the next one issues, so the MTE
+  // pipe (64 B/cycle at 1.85 GHz = 118.4 GB/s) is the limit.
+  const double pingpong = GmReadTime(1, 2) / 1e3;
+  EXPECT_NEAR((4 << 20) / pingpong, 118.4, 118.4 * 0.02);
+  // 48 cores are limited by the 1.6 TB/s HBM.
+  EXPECT_NEAR(48.0 * (4 << 20) / all, 1600, 1600 * 0.05);
+}
+
+// ---------------------------------------------------------------- dcci
+
+// Block 1 overwrites data[0] by DMA and signals; block 0 had read data[0]
+// through its data cache and reads it again after the signal, with dcci
+// (s0 = 1) or without. t0 = data (64 B), t1 = sig, t2 = out.
+void DcciKernel(int64_t* args) {
+  int32_t* data = TensorArg(args, 0)->data<int32_t>();
+  int32_t* sig = TensorArg(args, 1)->data<int32_t>();
+  int32_t* out = TensorArg(args, 2)->data<int32_t>();
+  const bool use_dcci = args[3] != 0;
+  Tile<int32_t> t = TASSIGN<int32_t>(0, 8);
+  if (get_block_idx(args) == 0) {
+    t.data[0] = ReadGm(data);  // caches the line
+    TNOTIFY(sig, 1, NotifyOp::AtomicAdd);
+    TWAIT(sig, 2, WaitCmp::EQ);
+    if (use_dcci) dcci(data, SINGLE_CACHE_LINE);
+    t.data[1] = ReadGm(data);
+    TSTORE(GlobalTensor<int32_t>{out, 8}, t);
+  } else {
+    TWAIT(sig, 1, WaitCmp::EQ);
+    t.data[0] = 42;
+    TSTORE(GlobalTensor<int32_t>{data, 8}, t);
+    pipe_barrier(PIPE_ALL);
+    TNOTIFY(sig, 1, NotifyOp::AtomicAdd);
+  }
+}
+
+std::pair<int, int> DcciRun(bool use_dcci) {
+  std::optional<rt::Tensor> out;
+  RunReport r = Simulate(
+      Opts(1),
+      [&](SimSystem& sys) -> absl::Status {
+        auto data = sys.Alloc(0, 64, "data");
+        auto sig = sys.Alloc(0, 64, "sig");
+        auto o = sys.Alloc(0, 64, "out");
+        if (!data.ok() || !sig.ok() || !o.ok()) return absl::InternalError("alloc");
+        out = *o;
+        int32_t seven = 7;
+        auto st = sys.CopyTo(*data, &seven, 4);
+        if (!st.ok()) return st;
+        return sys.Dispatch(0, SingleTask("dcci", &DcciKernel, 2, true),
+                            rt::ChipArgs{{*data, *sig, *o}, {use_dcci ? 1u : 0u}});
+      },
+      [&](SimSystem& sys, RunReport& r) {
+        int32_t v[2] = {};
+        (void)sys.CopyFrom(v, *out, 8);
+        (*r.mutable_values())["first"] = v[0];
+        (*r.mutable_values())["second"] = v[1];
+      });
+  EXPECT_EQ(r.error_code(), 0) << r.error_text();
+  return {static_cast<int>(r.values().at("first")),
+          static_cast<int>(r.values().at("second"))};
+}
+
+TEST(DcciTest, KernelWithoutDcciReadsStaleData) {
+  EXPECT_EQ(DcciRun(false), std::make_pair(7, 7));
+}
+
+TEST(DcciTest, KernelWithDcciReadsFreshData) {
+  EXPECT_EQ(DcciRun(true), std::make_pair(7, 42));
+}
+
+// ------------------------------------------------------- admission, errors
+
+RunReport SyncStart(int blocks) {
+  return Simulate(Opts(1), [&](SimSystem& sys) {
+    return sys.Dispatch(0, SingleTask("nop", &NopKernel, blocks, true),
+                        rt::ChipArgs{});
+  });
+}
+
+TEST(AdmissionTest, ExactlyFullSyncStartRunsAllBlocksTogether) {
+  RunReport r = SyncStart(48);
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  EXPECT_EQ(r.cores_size(), 48);
+  EXPECT_EQ(OnlyTask(r, 0).blocks(), 48);
+}
+
+TEST(AdmissionTest, OneOverIsRejectedWithCodeSevenWithoutHanging) {
+  RunReport r = SyncStart(49);
+  EXPECT_EQ(r.error_code(), rt::kErrorRequireSyncStartInvalid);
+  EXPECT_NE(r.error_text().find("require_sync_start block_num=49 > limit=48"),
+            std::string::npos)
+      << r.error_text();
+  EXPECT_EQ(r.cores_size(), 0);  // nothing was dispatched
+}
+
+TEST(AdmissionTest, WaveLaunchAboveTheCoreCountRunsInWaves) {
+  RunReport r = Simulate(Opts(1), [&](SimSystem& sys) {
+    return sys.Dispatch(0, SingleTask("nop", &NopKernel, 100, false),
+                        rt::ChipArgs{});
+  });
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  int64_t blocks = 0;
+  for (const CoreStat& c : r.cores()) blocks += c.blocks();
+  EXPECT_EQ(blocks, 100);
+}
+
+// s0 = &CommContext, t0 = sig. Waits for a signal nobody sends.
+void DeadlockKernel(int64_t* args) {
+  TWAIT(TensorArg(args, 0)->data<int32_t>() + 3, 1, WaitCmp::GE);
+}
+
+TEST(DeadlockTest, ReportNamesEveryBlockedBlockAndWhatItWaitsFor) {
+  RunReport r = Simulate(Opts(2), [&](SimSystem& sys) -> absl::Status {
+    rt::DomainSpec spec{"dl", {0, 1}, 4096, {{"sig", 64}}};
+    auto d = sys.CreateDomain(spec);
+    if (!d.ok()) return d.status();
+    std::vector<rt::ChipArgs> args;
+    for (const auto& c : d->ranks) args.push_back({{c.buffers.at("sig")}, {}});
+    return sys.DispatchGroup({0, 1}, SingleTask("stuck", &DeadlockKernel, 1, false),
+                             args);
+  });
+  EXPECT_EQ(r.error_code(), rt::kErrorSchedulerTimeout);
+  EXPECT_NE(r.error_text().find("deadlock"), std::string::npos) << r.error_text();
+  std::string all;
+  for (const std::string& b : r.blocked()) all += b + "\n";
+  EXPECT_NE(all.find("chip 0 AIV24 kernel stuck task 0 block 0/1: TWAIT on "
+                     "c0:window dl r0+0xc for value >= 1 (current 0)"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("chip 1 AIV24 kernel stuck"), std::string::npos) << all;
+  EXPECT_NE(all.find("chip 1 orchestrator: callable stuck waits for 1 of 1 tasks"),
+            std::string::npos)
+      << all;
+}
+
+void UbOverflowKernel(int64_t*) {
+  Tile<float> t = TASSIGN<float>(0, 64 * 1024);  // 256 KiB > 192 KiB
+  TEXPANDS(t, 1.0f);
+}
+
+TEST(ErrorTest, KernelFaultIsLatchedAndEndsTheRun) {
+  RunReport r = Simulate(Opts(1), [&](SimSystem& sys) {
+    return sys.Dispatch(0, SingleTask("ub_overflow", &UbOverflowKernel, 2, false),
+                        rt::ChipArgs{});
+  });
+  EXPECT_EQ(r.error_code(), rt::kErrorAicoreFault);
+  EXPECT_NE(r.error_text().find("kernel ub_overflow block 0/2: TASSIGN: ub "
+                                "address out of bounds (262144 bytes, UB is "
+                                "196608)"),
+            std::string::npos)
+      << r.error_text();
+}
+
+void SpinKernel(int64_t* args) {
+  const int32_t* flag = TensorArg(args, 0)->data<int32_t>();
+  while (ReadGm(flag) == 0) {
+  }
+}
+
+TEST(ErrorTest, SpinningBlockHitsTheSimulatedOpTimeout) {
+  SimOptions o = Opts(1);
+  o.tweak = [](Platform& p) { p.mutable_timeouts()->set_op_timeout_ns(20000); };
+  RunReport r = Simulate(o, [&](SimSystem& sys) -> absl::Status {
+    auto flag = sys.Alloc(0, 64, "flag");
+    if (!flag.ok()) return flag.status();
+    return sys.Dispatch(0, SingleTask("spin", &SpinKernel, 1, false),
+                        rt::ChipArgs{{*flag}, {}});
+  });
+  EXPECT_EQ(r.error_code(), rt::kErrorSchedulerTimeout);
+  EXPECT_NE(r.error_text().find("op timeout of 20000 ns"), std::string::npos)
+      << r.error_text();
+  EXPECT_LT(r.sim_time_ps(), 200000000);  // ended soon after the timeout
+}
+
+void ThrowingKernel(int64_t*) { throw std::runtime_error("boom"); }
+
+TEST(ErrorTest, KernelExceptionIsAFaultNotACrash) {
+  RunReport r = Simulate(Opts(1), [&](SimSystem& sys) {
+    return sys.Dispatch(0, SingleTask("thrower", &ThrowingKernel, 1, false),
+                        rt::ChipArgs{});
+  });
+  EXPECT_EQ(r.error_code(), rt::kErrorAicoreFault);
+  EXPECT_NE(r.error_text().find("threw a C++ exception"), std::string::npos)
+      << r.error_text();
+}
+
+TEST(ErrorTest, ReportFatalLatchesFirstCodeAndLaterCallsAreNoOps) {
+  RunReport r = Simulate(Opts(2), [&](SimSystem& sys) {
+    rt::ChipCallable c;
+    c.name = "fatal";
+    c.kernels = {&NopKernel};
+    c.kernel_names = {"nop"};
+    c.entry = [](rt::Orchestrator& o, const rt::ChipArgs&) {
+      if (o.device_id() != 1) return;
+      o.report_fatal(rt::kErrorExplicitOrchFatal, "user stop");
+      o.report_fatal(rt::kErrorInvalidArgs, "ignored");
+      o.submit_aiv_task(0, rt::TaskArgs{});  // a no-op once fatal
+      throw std::runtime_error("also ignored");
+    };
+    return sys.DispatchGroup({0, 1}, c, {rt::ChipArgs{}, rt::ChipArgs{}});
+  });
+  EXPECT_EQ(r.error_code(), rt::kErrorExplicitOrchFatal);
+  EXPECT_NE(r.error_text().find("chip 1: code=9 EXPLICIT_ORCH_FATAL: user stop"),
+            std::string::npos)
+      << r.error_text();
+}
+
+TEST(ErrorTest, ThrowingOrchestrationIsLatched) {
+  RunReport r = Simulate(Opts(1), [&](SimSystem& sys) {
+    rt::ChipCallable c;
+    c.name = "throws";
+    c.entry = [](rt::Orchestrator&, const rt::ChipArgs&) {
+      throw std::runtime_error("x");
+    };
+    return sys.Dispatch(0, c, rt::ChipArgs{});
+  });
+  EXPECT_EQ(r.error_code(), rt::kErrorExplicitOrchFatal);
+  EXPECT_NE(r.error_text().find("chip orchestration throws threw"),
+            std::string::npos)
+      << r.error_text();
+}
+
+// ----------------------------------------------------- TensorMap on the sim
+
+// t0 = in, t1 = out (int32 x 8): out = in + s0, after s1 ns of vector work.
+void AddKernel(int64_t* args) {
+  Tile<int32_t> t = TASSIGN<int32_t>(0, 8);
+  TLOAD(t, GlobalTensor<int32_t>{TensorArg(args, 0)->data<int32_t>(), 8});
+  TADDS(t, t, static_cast<int32_t>(args[2]));
+  for (int64_t i = 0; i < args[3]; ++i) pipe_barrier(PIPE_V);
+  TSTORE(GlobalTensor<int32_t>{TensorArg(args, 1)->data<int32_t>(), 8}, t);
+}
+
+RunReport Pipeline(bool explicit_war_dep) {
+  uint64_t z_addr = 0;
+  return Simulate(
+      Opts(1),
+      [&](SimSystem& sys) -> absl::Status {
+        auto x = sys.Alloc(0, 32, "x");
+        auto y = sys.Alloc(0, 32, "y");
+        auto z = sys.Alloc(0, 32, "z");
+        if (!x.ok() || !y.ok() || !z.ok()) return absl::InternalError("alloc");
+        rt::ChipCallable c;
+        c.name = "pipeline";
+        c.kernels = {&AddKernel};
+        c.kernel_names = {"add"};
+        rt::Tensor tx = *x, ty = *y, tz = *z;
+        tz.elem_bytes = 4;
+        z_addr = z->base;
+        c.entry = [=](rt::Orchestrator& o, const rt::ChipArgs&) {
+          // t0: y = x + 1 (slow); t1: z = y + 10 (RAW on y);
+          // t2: x = z + 100 writes x, which t0 reads (WAR).
+          rt::TaskArgs a0;
+          a0.add_input(tx);
+          a0.add_output(ty);
+          a0.add_scalar(1);
+          a0.add_scalar(2000);
+          rt::TaskId t0 = o.submit_aiv_task(0, a0).task;
+          rt::TaskArgs a1;
+          a1.add_input(ty);
+          a1.add_output(tz);
+          a1.add_scalar(10);
+          a1.add_scalar(0);
+          o.submit_aiv_task(0, a1);
+          rt::TaskArgs a2;
+          a2.add_no_dep(tz);  // reads z without ordering: only the WAR matters
+          a2.add_output(tx);
+          a2.add_scalar(100);
+          a2.add_scalar(0);
+          if (explicit_war_dep) a2.add_dep(t0);
+          o.submit_aiv_task(0, a2);
+          const int32_t z0 = o.get_tensor_data<int32_t>(tz, 0);
+          o.set_tensor_data<int32_t>(tz, 1, z0 * 2);
+        };
+        return sys.Dispatch(0, c, rt::ChipArgs{});
+      },
+      [&](SimSystem& sys, RunReport& r) {
+        int32_t z[2] = {};
+        (void)sys.CopyFrom(z, rt::Tensor{z_addr, 0, 32, 0, 4}, 8);
+        (*r.mutable_values())["z0"] = z[0];
+        (*r.mutable_values())["z1"] = z[1];
+      });
+}
+
+TEST(TensorMapSimTest, RawOrdersTheConsumerAndWarNeedsAnExplicitDep) {
+  RunReport no_dep = Pipeline(false);
+  RunReport dep = Pipeline(true);
+  ASSERT_EQ(no_dep.error_code(), 0) << no_dep.error_text();
+  ASSERT_EQ(dep.error_code(), 0) << dep.error_text();
+  ASSERT_EQ(no_dep.tasks_size(), 3);
+  const auto& t = no_dep.tasks();
+  EXPECT_GE(t[1].start_ps(), t[0].end_ps());  // RAW on y
+  EXPECT_LT(t[2].start_ps(), t[0].end_ps());  // WAR not tracked: overlaps t0
+  const auto& u = dep.tasks();
+  EXPECT_GE(u[2].start_ps(), u[0].end_ps());  // explicit dependency
+  // Control costs (runtime-and-sim.md §1.8): the first task pays dispatch
+  // (140 ns) + the cold head of AIV core 0 (2.3 us); its consumer becomes
+  // ready when FIN is seen through COND (600 ns), then pays the COND read
+  // (100 ns), dispatch (140 ns) and the warm head (400 ns).
+  EXPECT_EQ(u[0].start_ps() - u[0].ready_ps(), 140000 + 2300000);
+  EXPECT_EQ(u[1].ready_ps() - u[0].end_ps(), 600000);
+  EXPECT_EQ(u[1].start_ps() - u[0].end_ps(), 600000 + 100000 + 140000 + 400000);
+  // Results: z = (x + 1) + 10 with x = 0; the orchestration read z[0] after
+  // its producer and wrote z[1] = 2 * z[0].
+  EXPECT_EQ(dep.values().at("z0"), 11);
+  EXPECT_EQ(dep.values().at("z1"), 22);
+}
+
+// ------------------------------------------------ AIC tasks, FIFO, vectors
+
+// t0 = a, t1 = b, t2 = out (float x 16384): out = a + b, one tile per block.
+void VectorAddKernel(int64_t* args) {
+  constexpr uint64_t kN = 4096;
+  const uint64_t off = kN * get_block_idx(args);
+  Tile<float> a = TASSIGN<float>(0, kN);
+  Tile<float> b = TASSIGN<float>(kN * 4, kN);
+  TLOAD(a, GlobalTensor<float>{TensorArg(args, 0)->data<float>() + off, kN});
+  TLOAD(b, GlobalTensor<float>{TensorArg(args, 1)->data<float>() + off, kN});
+  TADD(a, a, b);
+  TMULS(a, a, 2.0f);
+  TSTORE(GlobalTensor<float>{TensorArg(args, 2)->data<float>() + off, kN}, a);
+}
+
+RunReport VectorAdd(bool aic, int dispatches) {
+  std::optional<rt::Tensor> out;
+  return Simulate(
+      Opts(1),
+      [&](SimSystem& sys) -> absl::Status {
+        auto a = sys.Alloc(0, 65536, "a");
+        auto b = sys.Alloc(0, 65536, "b");
+        auto o = sys.Alloc(0, 65536, "out");
+        if (!a.ok() || !b.ok() || !o.ok()) return absl::InternalError("alloc");
+        out = *o;
+        std::vector<float> va(16384), vb(16384);
+        for (int i = 0; i < 16384; ++i) {
+          va[i] = i;
+          vb[i] = 0.5f;
+        }
+        (void)sys.CopyTo(*a, va.data(), 65536);
+        (void)sys.CopyTo(*b, vb.data(), 65536);
+        rt::ChipCallable c;
+        c.name = "vadd";
+        c.kernels = {&VectorAddKernel};
+        c.kernel_names = {"vadd"};
+        c.entry = [aic](rt::Orchestrator& o, const rt::ChipArgs& args) {
+          rt::TaskArgs t;
+          t.add_input(args.tensors[0]);
+          t.add_input(args.tensors[1]);
+          t.add_output(args.tensors[2]);
+          t.launch_spec.set_core_num(4);
+          if (aic) {
+            o.submit_aic_task(0, t);
+          } else {
+            o.submit_aiv_task(0, t);
+          }
+        };
+        for (int i = 0; i < dispatches; ++i) {
+          auto st = sys.Dispatch(0, c, rt::ChipArgs{{*a, *b, *o}, {}});
+          if (!st.ok()) return st;
+        }
+        return absl::OkStatus();
+      },
+      [&](SimSystem& sys, RunReport& r) {
+        std::vector<float> v(16384);
+        (void)sys.CopyFrom(v.data(), *out, 65536);
+        int64_t errors = 0;
+        for (int i = 0; i < 16384; ++i) errors += v[i] != 2 * (i + 0.5f);
+        (*r.mutable_values())["errors"] = errors;
+      });
+}
+
+TEST(VectorTest, AivVectorOpsComputeAndCostPerElement) {
+  RunReport r = VectorAdd(false, 1);
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  EXPECT_EQ(r.values().at("errors"), 0);
+  ASSERT_EQ(r.cores_size(), 4);
+  for (const CoreStat& c : r.cores()) {
+    EXPECT_EQ(c.kind(), "AIV");
+    // Two 16 KiB ops: 2 x (16 + 16384 / 256) cycles at 1.85 GHz.
+    EXPECT_NEAR(c.vector_busy_ps(), 2 * 80 * 1000 / 1.85, 2);
+    EXPECT_EQ(c.mte2_bytes(), 2 * 16384);
+    EXPECT_EQ(c.mte3_bytes(), 16384);
+  }
+}
+
+TEST(VectorTest, AicTasksRunOnAicCores) {
+  RunReport r = VectorAdd(true, 1);
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  EXPECT_EQ(r.values().at("errors"), 0);
+  ASSERT_EQ(r.cores_size(), 4);
+  for (const CoreStat& c : r.cores()) {
+    EXPECT_EQ(c.kind(), "AIC");
+    EXPECT_LT(c.core(), 24);  // AIC ids are [0, 24)
+  }
+}
+
+TEST(DispatchTest, DeviceFifoRunsDispatchesInOrderWithTheHostRoundTrip) {
+  RunReport r = VectorAdd(false, 2);
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  ASSERT_EQ(r.tasks_size(), 2);
+  const TaskStat& first = r.tasks(0);
+  const TaskStat& second = r.tasks(1);
+  EXPECT_EQ(first.run(), 0);
+  EXPECT_EQ(second.run(), 1);
+  // The second chip run starts after the first finished plus the L3 -> L2
+  // dispatch round trip (51 us).
+  EXPECT_GE(second.ready_ps() - first.end_ps(), 51000000);
+  // Warm cores: the second task's head is the steady 0.4 us, not 2.3+ us.
+  EXPECT_LT(second.start_ps() - second.ready_ps(),
+            first.start_ps() - first.ready_ps());
+}
+
+// t0 = out (int32 x 8, runtime-allocated): out[i] = i * s0.
+void IotaKernel(int64_t* args) {
+  Tile<int32_t> t = TASSIGN<int32_t>(0, 8);
+  for (int i = 0; i < 8; ++i) t.data[i] = i * static_cast<int32_t>(args[1]);
+  TSTORE(GlobalTensor<int32_t>{TensorArg(args, 0)->data<int32_t>(), 8}, t);
+}
+
+TEST(OrchestrationTest, RuntimeAllocatedOutputIsReadBackByTheOrchestration) {
+  std::optional<rt::Tensor> result;
+  RunReport r = Simulate(
+      Opts(1),
+      [&](SimSystem& sys) -> absl::Status {
+        auto res = sys.Alloc(0, 8, "result");
+        if (!res.ok()) return res.status();
+        result = *res;
+        rt::ChipCallable c;
+        c.name = "iota";
+        c.kernels = {&IotaKernel};
+        c.kernel_names = {"iota"};
+        c.entry = [](rt::Orchestrator& o, const rt::ChipArgs& a) {
+          rt::TaskArgs t;
+          t.add_output(rt::TensorCreateInfo{32, 4});
+          t.add_scalar(3);
+          rt::TaskOutputs out = o.submit_aiv_task(0, t);
+          // Reads wait for the producer in simulated time.
+          const int32_t v = o.get_tensor_data<int32_t>(out.outputs[0], 5);
+          o.set_tensor_data<int32_t>(a.tensors[0], 0, v);
+          o.set_tensor_data<int32_t>(a.tensors[0], 1, o.available_aiv_count());
+        };
+        return sys.Dispatch(0, c, rt::ChipArgs{{*res}, {}});
+      },
+      [&](SimSystem& sys, RunReport& r) {
+        int32_t v[2] = {};
+        (void)sys.CopyFrom(v, *result, 8);
+        (*r.mutable_values())["v"] = v[0];
+        (*r.mutable_values())["aiv"] = v[1];
+      });
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  EXPECT_EQ(r.values().at("v"), 15);
+  EXPECT_EQ(r.values().at("aiv"), 48);
+}
+
+// ------------------------------------------------- task window, scopes
+
+RunReport ManyTasks(bool in_scope) {
+  SimOptions o = Opts(1);
+  o.tweak = [](Platform& p) { p.mutable_aicpu()->set_task_window(4); };
+  return Simulate(o, [&](SimSystem& sys) {
+    rt::ChipCallable c;
+    c.name = "many";
+    c.kernels = {&NopKernel};
+    c.kernel_names = {"nop"};
+    c.entry = [in_scope](rt::Orchestrator& orch, const rt::ChipArgs&) {
+      if (in_scope) orch.scope_begin();
+      for (int i = 0; i < 10; ++i) orch.submit_aiv_task(0, rt::TaskArgs{});
+      if (in_scope) orch.scope_end();
+    };
+    return sys.Dispatch(0, c, rt::ChipArgs{});
+  });
+}
+
+TEST(TaskWindowTest, BackPressureLetsTenTasksThroughFourSlots) {
+  RunReport r = ManyTasks(false);
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  EXPECT_EQ(r.tasks_size(), 10);
+  // The fifth task could only be submitted after the first completed.
+  EXPECT_GE(r.tasks(4).ready_ps(), r.tasks(0).end_ps());
+  for (const ResourceStat& q : r.queues()) {
+    if (q.name() == "ready AIV c0") {
+      EXPECT_EQ(q.transfers(), 10);
+    }
+  }
+}
+
+TEST(TaskWindowTest, WindowFullOfAnOpenScopeIsCodeOne) {
+  RunReport r = ManyTasks(true);
+  EXPECT_EQ(r.error_code(), rt::kErrorScopeDeadlock);
+  EXPECT_NE(r.error_text().find("task window of 4 slots is full of tasks of "
+                                "open scopes"),
+            std::string::npos)
+      << r.error_text();
+}
+
+// ------------------------------------------------------------- bad input
+
+TEST(BadInputTest, ErrorsAreReportedNotCrashes) {
+  RunReport r = RunIsolated([] {
+    RunReport out;
+    SimOptions nine = Opts(9);
+    (*out.mutable_values())["nine_chips"] = SimSystem::Create(nine).ok();
+    auto sys = SimSystem::Create(Opts(2));
+    rt::DomainSpec too_big{"d", {0, 1}, 100, {{"a", 64}, {"b", 64}}};
+    (*out.mutable_values())["domain_too_big"] = (*sys)->CreateDomain(too_big).ok();
+    rt::DomainSpec dup{"d", {0, 0}, 4096, {}};
+    (*out.mutable_values())["domain_dup"] = (*sys)->CreateDomain(dup).ok();
+    (*out.mutable_values())["bad_device"] =
+        (*sys)->Dispatch(5, SingleTask("nop", &NopKernel, 1, false), {}).ok();
+    rt::ChipCallable no_entry;
+    (*out.mutable_values())["no_entry"] = (*sys)->Dispatch(0, no_entry, {}).ok();
+    return out;
+  });
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  for (const auto& [k, v] : r.values()) EXPECT_EQ(v, 0) << k;
+  EXPECT_EQ(r.values_size(), 5);
+}
+
+}  // namespace
+}  // namespace pto::sim

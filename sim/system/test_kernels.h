@@ -1,0 +1,53 @@
+// Hand-written kernels and chip orchestrations for the sim tests and the
+// benchmark (no compiler involved).
+#ifndef PTO_SIM_SYSTEM_TEST_KERNELS_H_
+#define PTO_SIM_SYSTEM_TEST_KERNELS_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "runtime/api/host.h"
+#include "sim/system/system.h"
+
+namespace pto::sim::testing {
+
+// Word j of the all-to-all chunk that rank `src` sends to rank `dst`.
+inline uint32_t A2aWord(int src, int dst, uint64_t j) {
+  return (static_cast<uint32_t>(src) << 26) ^ (static_cast<uint32_t>(dst) << 20) ^
+         static_cast<uint32_t>(j * 2654435761u);
+}
+
+struct AllToAllSetup {
+  rt::Domain domain;
+  uint64_t chunk_bytes = 0;
+};
+
+// Creates the domain (buffers "send", "recv", "sig"), stages every rank's
+// send buffer and group-dispatches one all-to-all task of `blocks` AIV blocks
+// (require_sync_start) per chip. `stage_bytes` is each of the two UB
+// staging tiles.
+absl::StatusOr<AllToAllSetup> SetUpAllToAll(SimSystem& sys,
+                                            uint64_t chunk_bytes, int blocks,
+                                            uint64_t stage_bytes = 64 * 1024);
+// Number of words of rank r's recv buffer that differ from the expected data.
+uint64_t AllToAllErrors(SimSystem& sys, const AllToAllSetup& s);
+
+// A chip callable that submits one AIV task of `kernel` with the given
+// tensors (INOUT) and scalars and launch spec.
+rt::ChipCallable SingleTask(const std::string& name, KernelEntry kernel,
+                            int core_num, bool sync_start);
+
+// Builds a system in a child process (RunIsolated), lets `setup` stage and
+// dispatch, runs, then lets `collect` read results into the report.
+RunReport Simulate(
+    SimOptions o, const std::function<absl::Status(SimSystem&)>& setup,
+    const std::function<void(SimSystem&, RunReport&)>& collect = nullptr);
+
+SimOptions Opts(int chips, const std::string& platform = "a2a3");
+
+}  // namespace pto::sim::testing
+
+#endif  // PTO_SIM_SYSTEM_TEST_KERNELS_H_
