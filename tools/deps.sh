@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build and tests need, when any is missing.
+# Idempotent and quick when everything is present. Sourced by run_examples.sh
+# and test.sh; see ../shared/notes/bazel-offline.md for why these packages.
+PTO_DEBIAN_PACKAGES=(
+  bazel-bootstrap
+  bazel-rules-java
+  g++
+  libsystemc-dev
+  libabsl-dev
+  libgtest-dev
+  libgmock-dev
+  libbenchmark-dev
+  libprotobuf-dev
+  protobuf-compiler
+  llvm-14-tools
+  python3
+)
+
+pto_install_deps() {
+  local missing=()
+  local p
+  for p in "${PTO_DEBIAN_PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      missing+=("$p")
+    fi
+  done
+  if ((${#missing[@]} == 0)); then
+    return 0
+  fi
+  echo "installing Debian packages: ${missing[*]}" >&2
+  local sudo=()
+  if [[ $(id -u) -ne 0 ]]; then
+    sudo=(sudo)
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -qq || return 1
+  "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null || return 1
+}
+
+pto_install_deps
