@@ -59,7 +59,36 @@ std::vector<ArgDirection> Call::GetArgDirections() const {
 }
 
 namespace {
+// Shape and offset tuples are everywhere: one shared TupleType per (scalar
+// dtype, arity) saves an allocation per tuple (types have no identity).
+TypePtr CachedScalarTupleType(DataType dtype, size_t arity) {
+  constexpr size_t kMaxArity = 8;
+  static auto* cache = [] {
+    auto* c = new std::vector<TypePtr>(kNumDataTypes * (kMaxArity + 1));
+    for (int d = 0; d < kNumDataTypes; ++d) {
+      for (size_t n = 1; n <= kMaxArity; ++n) {
+        std::vector<TypePtr> types(n, ScalarType::Get(static_cast<DataType>(d)));
+        (*c)[d * (kMaxArity + 1) + n] = std::make_shared<TupleType>(std::move(types));
+      }
+    }
+    return c;
+  }();
+  if (arity == 0 || arity > kMaxArity) return nullptr;
+  return (*cache)[static_cast<int>(dtype) * (kMaxArity + 1) + arity];
+}
+
 TypePtr TupleTypeOf(const std::vector<ExprPtr>& elements) {
+  if (!elements.empty()) {
+    auto first = As<ScalarType>(elements[0]->type());
+    bool uniform = first != nullptr;
+    for (size_t i = 1; uniform && i < elements.size(); ++i) {
+      auto s = As<ScalarType>(elements[i]->type());
+      uniform = s != nullptr && s->dtype() == first->dtype();
+    }
+    if (uniform) {
+      if (TypePtr t = CachedScalarTupleType(first->dtype(), elements.size())) return t;
+    }
+  }
   std::vector<TypePtr> types;
   types.reserve(elements.size());
   for (const ExprPtr& e : elements) types.push_back(e->type());
