@@ -58,35 +58,38 @@ void BM_Parse(benchmark::State& state) {
 }
 BENCHMARK(BM_Parse)->Arg(10)->Unit(benchmark::kMillisecond);
 
-void BM_Verify(benchmark::State& state) {
-  const std::string& text = Program(state.range(0));
-  auto program = parser::ParseProgram(std::make_shared<SourceFile>("generated.pto", text));
+// The parsed program of `mb` MB, or nullptr (and the benchmark marked failed).
+ir::ProgramPtr ParsedOrSkip(benchmark::State& state, size_t mb) {
+  auto program =
+      parser::ParseProgram(std::make_shared<SourceFile>("generated.pto", Program(mb)));
   if (!program.ok()) {
-    state.SkipWithError("parse failed");
-    return;
+    state.SkipWithError(std::string(program.status().message()).c_str());
+    return nullptr;
   }
+  return *program;
+}
+
+void BM_Verify(benchmark::State& state) {
+  ir::ProgramPtr program = ParsedOrSkip(state, state.range(0));
+  if (program == nullptr) return;
   for (auto _ : state) {
-    absl::Status s = ir::VerifyProgram(*program);
+    absl::Status s = ir::VerifyProgram(program);
     benchmark::DoNotOptimize(s);
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
-                          static_cast<int64_t>(text.size()));
+                          static_cast<int64_t>(Program(state.range(0)).size()));
 }
 BENCHMARK(BM_Verify)->Arg(10)->Unit(benchmark::kMillisecond);
 
 void BM_Print(benchmark::State& state) {
-  const std::string& text = Program(state.range(0));
-  auto program = parser::ParseProgram(std::make_shared<SourceFile>("generated.pto", text));
-  if (!program.ok()) {
-    state.SkipWithError("parse failed");
-    return;
-  }
+  ir::ProgramPtr program = ParsedOrSkip(state, state.range(0));
+  if (program == nullptr) return;
   for (auto _ : state) {
-    std::string printed = ir::PrintProgram(*program);
+    std::string printed = ir::PrintProgram(program);
     benchmark::DoNotOptimize(printed.data());
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
-                          static_cast<int64_t>(text.size()));
+                          static_cast<int64_t>(Program(state.range(0)).size()));
 }
 BENCHMARK(BM_Print)->Arg(10)->Unit(benchmark::kMillisecond);
 
