@@ -1,7 +1,8 @@
 // pto-opt: parse a PTO program, verify it, run passes, print the result.
 //
 //   pto-opt FILE [--passes=A,B] [--pipeline=default] [--print-ir-after-all]
-//           [--print-ir-after=A] [--verify-each] [--timing] [-o OUT]
+//           [--print-ir-after=A] [--verify-each] [--timing] [--allow-internal-ops]
+//           [-o OUT]
 //
 // Exit status: 0 success, 1 user error (diagnostics on stderr), 2 usage or
 // internal error.
@@ -38,6 +39,8 @@ options:
   --verify-each           verify the IR before the first and after every pass
   --timing                print per-pass wall time to stderr
   --list-passes           list the registered passes and pipelines and exit
+  --allow-internal-ops    accept compiler-internal operators (builtin.tensor.*)
+                          in FILE, e.g. to re-read the output of a lowering pass
   -o OUT                  write the result to OUT instead of stdout
   -h, --help              show this help and exit
 
@@ -52,6 +55,7 @@ struct Options {
   std::vector<std::string> pipelines;
   pto::passes::PassManagerOptions pm;
   bool list = false;
+  bool allow_internal_ops = false;
 };
 
 int UsageError(const std::string& message) {
@@ -81,6 +85,8 @@ int ParseArgs(int argc, char** argv, Options* opts) {
       opts->pm.verify_each = true;
     } else if (a == "--timing") {
       opts->pm.timing = true;
+    } else if (a == "--allow-internal-ops") {
+      opts->allow_internal_ops = true;
     } else if (a == "--list-passes") {
       opts->list = true;
     } else if (a == "-o") {
@@ -129,7 +135,9 @@ int main(int argc, char** argv) {
     std::cout << "pipelines:\n";
     for (const std::string& n : reg.PipelineNames()) {
       std::cout << "  " << n << ":";
-      for (const std::string& p : *reg.Pipeline(n)) std::cout << " " << p;
+      // Keep the StatusOr alive: `*reg.Pipeline(n)` in the range would dangle.
+      auto pipeline = reg.Pipeline(n);
+      for (const std::string& p : *pipeline) std::cout << " " << p;
       std::cout << "\n";
     }
     return 0;
@@ -154,7 +162,9 @@ int main(int argc, char** argv) {
   }
   auto file = std::make_shared<const pto::SourceFile>(
       opts.input == "-" ? std::string("<stdin>") : opts.input, std::move(text));
-  absl::StatusOr<pto::ir::ProgramPtr> program = pto::parser::ParseProgram(file);
+  pto::parser::ParseOptions parse_options;
+  parse_options.allow_internal_ops = opts.allow_internal_ops;
+  absl::StatusOr<pto::ir::ProgramPtr> program = pto::parser::ParseProgram(file, parse_options);
   if (!program.ok()) return Report(program.status(), file.get());
   if (absl::Status s = pto::ir::VerifyProgram(*program); !s.ok()) return Report(s, file.get());
 

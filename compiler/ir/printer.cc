@@ -1,9 +1,12 @@
 #include "compiler/ir/printer.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -14,13 +17,25 @@ namespace pto::ir {
 namespace {
 
 bool IsKeyword(std::string_view s) {
-  static const absl::flat_hash_set<std::string> kReserved = {
-      "False", "None",   "True",     "and",   "as",     "assert", "async", "await",
-      "break", "class",  "continue", "def",   "del",    "elif",   "else",  "except",
-      "finally", "for",  "from",     "global", "if",    "import", "in",    "is",
-      "lambda", "nonlocal", "not",   "or",    "pass",   "raise",  "return", "try",
-      "while", "with",   "yield",    "pl",    "pld",    "self",   "tuple", "Tuple"};
-  return kReserved.contains(ToAbsl(s));
+  // Python's reserved words and the names the language reserves, grouped by
+  // length: this runs for every printed variable, and comparing with the few
+  // words of the same length is much cheaper than hashing.
+  static constexpr std::string_view kReserved[][10] = {
+      /*2*/ {"as", "if", "in", "is", "or", "pl"},
+      /*3*/ {"and", "def", "del", "for", "not", "try", "pld"},
+      /*4*/ {"None", "True", "elif", "else", "from", "pass", "with", "self"},
+      /*5*/ {"False", "async", "await", "break", "class", "raise", "while", "yield", "tuple",
+             "Tuple"},
+      /*6*/ {"assert", "except", "global", "import", "lambda", "return"},
+      /*7*/ {"finally"},
+      /*8*/ {"continue", "nonlocal"},
+  };
+  if (s.size() < 2 || s.size() > 8) return false;
+  for (std::string_view r : kReserved[s.size() - 2]) {
+    if (r.empty()) break;
+    if (r[0] == s[0] && r == s) return true;
+  }
+  return false;
 }
 
 // A valid, non-reserved identifier derived from a name hint.
@@ -75,7 +90,14 @@ std::string FormatFloat(double v) {
   if (std::isinf(v)) return v > 0 ? "1e999" : "-1e999";
   if (std::isnan(v)) return "float(\"nan\")";
   char buf[64];
-  for (int prec = 1; prec <= 17; ++prec) {
+  // The shortest round-trip form has the fewest significant digits any
+  // round-tripping %g can have, so the search starts there.
+  auto [sci_end, ec] = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+  int shortest = 0;
+  for (const char* p = buf; ec == std::errc() && p < sci_end && *p != 'e'; ++p) {
+    if (*p >= '0' && *p <= '9') ++shortest;
+  }
+  for (int prec = std::max(shortest, 1); prec <= 17; ++prec) {
     std::snprintf(buf, sizeof(buf), "%.*g", prec, v);
     if (std::strtod(buf, nullptr) == v) break;
   }

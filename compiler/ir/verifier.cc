@@ -127,12 +127,11 @@ class Verifier : public IRVisitor {
   void VisitFunction(const FunctionPtr& func) override {
     if (!ok() || func == nullptr) return;
     func_ = func.get();
+    func_ptr_ = &func;
     defined_.clear();
     blocks_.clear();
     spans_.clear();
-    all_defs_.clear();
     yields_.clear();
-    DefCollector(&all_defs_).VisitFunction(func);
 
     SpanScope fs(this, func->span());
     blocks_.push_back({BlockKind::kFunction, {}});
@@ -148,6 +147,7 @@ class Verifier : public IRVisitor {
     VisitStmt(func->body());
     blocks_.pop_back();
     func_ = nullptr;
+    func_ptr_ = nullptr;
   }
 
   void VisitStmt(const StmtPtr& stmt) override {
@@ -336,7 +336,7 @@ class Verifier : public IRVisitor {
 
   struct DefInfo {
     DefKind kind;
-    Span span;
+    const Span* span;  // in the IR being verified
     bool visible;
   };
   struct Block {
@@ -379,7 +379,7 @@ class Verifier : public IRVisitor {
   }
 
   // A definition is reported at the defining statement, else at the var.
-  static Span DefSpan(const VarPtr& var, const Span& stmt_span) {
+  static const Span& DefSpan(const VarPtr& var, const Span& stmt_span) {
     if (stmt_span.known() || var == nullptr) return stmt_span;
     return var->span();
   }
@@ -397,10 +397,10 @@ class Verifier : public IRVisitor {
 
   void Define(const VarPtr& var, DefKind kind, const Span& span) {
     if (!ok() || var == nullptr) return;
-    auto [it, inserted] = defined_.try_emplace(var.get(), DefInfo{kind, span, true});
+    auto [it, inserted] = defined_.try_emplace(var.get(), DefInfo{kind, &span, true});
     if (!inserted) {
-      std::string first = it->second.span.known()
-                              ? StrCat(" (first definition at ", it->second.span.ToString(), ")")
+      std::string first = it->second.span->known()
+                              ? StrCat(" (first definition at ", it->second.span->ToString(), ")")
                               : "";
       return Error(span, StrCat("'", var->name_hint(), "' is defined more than once", first));
     }
@@ -412,7 +412,10 @@ class Verifier : public IRVisitor {
     auto it = defined_.find(var.get());
     const std::string& name = var->name_hint();
     if (it == defined_.end()) {
-      if (all_defs_.contains(var.get())) {
+      // All definition sites, only needed to word this error.
+      absl::flat_hash_set<const Var*> all_defs;
+      if (func_ptr_ != nullptr) DefCollector(&all_defs).VisitFunction(*func_ptr_);
+      if (all_defs.contains(var.get())) {
         return Error(CurrentSpan(), StrCat("use of '", name, "' before its definition"));
       }
       return Error(CurrentSpan(), StrCat("use of undefined variable '", name, "'"));
@@ -535,9 +538,9 @@ class Verifier : public IRVisitor {
 
   const Program* program_;
   const Function* func_ = nullptr;
+  const FunctionPtr* func_ptr_ = nullptr;
   absl::Status status_;
   absl::flat_hash_map<const Var*, DefInfo> defined_;
-  absl::flat_hash_set<const Var*> all_defs_;
   std::vector<Block> blocks_;
   std::vector<const Span*> spans_;
   absl::flat_hash_map<const YieldStmt*, YieldContext> yields_;

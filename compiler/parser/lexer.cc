@@ -1,9 +1,11 @@
 #include "compiler/parser/lexer.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <limits>
 
 #include "absl/strings/str_format.h"
@@ -44,15 +46,32 @@ struct CharTable {
 };
 const CharTable kChars;
 
+// Keywords bucketed by first letter: a name is compared with at most the five
+// keywords that share its first letter (a linear scan over all 35 was the
+// lexer's hottest loop).
+struct KeywordIndex {
+  uint8_t first[128] = {};  // 1 + index into kKeywords of the bucket start
+  uint8_t count[128] = {};
+  KeywordIndex() {
+    for (size_t i = 0; i < std::size(kKeywords); ++i) {
+      auto c = static_cast<unsigned char>(kKeywords[i].text[0]);
+      if (count[c]++ == 0) first[c] = static_cast<uint8_t>(i + 1);
+    }
+  }
+};
+const KeywordIndex kKeywordIndex;
+static_assert(std::is_sorted(std::begin(kKeywords), std::end(kKeywords),
+                             [](const auto& a, const auto& b) { return a.text[0] < b.text[0]; }),
+              "KeywordIndex needs each first letter's keywords to be contiguous");
+
 bool LookupKeyword(std::string_view name, Keyword* kw) {
-  // Keywords are 2..8 letters starting with [F N T a-y]; most names fail here.
   if (name.size() < 2 || name.size() > 8) return false;
-  char c = name[0];
-  if (!((c >= 'a' && c <= 'y') || c == 'F' || c == 'N' || c == 'T')) return false;
-  for (const auto& k : kKeywords) {
-    if (k.text[0] == c && k.text.size() == name.size() &&
-        std::memcmp(k.text.data(), name.data(), name.size()) == 0) {
-      *kw = k.kw;
+  auto c = static_cast<unsigned char>(name[0]);
+  if (c >= 128 || kKeywordIndex.count[c] == 0) return false;
+  const auto* k = &kKeywords[kKeywordIndex.first[c] - 1];
+  for (int n = kKeywordIndex.count[c]; n > 0; --n, ++k) {
+    if (k->text == name) {
+      *kw = k->kw;
       return true;
     }
   }
@@ -143,9 +162,7 @@ class Lexer {
     t.line = start_line;
     t.col = start_col;
     t.end_col = Col(pos_);
-    t.ptr = text_.data() + start;
-    t.str.len = static_cast<uint32_t>(pos_ - start);
-    t.str.end_line = line_;
+    t.ptr = text_.data() + start;  // numbers and strings set their own value
     line_has_tokens_ = true;
     return t;
   }
@@ -194,7 +211,19 @@ absl::Status Lexer::ValidateEncoding() const {
   const auto* s = reinterpret_cast<const unsigned char*>(text_.data());
   size_t n = text_.size();
   size_t i = 0;
+  constexpr uint64_t kOnes = 0x0101010101010101ull;
+  constexpr uint64_t kHighBits = 0x8080808080808080ull;
   while (i < n) {
+    // Eight printable ASCII bytes at a time: no byte has its high bit set and
+    // none is below 0x20 (a borrow out of `byte - 0x20`).
+    if (i + 8 <= n) {
+      uint64_t w;
+      std::memcpy(&w, s + i, sizeof(w));
+      if (((w | ((w - 0x20 * kOnes) & ~w)) & kHighBits) == 0) {
+        i += 8;
+        continue;
+      }
+    }
     unsigned char c = s[i];
     if (c >= 0x20 && c < 0x80) {
       ++i;
@@ -680,8 +709,7 @@ absl::Status Lexer::ScanString(size_t start, bool raw) {
   Token& t = Emit(TokenKind::kString, 0, start, start_line, start_col);
   std::string_view value =
       built != nullptr ? std::string_view(*built) : text_.substr(body, body_end - body);
-  t.ptr = value.data();
-  t.str.len = static_cast<uint32_t>(value.size());
+  t.literal = &out_->string_literals.emplace_back(StringLiteral{value, line_});
   return absl::OkStatus();
 }
 

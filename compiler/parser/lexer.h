@@ -124,7 +124,15 @@ enum class Op : uint8_t {
 std::string_view OpText(Op op);
 std::string_view KeywordText(Keyword kw);
 
-// 32 bytes: a 10 MB program has a few million tokens.
+// A string literal's value and last line (it may span lines); strings are
+// rare, so tokens point here instead of carrying the fields.
+struct StringLiteral {
+  std::string_view value;  // decoded; in the source or in the stream's storage
+  int32_t end_line = 0;
+};
+
+// 24 bytes: a 10 MB program has a few million tokens, and the array's pages
+// are a noticeable part of tokenizing.
 struct Token {
   TokenKind kind = TokenKind::kEnd;
   uint8_t sub = 0;  // Keyword or Op, by kind
@@ -132,25 +140,29 @@ struct Token {
   int32_t line = 0;
   int32_t col = 0;
   int32_t end_col = 0;
-  // Names, keywords, operators: the source text. Strings: the decoded value
-  // (in the source or in the stream's string storage).
-  const char* ptr = nullptr;
   union {
-    uint64_t int_value;  // kInt (fits in uint64; range-checked by the parser)
-    double float_value;  // kFloat
-    struct {
-      uint32_t len;
-      int32_t end_line;  // a triple-quoted string may span lines
-    } str;
+    const char* ptr;               // names, keywords, operators: the source text
+    const StringLiteral* literal;  // kString
+    uint64_t int_value;            // kInt (fits in uint64; range-checked by the parser)
+    double float_value;            // kFloat
   };
 
   Token() : int_value(0) {}
+  // Names, keywords and operators: the source text (one line, so its length is
+  // end_col - col). Strings: the decoded value. Others: empty.
   std::string_view text() const {
-    return kind == TokenKind::kInt || kind == TokenKind::kFloat || ptr == nullptr
-               ? std::string_view()
-               : std::string_view(ptr, str.len);
+    switch (kind) {
+      case TokenKind::kName:
+      case TokenKind::kKeyword:
+      case TokenKind::kOp:
+        return std::string_view(ptr, static_cast<size_t>(end_col - col));
+      case TokenKind::kString:
+        return literal->value;
+      default:
+        return std::string_view();
+    }
   }
-  int32_t end_line() const { return kind == TokenKind::kString ? str.end_line : line; }
+  int32_t end_line() const { return kind == TokenKind::kString ? literal->end_line : line; }
   Keyword keyword() const { return static_cast<Keyword>(sub); }
   Op op() const { return static_cast<Op>(sub); }
   bool Is(Op o) const { return kind == TokenKind::kOp && sub == static_cast<uint8_t>(o); }
@@ -158,7 +170,7 @@ struct Token {
     return kind == TokenKind::kKeyword && sub == static_cast<uint8_t>(k);
   }
 };
-static_assert(sizeof(Token) == 32);
+static_assert(sizeof(Token) == 24);
 
 struct Comment {
   int32_t line = 0;
@@ -171,9 +183,10 @@ struct TokenStream {
   SourceFilePtr file;
   std::vector<Token> tokens;
   std::vector<Comment> comments;  // in source order
-  // Decoded strings that differ from their source text; a deque so views into
-  // it stay valid while it grows.
+  // Decoded strings that differ from their source text, and the string
+  // tokens' literals; deques so pointers into them stay valid as they grow.
   std::deque<std::string> string_storage;
+  std::deque<StringLiteral> string_literals;
 
   Span SpanOf(const Token& t) const {
     return Span(file, t.line, t.col, t.end_line(), t.end_col);

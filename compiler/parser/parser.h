@@ -23,6 +23,9 @@ inline constexpr int kMaxExpressionHeight = 1000;
 struct ParseOptions {
   // Operators for `ns.op(...)` calls; nullptr means ops::OpRegistry::Global().
   const ops::OpRegistry* registry = nullptr;
+  // Accept internal-only operators (builtin.tensor.*), which only passes may
+  // create; set to re-parse lowered IR (pto-opt --allow-internal-ops).
+  bool allow_internal_ops = false;
 };
 
 absl::StatusOr<ir::ProgramPtr> ParseProgram(std::shared_ptr<const SourceFile> file,

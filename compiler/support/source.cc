@@ -1,5 +1,7 @@
 #include "compiler/support/source.h"
 
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 
 namespace pto {
@@ -7,10 +9,14 @@ namespace pto {
 SourceFile::SourceFile(std::string path, std::string text)
     : path_(std::move(path)), text_(std::move(text)) {
   line_starts_.push_back(0);
-  for (size_t i = 0; i < text_.size(); ++i) {
-    if (text_[i] == '\n' && i + 1 < text_.size()) {
-      line_starts_.push_back(static_cast<uint32_t>(i + 1));
-    }
+  // memchr scans a word at a time; a 10 MB program has ~350k lines.
+  const char* begin = text_.data();
+  const char* end = begin + text_.size();
+  for (const char* p = begin; p < end;) {
+    const auto* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
+    if (nl == nullptr || nl + 1 == end) break;
+    p = nl + 1;
+    line_starts_.push_back(static_cast<uint32_t>(p - begin));
   }
 }
 
