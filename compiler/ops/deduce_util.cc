@@ -83,8 +83,7 @@ absl::StatusOr<std::shared_ptr<const ir::TileType>> TileArg(const CallSite& site
   return t;
 }
 
-absl::Status ScalarArg(const CallSite& site, size_t i, std::string_view op,
-                       std::string_view role) {
+absl::Status ScalarArg(const CallSite& site, size_t i, std::string_view op, std::string_view role) {
   if (!ir::Is<ir::ScalarType>(site.args[i]->type())) {
     return UserErrorF(ArgSpan(site, i), op, " ", role, " must be a scalar, got ",
                       TypeText(site.args[i]->type()));
@@ -111,8 +110,61 @@ absl::StatusOr<std::vector<ir::ExprPtr>> TupleArg(const CallSite& site, size_t i
 absl::StatusOr<ir::DataType> DTypeKwarg(const CallSite& site, std::string_view key,
                                         std::string_view op) {
   auto dt = ir::GetAttr<ir::DataType>(site.kwargs, key);
-  if (!dt) return UserErrorF(site.span, op, " requires kwarg '", key, "' (a dtype such as pl.FP32)");
+  if (!dt)
+    return UserErrorF(site.span, op, " requires kwarg '", key, "' (a dtype such as pl.FP32)");
   return *dt;
+}
+
+}  // namespace pto::ops
+
+namespace pto::ops {
+
+std::string_view CollectiveRailName(CollectiveRail rail) {
+  switch (rail) {
+    case CollectiveRail::kInCore:
+      return "InCore";
+    case CollectiveRail::kHost:
+      return "HOST";
+    case CollectiveRail::kChip:
+      return "CHIP";
+  }
+  return "?";
+}
+
+std::optional<std::vector<ir::DataType>> CollectiveDTypes(CollectiveRail rail, std::string_view c) {
+  using ir::DataType;
+  const std::vector<DataType> fp = {DataType::kFP16, DataType::kFP32};
+  const std::vector<DataType> fp32 = {DataType::kFP32};
+  const std::vector<DataType> a2av = {DataType::kFP32, DataType::kInt8};
+  switch (rail) {
+    case CollectiveRail::kInCore:
+      if (c == "allreduce" || c == "allreduce_ring") return fp;
+      return std::nullopt;  // whatever the point-to-point primitives accept
+    case CollectiveRail::kHost:
+      if (c == "allreduce") return fp;
+      if (c == "all_to_all_v") return a2av;
+      return fp32;
+    case CollectiveRail::kChip:
+      if (c == "all_to_all_v") return a2av;
+      return std::vector<DataType>{};
+  }
+  return std::nullopt;
+}
+
+absl::Status CheckCollectiveDType(CollectiveRail rail, std::string_view collective,
+                                  ir::DataType dtype, std::string_view op, const Span& span) {
+  std::optional<std::vector<ir::DataType>> allowed = CollectiveDTypes(rail, collective);
+  if (!allowed) return absl::OkStatus();
+  if (allowed->empty()) {
+    return UserErrorF(span, op, " is not supported on the ", CollectiveRailName(rail), " rail");
+  }
+  std::string list;
+  for (ir::DataType d : *allowed) {
+    if (d == dtype) return absl::OkStatus();
+    list += pto::StrCat(list.empty() ? "" : ", ", ir::DataTypeName(d));
+  }
+  return UserErrorF(span, op, " supports ", list, " on the ", CollectiveRailName(rail),
+                    " rail, got ", ir::DataTypeName(dtype));
 }
 
 }  // namespace pto::ops

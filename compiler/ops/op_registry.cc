@@ -15,6 +15,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterBuiltinOps(*r);
     RegisterTensorOps(*r);
     RegisterTileOps(*r);
+    RegisterRuntimeOps(*r);
     return r;
   }();
   return *registry;

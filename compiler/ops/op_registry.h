@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,9 +38,9 @@ struct OpDef {
   std::string name;                  // canonical, e.g. "pld.tensor.window"
   std::vector<std::string> aliases;  // e.g. "pld.window"
   OpCategory category = OpCategory::kTensorOp;
-  std::vector<ArgEffect> effects;    // per positional arg; missing = Read
-  bool internal_only = false;        // created by passes only (builtin.tensor.*)
-  std::string template_dir;          // builtin template package, if any
+  std::vector<ArgEffect> effects;  // per positional arg; missing = Read
+  bool internal_only = false;      // created by passes only (builtin.tensor.*)
+  std::string template_dir;        // builtin template package, if any
   TypeDeducer deduce;
   // The shared Op node used by every call of this operator.
   ir::OpPtr op;
@@ -71,6 +72,19 @@ class OpRegistry {
   std::vector<std::unique_ptr<OpDef>> defs_;
   absl::flat_hash_map<std::string, const OpDef*> by_name_;
 };
+
+// The collective rails of spec §2.6 and their dtype allowlists.
+enum class CollectiveRail { kInCore, kHost, kChip };
+std::string_view CollectiveRailName(CollectiveRail rail);
+// Dtypes `collective` ("allreduce" (mesh), "allreduce_ring", "reduce_scatter",
+// "broadcast", "allgather", "all_to_all", "barrier", "all_to_all_v") accepts
+// on `rail`: nullopt = any dtype, empty = not supported on that rail.
+std::optional<std::vector<ir::DataType>> CollectiveDTypes(CollectiveRail rail,
+                                                          std::string_view collective);
+// Located user error "<op> supports FP32 on the HOST rail, got FP16" (or "is not
+// supported on the CHIP rail") when the allowlist rejects `dtype`.
+absl::Status CheckCollectiveDType(CollectiveRail rail, std::string_view collective,
+                                  ir::DataType dtype, std::string_view op, const Span& span);
 
 }  // namespace pto::ops
 

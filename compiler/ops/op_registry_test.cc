@@ -96,6 +96,31 @@ TEST(OpRegistryTest, BuiltinsAreInternalWithTemplateDir) {
   EXPECT_EQ(d->EffectOf(2), ArgEffect::kReadWrite);
 }
 
+TEST(OpRegistryTest, ReshapeOfAWindowStaysAWindowOfTheSameBuffer) {
+  auto buf = std::make_shared<ir::Var>("buf", ir::PtrType::Get());
+  auto wb = std::make_shared<ir::WindowBuffer>(buf, std::make_shared<ir::ConstInt>(256));
+  auto win = std::make_shared<ir::Var>(
+      "win", std::make_shared<ir::DistributedTensorType>(
+                 std::vector<ir::ExprPtr>{std::make_shared<ir::ConstInt>(8),
+                                          std::make_shared<ir::ConstInt>(8)},
+                 DataType::kFP32, std::nullopt, std::nullopt, wb));
+  auto call = OpRegistry::Global().MakeCall("pl.tensor.reshape", {win, Shape({1, 64})}, {}, {},
+                                            Span());
+  ASSERT_TRUE(call.ok()) << call.status();
+  auto t = ir::As<ir::DistributedTensorType>((*call)->type());
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->window_buffer(), std::optional<ir::WindowBufferPtr>(wb));
+  EXPECT_EQ(t->shape().size(), 2u);
+  // A plain tensor reshapes to a plain tensor.
+  auto plain = std::make_shared<ir::Var>(
+      "t", std::make_shared<ir::TensorType>(
+               std::vector<ir::ExprPtr>{std::make_shared<ir::ConstInt>(64)}, DataType::kFP32));
+  auto p = OpRegistry::Global().MakeCall("pl.tensor.reshape", {plain, Shape({8, 8})}, {}, {},
+                                         Span());
+  ASSERT_TRUE(p.ok());
+  EXPECT_TRUE(ir::Is<ir::TensorType>((*p)->type()));
+}
+
 TEST(OpRegistryTest, UnknownOperatorIsLocatedUserError) {
   auto file = std::make_shared<SourceFile>("p.pto", "pl.tensor.frobnicate(x)\n");
   auto call = OpRegistry::Global().MakeCall("pl.tensor.frobnicate", {}, {}, {},

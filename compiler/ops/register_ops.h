@@ -10,6 +10,7 @@ void RegisterDistributedOps(OpRegistry& registry);  // pld.tensor.*, pld.system.
 void RegisterBuiltinOps(OpRegistry& registry);      // builtin.tensor.* (internal only)
 void RegisterTensorOps(OpRegistry& registry);       // pl.tensor.*
 void RegisterTileOps(OpRegistry& registry);         // pl.tile.*
+void RegisterRuntimeOps(OpRegistry& registry);      // fences, cache invalidation, async puts, task_dummy
 
 }  // namespace pto::ops
 

@@ -99,6 +99,12 @@ absl::StatusOr<TypePtr> DeduceReshape(const CallSite& s) {
   RETURN_IF_ERROR(CheckArgCount(s, op, 2, 2));
   ASSIGN_OR_RETURN(auto t, TensorArg(s, 0, op, "tensor"));
   ASSIGN_OR_RETURN(auto shape, TupleArg(s, 1, op, "shape"));
+  // A reshape is a zero-copy view: a window stays a window of the same buffer,
+  // so peers can still address it (LowerCompositeOps' flattened allreduce view).
+  if (auto dt = ir::As<ir::DistributedTensorType>(s.args[0]->type())) {
+    return TypePtr(std::make_shared<ir::DistributedTensorType>(
+        std::move(shape), t->dtype(), std::nullopt, std::nullopt, dt->window_buffer()));
+  }
   return TensorOf(std::move(shape), t->dtype());
 }
 
