@@ -1,0 +1,70 @@
+#include "common/launch_width.h"
+
+#include <cstdint>
+#include <limits>
+
+#include "gtest/gtest.h"
+
+namespace pto {
+namespace {
+
+struct Row {
+  int64_t p, l, b;
+};
+
+// Every worked row of spec §4.8: the RFC's EP8 table (first eight rows), the
+// EP4 campaign points, the EP8 sweep extras, the ST points and the EP4 K3
+// point of seed 003.
+constexpr Row kWorkedTable[] = {
+    {8, 1, 1},  {8, 7, 7},    {8, 8, 8},   {8, 10, 8},  {8, 15, 8}, {8, 16, 16},
+    {16, 7, 7}, {16, 16, 16}, {4, 2, 2},   {4, 10, 8},  {8, 2, 2},  {8, 4, 4},
+    {2, 5, 4},  {2, 6, 6},    {2, 51, 50}, {4, 16, 16},
+};
+
+TEST(CalAllToAllVBlocksTest, WorkedTable) {
+  for (const Row& r : kWorkedTable) {
+    absl::StatusOr<int64_t> b = CalAllToAllVBlocks(r.p, r.l);
+    ASSERT_TRUE(b.ok()) << "P=" << r.p << " L=" << r.l << ": " << b.status();
+    EXPECT_EQ(*b, r.b) << "P=" << r.p << " L=" << r.l;
+  }
+}
+
+// The EP8 sweep of the benchmark harness: L=1,2,4,7,8,10,15,16 -> B=1,2,4,7,8,8,8,16.
+TEST(CalAllToAllVBlocksTest, Ep8Sweep) {
+  const int64_t ls[] = {1, 2, 4, 7, 8, 10, 15, 16};
+  const int64_t bs[] = {1, 2, 4, 7, 8, 8, 8, 16};
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(*CalAllToAllVBlocks(8, ls[i]), bs[i]) << "L=" << ls[i];
+}
+
+// No 2P cap (an earlier harness model with one broke EP4 L=16), and the
+// extremes do not overflow.
+TEST(CalAllToAllVBlocksTest, NoCapAndExtremes) {
+  EXPECT_EQ(*CalAllToAllVBlocks(4, 16), 16);
+  EXPECT_EQ(*CalAllToAllVBlocks(1, 1), 1);
+  const int64_t max32 = std::numeric_limits<int32_t>::max();
+  EXPECT_EQ(*CalAllToAllVBlocks(8, max32), max32 / 8 * 8);
+  EXPECT_EQ(*CalAllToAllVBlocks(max32, 3), 3);
+}
+
+// The four non-positive cases of the Python reference's test.
+TEST(CalAllToAllVBlocksTest, RejectsNonPositive) {
+  struct Bad {
+    int64_t p, l;
+    const char* message;
+  };
+  const Bad bad[] = {
+      {0, 8, "cal_all_to_all_v_blocks: p (rank count) must be positive, got 0"},
+      {-1, 8, "cal_all_to_all_v_blocks: p (rank count) must be positive, got -1"},
+      {8, 0, "cal_all_to_all_v_blocks: l (core_num) must be positive, got 0"},
+      {8, -3, "cal_all_to_all_v_blocks: l (core_num) must be positive, got -3"},
+  };
+  for (const Bad& b : bad) {
+    absl::StatusOr<int64_t> r = CalAllToAllVBlocks(b.p, b.l);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(r.status().message(), b.message);
+  }
+}
+
+}  // namespace
+}  // namespace pto
