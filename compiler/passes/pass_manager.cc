@@ -6,6 +6,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/passes/pass_registry.h"
+#include "compiler/passes/property_verifiers.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/support/strings.h"
@@ -69,6 +70,16 @@ absl::StatusOr<ir::ProgramPtr> PassManager::Run(ir::ProgramPtr program,
     if (options_.verify_each) {
       absl::Status s = ir::VerifyProgram(program);
       if (!s.ok()) return VerificationFailure(s, pto::StrCat("after pass ", pass->name()));
+      // The pass's claims: every property it produces must hold.
+      for (int i = 0; i < static_cast<int>(IRProperty::kCount); ++i) {
+        IRProperty p = static_cast<IRProperty>(i);
+        if (!pass->produced().Contains(p)) continue;
+        s = VerifyProperty(p, program);
+        if (!s.ok()) {
+          return VerificationFailure(
+              s, pto::StrCat("after pass ", pass->name(), " (property ", IRPropertyName(p), ")"));
+        }
+      }
     }
     if (options_.dump != nullptr &&
         (options_.print_after_all || options_.print_after.contains(ToAbsl(pass->name())))) {

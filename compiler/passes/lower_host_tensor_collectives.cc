@@ -1,0 +1,515 @@
+#include "compiler/passes/lower_host_tensor_collectives.h"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "compiler/ir/mutator.h"
+#include "compiler/ops/op_registry.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/support/status_macros.h"
+#include "compiler/support/strings.h"
+
+namespace pto::passes {
+namespace {
+
+using ir::ArgDirection;
+using ir::AttrList;
+using ir::CallPtr;
+using ir::ExprPtr;
+using ir::StmtPtr;
+
+constexpr ArgDirection kIn = ArgDirection::kInput;
+constexpr ArgDirection kInOut = ArgDirection::kInOut;
+
+// One public collective of spec §2.4 and how the HOST rail lowers it.
+struct Collective {
+  std::string_view op;          // public op, e.g. "pld.tensor.allgather"
+  std::string_view short_name;  // builtin suffix, e.g. "allgather"
+  size_t alias_arg;             // the window the result aliases
+  size_t signal_arg;
+  // Roles of the window operands, in argument order (all_to_all_v's optional
+  // 6th positional core_num is a scalar and not listed).
+  std::vector<std::string_view> roles;
+  std::vector<ArgDirection> directions;
+  // Operands the deducer lets be plain Tensors but the HOST dispatch cannot
+  // pass (it only knows window or tile args).
+  std::vector<size_t> host_bound;
+};
+
+const std::vector<Collective>& Collectives() {
+  static const auto* table = new std::vector<Collective>{
+      {"pld.tensor.allreduce", "allreduce", 0, 1, {"src", "signal"}, {kInOut, kInOut}, {}},
+      {"pld.tensor.barrier", "barrier", 0, 0, {"signal"}, {kInOut}, {}},
+      {"pld.tensor.broadcast", "broadcast", 0, 1, {"target", "signal"}, {kInOut, kInOut}, {}},
+      {"pld.tensor.reduce_scatter",
+       "reduce_scatter",
+       0,
+       1,
+       {"target", "signal"},
+       {kInOut, kInOut},
+       {}},
+      {"pld.tensor.allgather",
+       "allgather",
+       1,
+       2,
+       {"input", "target", "signal"},
+       {kIn, kInOut, kInOut},
+       {0}},
+      {"pld.tensor.all_to_all",
+       "all_to_all",
+       1,
+       2,
+       {"input", "target", "signal"},
+       {kIn, kInOut, kInOut},
+       {0}},
+      {"pld.tensor.all_to_all_v",
+       "all_to_all_v",
+       1,
+       2,
+       {"input", "target", "signal", "send_counts", "recv_counts"},
+       {kIn, kInOut, kInOut, kIn, kInOut},
+       {0, 3}},
+  };
+  return *table;
+}
+
+const Collective* FindCollective(const CallPtr& call) {
+  if (call == nullptr || ir::Is<ir::GlobalVar>(call->op())) return nullptr;
+  for (const Collective& c : Collectives()) {
+    if (call->op()->name() == c.op) return &c;
+  }
+  return nullptr;
+}
+
+std::optional<int64_t> ConstValue(const ExprPtr& e) {
+  if (auto c = ir::As<ir::ConstInt>(e)) return c->value();
+  return std::nullopt;
+}
+
+std::shared_ptr<const ir::DistributedTensorType> DistType(const ExprPtr& e) {
+  return ir::As<ir::DistributedTensorType>(e->type());
+}
+
+// spec §3.11 step 6: a signal of `required_slots` devices (0 = unknown, the
+// world-size loop) with `required_lanes` lanes per device.
+absl::Status CheckStaticSignalCapacity(std::string_view op, const ir::DistributedTensorType& sig,
+                                       int64_t required_slots, int64_t required_lanes,
+                                       bool allow_wider, const Span& span) {
+  const std::vector<ExprPtr>& shape = sig.shape();
+  if (shape.size() != 1 && shape.size() != 2) {
+    return UserErrorF(span, op,
+                      ": collective signal must be rank-1 [world_size] or rank-2 "
+                      "[world_size, signal_stride], got rank ",
+                      shape.size());
+  }
+  if (shape.size() == 1 && required_lanes != 1) {
+    return UserErrorF(span, op, ": collective rank-1 signal has one lane per device but ",
+                      required_lanes,
+                      " lanes are required; use a rank-2 [world_size, signal_stride] signal");
+  }
+  if (shape.size() == 2) {
+    std::optional<int64_t> lanes = ConstValue(shape[1]);
+    if (!lanes) return UserErrorF(span, op, ": collective rank-2 signal shape[1] must be constant");
+    if (!allow_wider && *lanes != required_lanes) {
+      return UserErrorF(span, op, ": collective rank-2 signal shape[1] (", *lanes,
+                        ") must equal the required lane count (", required_lanes, ")");
+    }
+    if (allow_wider && *lanes < required_lanes) {
+      return UserErrorF(span, op, ": collective rank-2 signal shape[1] (", *lanes,
+                        ") must be at least the required lane count (", required_lanes, ")");
+    }
+  }
+  std::optional<int64_t> slots = ConstValue(shape[0]);
+  if (required_slots > 0 && slots && *slots < required_slots) {
+    return UserErrorF(span, op, ": collective signal shape[0] (", *slots,
+                      ") must be at least the participating device count (", required_slots, ")");
+  }
+  return absl::OkStatus();
+}
+
+// The ring schedule's signal and src rules for a known device count n.
+absl::Status CheckRingAllReduce(const ir::DistributedTensorType& src,
+                                const ir::DistributedTensorType& sig, int64_t n, const Span& span) {
+  constexpr std::string_view op = "pld.tensor.allreduce";
+  if (n > 16) {
+    return UserErrorF(span, op, ": ring allreduce requires 16 or fewer participating devices, got ",
+                      n);
+  }
+  const int64_t rows = 2 * (n - 1) + 1;
+  if (sig.shape().size() != 2) {
+    return UserErrorF(span, op, " mode=\"ring\" requires a rank-2 INT32 signal [2*(N-1)+1, N] = [",
+                      rows, ", ", n, "], got rank ", sig.shape().size());
+  }
+  std::optional<int64_t> s0 = ConstValue(sig.shape()[0]);
+  std::optional<int64_t> s1 = ConstValue(sig.shape()[1]);
+  if (s0 && *s0 < rows) {
+    return UserErrorF(span, op, ": ring allreduce signal shape[0] (", *s0,
+                      ") must be at least 2*(N-1)+1 = ", rows, " for N=", n,
+                      " participating devices");
+  }
+  if (s0 && s1 && *s0 != 2 * (*s1 - 1) + 1) {
+    return UserErrorF(span, op, ": ring allreduce signal shape[0] (", *s0,
+                      ") must equal 2*(shape[1]-1)+1 = ", 2 * (*s1 - 1) + 1);
+  }
+  if (!s1 || *s1 != n) {
+    return UserErrorF(span, op,
+                      ": ring allreduce signal shape[1] must equal the participating "
+                      "device count (",
+                      n, ")");
+  }
+  int64_t numel = 1;
+  for (const ExprPtr& d : src.shape()) {
+    std::optional<int64_t> v = ConstValue(d);
+    if (!v) {
+      return UserErrorF(span, op,
+                        ": ring allreduce requires a statically-known src shape when "
+                        "the participating device count is known");
+    }
+    numel *= *v;
+  }
+  if (numel % n != 0) {
+    return UserErrorF(span, op, ": ring allreduce src element count (", numel,
+                      ") must be divisible by the participating device count (", n, ")");
+  }
+  return absl::OkStatus();
+}
+
+class Lowerer : public ir::IRMutator {
+ public:
+  explicit Lowerer(const LowerHostTensorCollectivesOptions& options) : options_(options) {}
+  const absl::Status& status() const { return status_; }
+
+ protected:
+  ir::FunctionPtr MutateFunction(const ir::FunctionPtr& func) override {
+    if (!status_.ok() || func == nullptr || !func->IsHostOrch()) return func;
+    return IRMutator::MutateFunction(func);
+  }
+
+  StmtPtr MutateStmt(const StmtPtr& stmt) override {
+    if (!status_.ok()) return stmt;
+    return IRMutator::MutateStmt(stmt);
+  }
+
+  StmtPtr MutateCommDomainScopeStmt(
+      const std::shared_ptr<const ir::CommDomainScopeStmt>& stmt) override {
+    scopes_.push_back(stmt.get());
+    StmtPtr out = IRMutator::MutateCommDomainScopeStmt(stmt);
+    scopes_.pop_back();
+    return out;
+  }
+
+  // spec §5: indexed_all_to_all_v runs only on the managed CHIP rail.
+  ExprPtr MutateCall(const CallPtr& call) override {
+    if (!ir::Is<ir::GlobalVar>(call->op()) &&
+        call->op()->name() == "pld.tensor.indexed_all_to_all_v" && status_.ok()) {
+      status_ = UserError(call->span(),
+                          "pld.tensor.indexed_all_to_all_v is not supported from a HOST "
+                          "orchestrator; call it from a CHIP orchestration (managed L2 rail)");
+      return call;
+    }
+    // Statement-level collectives never reach here (they are rewritten whole);
+    // one nested in another expression has no statement to fan out into.
+    if (const Collective* c = FindCollective(call); c != nullptr && status_.ok()) {
+      status_ = UserErrorF(call->span(), c->op,
+                           " in a HOST orchestrator must be a direct assignment, expression "
+                           "statement, or return value");
+      return call;
+    }
+    return IRMutator::MutateCall(call);
+  }
+
+  // `return op(...)` (spec Q9): lowered in place; the function returns the
+  // window the collective wrote.
+  StmtPtr MutateReturnStmt(const std::shared_ptr<const ir::ReturnStmt>& stmt) override {
+    std::vector<StmtPtr> stmts;
+    std::vector<ExprPtr> values;
+    bool changed = false;
+    for (const ExprPtr& v : stmt->value()) {
+      CallPtr call = ir::As<ir::Call>(v);
+      const Collective* c = FindCollective(call);
+      if (c == nullptr) {
+        ExprPtr m = MutateExpr(v);
+        changed = changed || m != v;
+        values.push_back(std::move(m));
+        continue;
+      }
+      absl::StatusOr<StmtPtr> lowered = Lower(*c, call, {});
+      if (!lowered.ok()) return Fail(lowered.status(), stmt);
+      stmts.push_back(*std::move(lowered));
+      values.push_back(MutateExpr(call->args()[c->alias_arg]));
+      changed = true;
+    }
+    if (!changed) return stmt;
+    stmts.push_back(std::make_shared<const ir::ReturnStmt>(std::move(values),
+                                                           stmt->leading_comments(), stmt->span()));
+    if (stmts.size() == 1) return stmts[0];
+    return std::make_shared<const ir::SeqStmts>(std::move(stmts), stmt->span());
+  }
+
+  StmtPtr MutateEvalStmt(const std::shared_ptr<const ir::EvalStmt>& stmt) override {
+    CallPtr call = ir::As<ir::Call>(stmt->expr());
+    const Collective* c = FindCollective(call);
+    if (c == nullptr) return IRMutator::MutateEvalStmt(stmt);
+    absl::StatusOr<StmtPtr> lowered = Lower(*c, call, stmt->leading_comments());
+    if (!lowered.ok()) return Fail(lowered.status(), stmt);
+    return *lowered;
+  }
+
+  StmtPtr MutateAssignStmt(const std::shared_ptr<const ir::AssignStmt>& stmt) override {
+    CallPtr call = ir::As<ir::Call>(stmt->value());
+    const Collective* c = FindCollective(call);
+    if (c == nullptr || stmt->var() == nullptr) return IRMutator::MutateAssignStmt(stmt);
+    absl::StatusOr<StmtPtr> lowered = Lower(*c, call, {});
+    if (!lowered.ok()) return Fail(lowered.status(), stmt);
+    // `res = collective(...)` keeps naming the window it wrote: res' = source.
+    ExprPtr source = MutateExpr(call->args()[c->alias_arg]);
+    auto src_type = DistType(source);
+    auto res_type = ir::As<ir::DistributedTensorType>(MutateType(stmt->var()->type()));
+    if (src_type == nullptr || !src_type->window_buffer() || res_type == nullptr) {
+      return Fail(InternalErrorF(stmt->span(), c->op,
+                                 " result and its alias source must be window-bound "
+                                 "DistributedTensors"),
+                  stmt);
+    }
+    auto type = std::make_shared<const ir::DistributedTensorType>(
+        res_type->shape(), res_type->dtype(), res_type->memref(), res_type->tensor_view(),
+        src_type->window_buffer(), res_type->span());
+    auto res = std::make_shared<const ir::Var>(stmt->var()->name_hint(), std::move(type),
+                                               stmt->var()->span());
+    SetVarReplacement(stmt->var(), res);
+    std::vector<StmtPtr> stmts;
+    if (auto seq = ir::As<ir::SeqStmts>(*lowered)) {
+      stmts = seq->stmts();
+    } else {
+      stmts.push_back(*lowered);
+    }
+    stmts.push_back(std::make_shared<const ir::AssignStmt>(res, std::move(source), stmt->span()));
+    return std::make_shared<const ir::SeqStmts>(std::move(stmts), stmt->span());
+  }
+
+ private:
+  StmtPtr Fail(absl::Status status, const StmtPtr& stmt) {
+    if (status_.ok()) status_ = std::move(status);
+    return stmt;
+  }
+
+  absl::StatusOr<StmtPtr> Lower(const Collective& c, const CallPtr& call,
+                                const std::vector<std::string>& comments) {
+    const Span& span = call->span();
+    if (scopes_.empty()) {
+      return InternalErrorF(span, c.op, " must appear inside a CommDomainScopeStmt");
+    }
+    const std::vector<ExprPtr>& args = call->args();
+    if (c.short_name == "allreduce" && args.size() != 2) {
+      return UserErrorF(span, c.op,
+                        " on the HOST rail needs an explicit signal; run "
+                        "SynthesizeAllReduceSignals before LowerHostTensorCollectives");
+    }
+    if (args.size() < c.roles.size()) {
+      return InternalErrorF(span, c.op, " expects ", c.roles.size(), " window operands, got ",
+                            args.size());
+    }
+    // Host-bound operands, then every other window operand (whose deducer
+    // already demands a DistributedTensor, so only an unbound parameter is
+    // left to reject here).
+    std::vector<ir::WindowBufferPtr> buffers;
+    for (size_t i = 0; i < c.roles.size(); ++i) {
+      auto t = DistType(args[i]);
+      if (t == nullptr || !t->window_buffer() || *t->window_buffer() == nullptr) {
+        return UserErrorF(span, c.op, " ", c.roles[i],
+                          " must be a window-bound DistributedTensor (a view of an "
+                          "alloc_window_buffer) when called from a HOST orchestrator; a plain "
+                          "Tensor or an unbound DistributedTensor parameter is only supported "
+                          "on the InCore composite path");
+      }
+      buffers.push_back(*t->window_buffer());
+    }
+    RETURN_IF_ERROR(CheckPairwiseDistinctWindows(c, buffers, span));
+    ASSIGN_OR_RETURN(const ir::CommDomainScopeStmt* scope, FindScopeForBuffers(c, buffers, span));
+    const int64_t n = static_cast<int64_t>(scope->devices().size());
+
+    // Operands after earlier rewrites (a chained `x = op(x, ...)` reads the
+    // remapped x).
+    std::vector<ExprPtr> new_args;
+    for (size_t i = 0; i < c.roles.size(); ++i) new_args.push_back(MutateExpr(args[i]));
+    auto sig = DistType(args[c.signal_arg]);
+    ir::DataType data_dtype = DistType(args[c.alias_arg])->dtype();
+
+    std::string builtin = pto::StrCat("builtin.tensor.", c.short_name);
+    AttrList kwargs;
+    AttrList extra_attrs;
+    if (c.short_name == "allreduce") {
+      std::string mode = ir::GetAttr<std::string>(call->kwargs(), "mode").value_or("mesh");
+      if (mode != "mesh" && mode != "ring") {
+        return UserErrorF(span, "pld.tensor.allreduce mode must be \"ring\" or \"mesh\", got \"",
+                          mode, "\"");
+      }
+      int64_t op = ir::GetAttr<int64_t>(call->kwargs(), "op").value_or(0);
+      int64_t core_num = ir::GetAttr<int64_t>(call->kwargs(), ir::kAttrCoreNum).value_or(1);
+      auto src = DistType(args[0]);
+      if (mode == "ring") {
+        if (core_num != 1) {
+          return UserErrorF(span,
+                            "HOST pld.tensor.allreduce mode=\"ring\" does not support core_num > "
+                            "1, got core_num=",
+                            core_num, "; use mode=\"mesh\" for a multi-core AllReduce");
+        }
+        if (n > 0) RETURN_IF_ERROR(CheckRingAllReduce(*src, *sig, n, span));
+        builtin = "builtin.tensor.allreduce_ring";
+        kwargs = {{"op", op}, {"dtype", data_dtype}};
+      } else {
+        if (options_.backend_aiv_core_count && core_num > *options_.backend_aiv_core_count) {
+          return UserErrorF(span, "pld.tensor.allreduce core_num (", core_num,
+                            ") exceeds the backend AIV core count (",
+                            *options_.backend_aiv_core_count, ")");
+        }
+        RETURN_IF_ERROR(CheckStaticSignalCapacity(c.op, *sig, n, core_num, true, span));
+        kwargs = {{"op", op}, {"dtype", data_dtype}, {ir::kAttrCoreNum, core_num}};
+      }
+    } else {
+      RETURN_IF_ERROR(CheckStaticSignalCapacity(c.op, *sig, n, 1, false, span));
+      if (c.short_name == "broadcast") {
+        int64_t root = ir::GetAttr<int64_t>(call->kwargs(), "root").value_or(0);
+        if (n > 0 && (root < 0 || root >= n)) {
+          return UserErrorF(span, "pld.tensor.broadcast root (", root,
+                            ") must be a valid rank in [0, ", n,
+                            ") for this explicit device subset");
+        }
+        kwargs = {{"root", root}, {"dtype", data_dtype}};
+      } else if (c.short_name == "reduce_scatter") {
+        kwargs = {{"op", ir::GetAttr<int64_t>(call->kwargs(), "op").value_or(0)},
+                  {"dtype", data_dtype}};
+      } else if (c.short_name != "barrier") {
+        kwargs = {{"dtype", data_dtype}};
+      }
+      if (c.short_name == "all_to_all_v") {
+        // The requested block limit L (a 6th positional Scalar or the kwarg)
+        // travels to the dispatch as the core_num attr.
+        if (args.size() > c.roles.size()) {
+          extra_attrs.emplace_back(ir::kAttrCoreNum, MutateExpr(args[c.roles.size()]));
+        } else if (auto l = ir::GetAttr<int64_t>(call->kwargs(), ir::kAttrCoreNum)) {
+          extra_attrs.emplace_back(ir::kAttrCoreNum, ExprPtr(std::make_shared<ir::ConstInt>(
+                                                         *l, ir::DataType::kIndex, span)));
+        }
+      }
+    }
+
+    // attrs = the builtin's kwargs, the call's other attrs, device, directions.
+    AttrList attrs;
+    for (const auto& [k, v] : kwargs) {
+      if (k == ir::kAttrCoreNum) {
+        attrs.emplace_back(k, ExprPtr(std::make_shared<ir::ConstInt>(std::get<int64_t>(v),
+                                                                     ir::DataType::kIndex, span)));
+      } else {
+        attrs.emplace_back(k, v);
+      }
+    }
+    for (auto& kv : extra_attrs) attrs.push_back(std::move(kv));
+    std::optional<AttrList> call_attrs = MutateAttrs(call->attrs());
+    for (const auto& [k, v] : call_attrs ? *call_attrs : call->attrs()) {
+      if (k == ir::kAttrDevice || k == ir::kAttrArgDirections || ir::HasAttr(attrs, k)) continue;
+      attrs.emplace_back(k, v);
+    }
+    const ops::OpRegistry& registry = ops::OpRegistry::Global();
+    auto make = [&](ExprPtr device) -> absl::StatusOr<CallPtr> {
+      AttrList a = attrs;
+      a.emplace_back(ir::kAttrDevice, std::move(device));
+      a.emplace_back(ir::kAttrArgDirections, c.directions);
+      return registry.MakeCall(builtin, new_args, kwargs, std::move(a), span);
+    };
+
+    if (n > 0) {
+      std::vector<StmtPtr> evals;
+      std::vector<int64_t> devices = scope->devices();
+      std::sort(devices.begin(), devices.end());
+      for (int64_t dev : devices) {
+        ASSIGN_OR_RETURN(CallPtr b,
+                         make(std::make_shared<ir::ConstInt>(dev, ir::DataType::kInt64, span)));
+        evals.push_back(std::make_shared<const ir::EvalStmt>(
+            std::move(b), evals.empty() ? comments : std::vector<std::string>{}, span));
+      }
+      return StmtPtr(std::make_shared<const ir::SeqStmts>(std::move(evals), span));
+    }
+    // All devices: one dispatch per rank of the runtime world (bounds spelled
+    // as a user's `pl.range(pld.world_size())`; r is Scalar[INT64], spec §3.11).
+    auto r = std::make_shared<const ir::Var>("r", ir::ScalarType::Get(ir::DataType::kInt64), span);
+    ASSIGN_OR_RETURN(CallPtr b, make(r));
+    ASSIGN_OR_RETURN(CallPtr ws, registry.MakeCall("pld.system.world_size", {}, {}, {}, span));
+    return StmtPtr(std::make_shared<const ir::ForStmt>(
+        r, std::make_shared<ir::ConstInt>(0, ir::DataType::kIndex, span), ws,
+        std::make_shared<ir::ConstInt>(1, ir::DataType::kIndex, span),
+        std::vector<ir::IterArgPtr>{},
+        std::make_shared<const ir::EvalStmt>(std::move(b), comments, span),
+        std::vector<ir::VarPtr>{}, ir::ForKind::kSequential, AttrList{}, span));
+  }
+
+  // Two views of one allocation in one collective race across processes
+  // (TPUT/reduce overwrite, or a notify/count write racing a kernel read).
+  static absl::Status CheckPairwiseDistinctWindows(const Collective& c,
+                                                   const std::vector<ir::WindowBufferPtr>& bufs,
+                                                   const Span& span) {
+    for (size_t i = 0; i < bufs.size(); ++i) {
+      for (size_t j = i + 1; j < bufs.size(); ++j) {
+        if (bufs[i] == bufs[j]) {
+          return UserErrorF(span, c.op, " ", c.roles[i], " and ", c.roles[j],
+                            " must be different window allocations (two pld.window views over "
+                            "the same alloc_window_buffer are a cross-process data race under "
+                            "in-kernel TPUT/notify)");
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // The innermost enclosing scope whose slots hold every buffer.
+  absl::StatusOr<const ir::CommDomainScopeStmt*> FindScopeForBuffers(
+      const Collective& c, const std::vector<ir::WindowBufferPtr>& bufs, const Span& span) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      const std::vector<ir::WindowBufferPtr>& slots = (*it)->slots();
+      bool all = true;
+      for (const ir::WindowBufferPtr& b : bufs) {
+        bool found = false;
+        for (const ir::WindowBufferPtr& s : slots) found = found || s == b;
+        all = all && found;
+      }
+      if (all) return *it;
+    }
+    return InternalErrorF(span, c.op,
+                          ": window buffers must resolve to the same comm-domain scope");
+  }
+
+  const LowerHostTensorCollectivesOptions options_;
+  std::vector<const ir::CommDomainScopeStmt*> scopes_;
+  absl::Status status_;
+};
+
+class LowerHostTensorCollectivesPass : public Pass {
+ public:
+  explicit LowerHostTensorCollectivesPass(LowerHostTensorCollectivesOptions options)
+      : options_(options) {}
+  std::string_view name() const override { return "LowerHostTensorCollectives"; }
+  IRPropertySet required() const override { return {IRProperty::kCommDomainScopesMaterialized}; }
+  IRPropertySet produced() const override { return {IRProperty::kCommDomainScopesMaterialized}; }
+
+  absl::StatusOr<ir::ProgramPtr> Run(const ir::ProgramPtr& program) override {
+    Lowerer lowerer(options_);
+    ir::ProgramPtr out = lowerer.MutateProgram(program);
+    RETURN_IF_ERROR(lowerer.status());
+    return out;
+  }
+
+ private:
+  LowerHostTensorCollectivesOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> CreateLowerHostTensorCollectivesPass(
+    LowerHostTensorCollectivesOptions options) {
+  return std::make_unique<LowerHostTensorCollectivesPass>(options);
+}
+
+}  // namespace pto::passes

@@ -1,0 +1,720 @@
+#include "compiler/passes/lower_l2_tensor_collectives.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "common/launch_width.h"
+#include "compiler/ir/mutator.h"
+#include "compiler/ir/visitor.h"
+#include "compiler/ops/op_registry.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/support/status_macros.h"
+#include "compiler/support/strings.h"
+
+namespace pto::passes {
+namespace {
+
+using ir::CallPtr;
+using ir::ExprPtr;
+using ir::FunctionPtr;
+using ir::ParamDirection;
+using ir::StmtPtr;
+using ir::TypePtr;
+using ir::VarPtr;
+
+constexpr int64_t kInt32Max = 2147483647;
+
+// Public collectives of spec §2.4 and the operand their result aliases.
+struct ManagedOp {
+  std::string_view name;
+  size_t target;
+};
+constexpr ManagedOp kManagedOps[] = {
+    {"pld.tensor.allreduce", 0},    {"pld.tensor.barrier", 0},
+    {"pld.tensor.broadcast", 0},    {"pld.tensor.reduce_scatter", 0},
+    {"pld.tensor.allgather", 1},    {"pld.tensor.all_to_all", 1},
+    {"pld.tensor.all_to_all_v", 1}, {"pld.tensor.indexed_all_to_all_v", 1},
+};
+
+const ManagedOp* FindManaged(const CallPtr& call) {
+  if (call == nullptr || ir::Is<ir::GlobalVar>(call->op())) return nullptr;
+  for (const ManagedOp& m : kManagedOps) {
+    if (call->op()->name() == m.name) return &m;
+  }
+  return nullptr;
+}
+
+// How this rail lowers one collective (spec §3.4 for all_to_all_v, §5 for the
+// indexed variant).
+struct RailOp {
+  std::string_view op;
+  std::string_view kernel_prefix;  // + "fp32" / "int8"
+  std::vector<std::string_view> roles;
+  std::vector<ParamDirection> directions;
+  // Canonical parameter kind: true = the call site's DistributedTensorType,
+  // false = a plain TensorType(shape, dtype) whatever the call passes.
+  std::vector<bool> distributed;
+  // Where the template dir comes from: a builtin op of the registry, or (for
+  // the indexed variant, which has no builtin op) a fixed handle.
+  std::string_view builtin_op;
+  std::string_view fixed_template_dir;
+  // true: L is folded to B = CalAllToAllVBlocks(P, L) and S >= B is checked;
+  // false: L is the exact launch width.
+  bool fold;
+};
+
+constexpr ParamDirection kIn = ParamDirection::kIn;
+constexpr ParamDirection kInOut = ParamDirection::kInOut;
+
+const RailOp& AllToAllV() {
+  static const auto* r = new RailOp{"pld.tensor.all_to_all_v",
+                                    "__builtin_all_to_all_v__",
+                                    {"input", "target", "signal", "send_counts", "recv_counts"},
+                                    {kIn, kInOut, kInOut, kIn, kInOut},
+                                    {false, true, true, false, true},
+                                    "builtin.tensor.all_to_all_v",
+                                    "",
+                                    true};
+  return *r;
+}
+
+// spec §5: six tensor operands, send_counts a window, input/recv_counts/index
+// may be local; the first CommContext then lands at args[6].
+const RailOp& IndexedAllToAllV() {
+  static const auto* r =
+      new RailOp{"pld.tensor.indexed_all_to_all_v",
+                 "__builtin_indexed_all_to_all_v__",
+                 {"input", "target", "signal", "send_counts", "recv_counts", "index"},
+                 {kIn, kInOut, kInOut, kIn, kInOut, kIn},
+                 {false, true, true, true, false, false},
+                 "",
+                 ":pypto.runtime.builtins.collectives.indexed_all_to_all_v",
+                 false};
+  return *r;
+}
+
+const RailOp* FindRailOp(const ExprPtr& e) {
+  auto call = ir::As<ir::Call>(e);
+  if (call == nullptr || ir::Is<ir::GlobalVar>(call->op())) return nullptr;
+  if (call->op()->name() == AllToAllV().op) return &AllToAllV();
+  if (call->op()->name() == IndexedAllToAllV().op) return &IndexedAllToAllV();
+  return nullptr;
+}
+
+std::string Where(const Span& s) {
+  return s.known() ? pto::StrCat(s.line, ":", s.col) : std::string("<unknown>");
+}
+
+// The last statement of a body when it is a yield.
+std::shared_ptr<const ir::YieldStmt> LastYield(const StmtPtr& body) {
+  if (auto y = ir::As<ir::YieldStmt>(body)) return y;
+  if (auto seq = ir::As<ir::SeqStmts>(body); seq != nullptr && !seq->stmts().empty()) {
+    return LastYield(seq->stmts().back());
+  }
+  return nullptr;
+}
+
+// Where every value of one function can come from: params, assignments,
+// loop-carried values (init and yield), if/for/while results (a loop result
+// also from its init, since a zero-trip loop returns it).
+class Defs {
+ public:
+  explicit Defs(const FunctionPtr& f) {
+    for (size_t i = 0; i < f->params().size(); ++i) params_[f->params()[i].get()] = i;
+    Walk(f->body());
+  }
+  std::optional<size_t> ParamIndex(const ir::Var* v) const {
+    auto it = params_.find(v);
+    if (it == params_.end()) return std::nullopt;
+    return it->second;
+  }
+  const std::vector<ExprPtr>* Sources(const ir::Var* v) const {
+    auto it = sources_.find(v);
+    return it == sources_.end() ? nullptr : &it->second;
+  }
+  const std::vector<std::shared_ptr<const ir::ReturnStmt>>& returns() const { return returns_; }
+
+ private:
+  void Walk(const StmtPtr& s) {
+    if (s == nullptr) return;
+    if (auto a = ir::As<ir::AssignStmt>(s)) {
+      sources_[a->var().get()] = {a->value()};
+    } else if (auto seq = ir::As<ir::SeqStmts>(s)) {
+      for (const StmtPtr& c : seq->stmts()) Walk(c);
+    } else if (auto r = ir::As<ir::ReturnStmt>(s)) {
+      returns_.push_back(r);
+    } else if (auto i = ir::As<ir::IfStmt>(s)) {
+      Walk(i->then_body());
+      if (i->else_body()) Walk(*i->else_body());
+      std::shared_ptr<const ir::YieldStmt> ys[] = {
+          LastYield(i->then_body()), i->else_body() ? LastYield(*i->else_body()) : nullptr};
+      for (size_t k = 0; k < i->return_vars().size(); ++k) {
+        std::vector<ExprPtr>& src = sources_[i->return_vars()[k].get()];
+        for (const auto& y : ys) {
+          if (y != nullptr && k < y->value().size()) src.push_back(y->value()[k]);
+        }
+      }
+    } else if (auto f = ir::As<ir::ForStmt>(s)) {
+      Loop(f->iter_args(), f->body(), f->return_vars());
+    } else if (auto w = ir::As<ir::WhileStmt>(s)) {
+      Loop(w->iter_args(), w->body(), w->return_vars());
+    } else if (auto sc = ir::As<ir::ScopeStmt>(s)) {
+      Walk(sc->body());
+    }
+  }
+
+  void Loop(const std::vector<ir::IterArgPtr>& iter_args, const StmtPtr& body,
+            const std::vector<VarPtr>& return_vars) {
+    Walk(body);
+    std::shared_ptr<const ir::YieldStmt> y = LastYield(body);
+    for (size_t k = 0; k < iter_args.size(); ++k) {
+      std::vector<ExprPtr>& src = sources_[iter_args[k].get()];
+      src.push_back(iter_args[k]->init_value());
+      if (y != nullptr && k < y->value().size()) src.push_back(y->value()[k]);
+      if (k < return_vars.size()) sources_[return_vars[k].get()] = {iter_args[k]};
+    }
+  }
+
+  absl::flat_hash_map<const ir::Var*, size_t> params_;
+  absl::flat_hash_map<const ir::Var*, std::vector<ExprPtr>> sources_;
+  std::vector<std::shared_ptr<const ir::ReturnStmt>> returns_;
+};
+
+bool IsOp(const CallPtr& c, std::string_view name) {
+  return !ir::Is<ir::GlobalVar>(c->op()) && c->op()->name() == name;
+}
+
+// The static contiguity proof of seed 000 (a whitelist walk), plus the
+// resolution of a kernel result to the argument it returns.
+class ContiguityTracer {
+ public:
+  explicit ContiguityTracer(const ir::ProgramPtr& program) : program_(program) {}
+
+  const Defs& DefsOf(const FunctionPtr& f) {
+    auto it = defs_.find(f.get());
+    if (it == defs_.end()) it = defs_.emplace(f.get(), std::make_unique<Defs>(f)).first;
+    return *it->second;
+  }
+
+  // Which parameter result `index` of `callee` names, if every return names
+  // the same one (through in-place writes and loop-carried values).
+  std::optional<size_t> ReturnedParam(const std::string& callee, size_t index, int depth) {
+    FunctionPtr f = program_->GetFunction(callee);
+    if (f == nullptr || depth > 8) return std::nullopt;
+    const Defs& defs = DefsOf(f);
+    std::optional<size_t> result;
+    if (defs.returns().empty()) return std::nullopt;
+    for (const auto& ret : defs.returns()) {
+      ExprPtr e;
+      if (ret->value().size() == f->return_types().size() && index < ret->value().size()) {
+        e = ret->value()[index];
+      } else if (ret->value().size() == 1) {
+        if (auto t = ir::As<ir::MakeTuple>(ret->value()[0]); t && index < t->elements().size()) {
+          e = t->elements()[index];
+        }
+      }
+      if (e == nullptr) return std::nullopt;
+      std::optional<size_t> p = Identity(defs, e, depth);
+      if (!p || (result && *result != *p)) return std::nullopt;
+      result = p;
+    }
+    return result;
+  }
+
+  // A located user error when `operand` (role `role` of `call`, read in
+  // function `f`) is not provably contiguous row-major.
+  absl::Status Check(const FunctionPtr& f, const CallPtr& call, const ExprPtr& operand,
+                     std::string_view role) {
+    const Defs& defs = DefsOf(f);
+    std::vector<ExprPtr> work = {operand};
+    absl::flat_hash_set<const ir::Expr*> seen;
+    auto reject = [&](const ExprPtr& at, const std::string& why) {
+      return UserErrorF(call->span(), call->op()->name(), " ", role,
+                        " is not provably contiguous: ", why, " (at ", Where(at->span()),
+                        "); the CHIP/L2 rail accepts only values traced to a parameter, a window "
+                        "or pl.tensor.create through reshape, view, set_validshape, assemble, "
+                        "collective and kernel results and leading-dimension slices");
+    };
+    while (!work.empty()) {
+      ExprPtr e = work.back();
+      work.pop_back();
+      if (!seen.insert(e.get()).second) continue;
+      if (std::string bad = BadLayout(e->type()); !bad.empty()) return reject(e, bad);
+      if (auto v = ir::As<ir::Var>(e)) {
+        if (defs.ParamIndex(v.get())) continue;  // root
+        const std::vector<ExprPtr>* src = defs.Sources(v.get());
+        if (src == nullptr) {
+          return reject(e, pto::StrCat("'", v->name_hint(), "' has no traceable definition"));
+        }
+        work.insert(work.end(), src->begin(), src->end());
+      } else if (auto c = ir::As<ir::Call>(e)) {
+        if (ir::Is<ir::GlobalVar>(c->op())) {
+          std::optional<size_t> p = ReturnedParam(c->op()->name(), 0, 0);
+          if (!p || *p >= c->args().size() || ir::Is<ir::TupleType>(c->type())) {
+            return reject(e, pto::StrCat("the result of self.", c->op()->name(),
+                                         " does not name one of its parameters"));
+          }
+          work.push_back(c->args()[*p]);
+        } else if (IsOp(c, "pld.tensor.window") || IsOp(c, "pl.tensor.create")) {
+          continue;  // root
+        } else if (IsOp(c, "pl.tensor.reshape") || IsOp(c, "pl.tensor.view") ||
+                   IsOp(c, "pl.tensor.set_validshape") || IsOp(c, "pl.tensor.assemble")) {
+          work.push_back(c->args()[0]);
+        } else if (const ManagedOp* m = FindManaged(c);
+                   m != nullptr && m->target < c->args().size()) {
+          work.push_back(c->args()[m->target]);
+        } else if (IsOp(c, "pl.tensor.slice")) {
+          if (!LeadingDimSlice(c)) {
+            return reject(e,
+                          "a pl.tensor.slice that narrows more than the leading dimension of "
+                          "a static-shape tensor");
+          }
+          work.push_back(c->args()[0]);
+        } else {
+          return reject(e, pto::StrCat("it comes from ", c->op()->name()));
+        }
+      } else if (auto g = ir::As<ir::TupleGetItem>(e)) {
+        CallPtr c = TupleCall(defs, g->tuple());
+        std::optional<size_t> p;
+        if (c != nullptr) p = ReturnedParam(c->op()->name(), g->index(), 0);
+        if (!p || *p >= c->args().size()) {
+          return reject(e,
+                        "a tuple element that is not a kernel result naming one of its "
+                        "parameters");
+        }
+        work.push_back(c->args()[*p]);
+      } else {
+        return reject(e, "not a tensor value");
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  // Non-empty reason when a value's own type is not compact row-major ND.
+  static std::string BadLayout(const TypePtr& type) {
+    auto t = ir::AsTensorTypeLike(type);
+    if (t == nullptr || !t->tensor_view()) return "";
+    const ir::TensorView& v = *t->tensor_view();
+    if (v.layout != ir::TensorLayout::kND) {
+      return pto::StrCat("a value with layout ", ir::TensorLayoutName(v.layout));
+    }
+    if (v.stride.empty()) return "";
+    if (v.stride.size() != t->shape().size()) return "a value with an explicit non-compact stride";
+    int64_t expect = 1;
+    for (size_t k = t->shape().size(); k-- > 0;) {
+      std::optional<int64_t> s = ir::GetConstInt(v.stride[k]);
+      if (!s || *s != expect) return "a value with an explicit non-compact stride";
+      if (k == 0) break;
+      std::optional<int64_t> d = ir::GetConstInt(t->shape()[k]);
+      if (!d) return "a value with an explicit stride over a dynamic shape";
+      expect *= *d;
+    }
+    return "";
+  }
+
+  // pl.tensor.slice(src, shape, offsets) keeping every dim but the first of a
+  // static-shape source, with literal offsets.
+  static bool LeadingDimSlice(const CallPtr& c) {
+    if (c->args().size() != 3) return false;
+    auto src = ir::AsTensorTypeLike(c->args()[0]->type());
+    auto shape = ir::As<ir::MakeTuple>(c->args()[1]);
+    auto offs = ir::As<ir::MakeTuple>(c->args()[2]);
+    if (src == nullptr || shape == nullptr || offs == nullptr || src->shape().empty()) {
+      return false;
+    }
+    size_t rank = src->shape().size();
+    if (shape->elements().size() != rank || offs->elements().size() != rank) return false;
+    for (size_t k = 0; k < rank; ++k) {
+      std::optional<int64_t> d = ir::GetConstInt(src->shape()[k]);
+      if (!d) return false;
+      if (k == 0) continue;
+      if (ir::GetConstInt(offs->elements()[k]) != std::optional<int64_t>(0) ||
+          ir::GetConstInt(shape->elements()[k]) != d) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // The kernel call a tuple value comes from (directly or through one var).
+  static CallPtr TupleCall(const Defs& defs, const ExprPtr& tuple) {
+    ExprPtr e = tuple;
+    if (auto v = ir::As<ir::Var>(e)) {
+      const std::vector<ExprPtr>* src = defs.Sources(v.get());
+      if (src == nullptr || src->size() != 1) return nullptr;
+      e = (*src)[0];
+    }
+    auto c = ir::As<ir::Call>(e);
+    if (c == nullptr || !ir::Is<ir::GlobalVar>(c->op())) return nullptr;
+    return c;
+  }
+
+  // The parameter a value of `defs`'s function is, through in-place writes
+  // (tile.store, tensor.write, assemble, collectives), kernel results and
+  // loop-carried values; nullopt unless all paths agree.
+  std::optional<size_t> Identity(const Defs& defs, const ExprPtr& start, int depth) {
+    std::vector<ExprPtr> work = {start};
+    absl::flat_hash_set<const ir::Expr*> seen;
+    std::optional<size_t> result;
+    while (!work.empty()) {
+      ExprPtr e = work.back();
+      work.pop_back();
+      if (!seen.insert(e.get()).second) continue;
+      if (auto v = ir::As<ir::Var>(e)) {
+        if (std::optional<size_t> p = defs.ParamIndex(v.get())) {
+          if (result && *result != *p) return std::nullopt;
+          result = p;
+          continue;
+        }
+        const std::vector<ExprPtr>* src = defs.Sources(v.get());
+        if (src == nullptr) return std::nullopt;
+        work.insert(work.end(), src->begin(), src->end());
+      } else if (auto c = ir::As<ir::Call>(e)) {
+        std::optional<size_t> a;
+        if (ir::Is<ir::GlobalVar>(c->op())) {
+          a = ReturnedParam(c->op()->name(), 0, depth + 1);
+        } else if (IsOp(c, "pl.tile.store")) {
+          a = 2;
+        } else if (IsOp(c, "pl.tensor.write") || IsOp(c, "pl.tensor.assemble")) {
+          a = 0;
+        } else if (const ManagedOp* m = FindManaged(c)) {
+          a = m->target;
+        }
+        if (!a || *a >= c->args().size()) return std::nullopt;
+        work.push_back(c->args()[*a]);
+      } else if (auto g = ir::As<ir::TupleGetItem>(e)) {
+        CallPtr c = TupleCall(defs, g->tuple());
+        if (c == nullptr) return std::nullopt;
+        std::optional<size_t> a = ReturnedParam(c->op()->name(), g->index(), depth + 1);
+        if (!a || *a >= c->args().size()) return std::nullopt;
+        work.push_back(c->args()[*a]);
+      } else {
+        return std::nullopt;
+      }
+    }
+    return result;
+  }
+
+  ir::ProgramPtr program_;
+  absl::flat_hash_map<const ir::Function*, std::unique_ptr<Defs>> defs_;
+};
+
+// The synthesized kernels of one run, keyed by name (one per variant).
+struct Kernels {
+  std::map<std::string, FunctionPtr> by_name;
+  std::map<std::string, ir::GlobalVarPtr> gvars;
+};
+
+// Rewrites the collectives of one CHIP orchestration body.
+class Lowerer : public ir::IRMutator {
+ public:
+  Lowerer(FunctionPtr func, ContiguityTracer* tracer, Kernels* kernels)
+      : func_(std::move(func)), tracer_(tracer), kernels_(kernels) {}
+  const absl::Status& status() const { return status_; }
+
+ protected:
+  StmtPtr MutateStmt(const StmtPtr& stmt) override {
+    if (!status_.ok()) return stmt;
+    return IRMutator::MutateStmt(stmt);
+  }
+
+  StmtPtr MutateAssignStmt(const std::shared_ptr<const ir::AssignStmt>& stmt) override {
+    const RailOp* r = FindRailOp(stmt->value());
+    if (r == nullptr) return IRMutator::MutateAssignStmt(stmt);
+    ExprPtr call = LowerOrKeep(*r, ir::As<ir::Call>(stmt->value()));
+    if (call == stmt->value()) return stmt;
+    // A fresh var of the kernel's result type under the original name.
+    auto var =
+        std::make_shared<ir::Var>(stmt->var()->name_hint(), call->type(), stmt->var()->span());
+    SetVarReplacement(stmt->var(), var);
+    return std::make_shared<ir::AssignStmt>(var, call, stmt->span());
+  }
+
+  StmtPtr MutateEvalStmt(const std::shared_ptr<const ir::EvalStmt>& stmt) override {
+    const RailOp* r = FindRailOp(stmt->expr());
+    if (r == nullptr) return IRMutator::MutateEvalStmt(stmt);
+    ExprPtr call = LowerOrKeep(*r, ir::As<ir::Call>(stmt->expr()));
+    if (call == stmt->expr()) return stmt;
+    return std::make_shared<ir::EvalStmt>(call, stmt->leading_comments(), stmt->span());
+  }
+
+  StmtPtr MutateReturnStmt(const std::shared_ptr<const ir::ReturnStmt>& stmt) override {
+    bool changed = false;
+    std::vector<ExprPtr> values;
+    for (const ExprPtr& v : stmt->value()) {
+      const RailOp* r = FindRailOp(v);
+      ExprPtr out = r != nullptr ? LowerOrKeep(*r, ir::As<ir::Call>(v)) : MutateExpr(v);
+      changed |= out != v;
+      values.push_back(out);
+    }
+    if (!changed) return stmt;
+    return std::make_shared<ir::ReturnStmt>(std::move(values), stmt->leading_comments(),
+                                            stmt->span());
+  }
+
+ private:
+  ExprPtr LowerOrKeep(const RailOp& r, const CallPtr& call) {
+    absl::StatusOr<ExprPtr> out = Lower(r, call);
+    if (!out.ok()) {
+      status_ = out.status();
+      return call;
+    }
+    return *out;
+  }
+
+  absl::StatusOr<ExprPtr> Lower(const RailOp& r, const CallPtr& call) {
+    const size_t n = r.roles.size();
+    const std::vector<ExprPtr>& args = call->args();
+    if (args.size() != n && !(r.fold && args.size() == n + 1)) {
+      return InternalErrorF(call->span(), r.op, " expects ", n, " tensor operands",
+                            r.fold ? " and an optional core_num" : "", ", got ", args.size(),
+                            " arguments");
+    }
+    ASSIGN_OR_RETURN(int64_t l, CoreNum(r, call));
+    auto target = ir::As<ir::DistributedTensorType>(args[1]->type());
+    if (target == nullptr) {
+      return InternalErrorF(call->span(), r.op,
+                            " target must be a DistributedTensor (its deducer guarantees it)");
+    }
+    RETURN_IF_ERROR(ops::CheckCollectiveDType(ops::CollectiveRail::kChip, "all_to_all_v",
+                                              target->dtype(), r.op, call->span()));
+    int64_t blocks = l;
+    if (r.fold) {
+      ASSIGN_OR_RETURN(blocks, FoldLaunchWidth(r, call, l));
+    }
+    for (size_t i = 0; i < n; ++i) {
+      RETURN_IF_ERROR(tracer_->Check(func_, call, args[i], r.roles[i]));
+    }
+    // The emitted call sees the body's var replacements.
+    bool changed = false;
+    std::vector<ExprPtr> operands =
+        MutateExprs(std::vector<ExprPtr>(args.begin(), args.begin() + n), &changed);
+    ASSIGN_OR_RETURN(ir::GlobalVarPtr gv, Kernel(r, target->dtype(), operands, call->span()));
+    ir::AttrList attrs;
+    if (blocks > 1) {
+      // The block-aware barrier needs every admitted block resident at once.
+      attrs.emplace_back(ir::kAttrCoreNum, ExprPtr(std::make_shared<ir::ConstInt>(blocks)));
+      attrs.emplace_back(ir::kAttrSyncStart, true);
+    }
+    TypePtr type = operands[1]->type();
+    return ExprPtr(std::make_shared<ir::Call>(gv, std::move(operands), ir::AttrList{},
+                                              std::move(attrs), type, call->span()));
+  }
+
+  // The requested block limit L: the 6th positional argument or the kwarg
+  // (default 1); a compile-time int in [1, INT32_MAX].
+  absl::StatusOr<int64_t> CoreNum(const RailOp& r, const CallPtr& call) {
+    std::optional<int64_t> l = 1;
+    if (call->args().size() > r.roles.size()) {
+      l = ir::GetConstInt(call->args()[r.roles.size()]);
+    } else if (const ir::AttrValue* k = ir::FindAttr(call->kwargs(), "core_num")) {
+      if (std::holds_alternative<int64_t>(*k)) {
+        l = std::get<int64_t>(*k);
+      } else if (std::holds_alternative<ExprPtr>(*k) && std::get<ExprPtr>(*k) != nullptr) {
+        l = ir::GetConstInt(std::get<ExprPtr>(*k));
+      } else {
+        l = std::nullopt;
+      }
+    }
+    if (!l) {
+      return UserErrorF(call->span(), r.op,
+                        " core_num must be a compile-time constant on the CHIP/L2 rail: a "
+                        "runtime core_num is not supported yet (it would need a runtime "
+                        "signal-stride check that orchestration code cannot fail); call the "
+                        "collective from a HOST orchestrator to pass a runtime core_num");
+    }
+    if (*l < 1 || *l > kInt32Max) {
+      return UserErrorF(call->span(), r.op,
+                        " core_num must be in [1, INT32_MAX] on the CHIP/L2 "
+                        "rail, got ",
+                        *l);
+    }
+    return *l;
+  }
+
+  // B = CalAllToAllVBlocks(P, L), and the [NR, S] signal must give each
+  // admitted block a lane: S >= B (the folded B, not L).
+  absl::StatusOr<int64_t> FoldLaunchWidth(const RailOp& r, const CallPtr& call, int64_t l) {
+    auto sig = ir::AsTensorTypeLike(call->args()[2]->type());
+    std::optional<int64_t> p, s;
+    if (sig != nullptr && sig->shape().size() == 2) {
+      p = ir::GetConstInt(sig->shape()[0]);
+      s = ir::GetConstInt(sig->shape()[1]);
+    }
+    if (!p) {
+      return InternalErrorF(call->span(), r.op,
+                            " signal must be a rank-2 [NR, S] with a constant NR (its deducer "
+                            "guarantees it)");
+    }
+    if (!s) {
+      return UserErrorF(call->span(), r.op,
+                        " signal dim 1 (lane stride S) must be a "
+                        "compile-time constant on the CHIP/L2 rail");
+    }
+    absl::StatusOr<int64_t> b = CalAllToAllVBlocks(*p, l);
+    if (!b.ok()) return InternalErrorF(call->span(), r.op, " ", b.status().message());
+    if (*s < *b) {
+      return UserErrorF(call->span(), r.op, " signal lane stride S (", *s,
+                        ") is smaller than the admitted block count B = CalAllToAllVBlocks(P=", *p,
+                        ", core_num=", l, ") = ", *b,
+                        "; the block-aware barrier needs one signal lane per block");
+    }
+    return *b;
+  }
+
+  // The shared kernel of `r`'s dtype variant, synthesized at its first use.
+  absl::StatusOr<ir::GlobalVarPtr> Kernel(const RailOp& r, ir::DataType dtype,
+                                          const std::vector<ExprPtr>& operands, const Span& span) {
+    // The allowlist check above admits exactly these two dtypes.
+    const bool fp32 = dtype == ir::DataType::kFP32;
+    std::string name = pto::StrCat(r.kernel_prefix, fp32 ? "fp32" : "int8");
+    if (auto it = kernels_->gvars.find(name); it != kernels_->gvars.end()) return it->second;
+    std::string template_dir(r.fixed_template_dir);
+    if (!r.builtin_op.empty()) {
+      const ops::OpDef* def = ops::OpRegistry::Global().Find(r.builtin_op);
+      if (def == nullptr || def->template_dir.empty()) {
+        return InternalErrorF(span, r.builtin_op, " has no template_dir in the op registry");
+      }
+      template_dir = def->template_dir;
+    }
+    // Canonical types: the split plain/distributed is fixed per operand, so
+    // MaterializeDistTensorCtx always appends the same CommCtx tail.
+    std::vector<VarPtr> params;
+    for (size_t i = 0; i < operands.size(); ++i) {
+      TypePtr t = operands[i]->type();
+      if (!r.distributed[i]) {
+        auto tt = ir::AsTensorTypeLike(t);
+        t = std::make_shared<ir::TensorType>(tt->shape(), tt->dtype());
+      }
+      params.push_back(std::make_shared<ir::Var>(std::string(r.roles[i]), t, span));
+    }
+    // `return target`: keeps ReturnParamsExplicit and lets
+    // MaterializeDistTensorCtx map the result back to its parameter.
+    StmtPtr body = std::make_shared<ir::ReturnStmt>(std::vector<ExprPtr>{params[1]},
+                                                    std::vector<std::string>{}, span);
+    ir::AttrList attrs = {
+        {"builtin_template_dir", template_dir},
+        {"builtin_template_vars", std::string(fp32 ? "dtype_cpp=float" : "dtype_cpp=int8_t")},
+        {"require_contiguous_operands", true},
+    };
+    std::vector<TypePtr> returns = {params[1]->type()};
+    ASSIGN_OR_RETURN(
+        FunctionPtr f,
+        ir::Function::Create(name, params, r.directions, returns, body, ir::FunctionType::kAIV,
+                             std::nullopt, std::nullopt, std::move(attrs), false, span));
+    auto gv = std::make_shared<ir::GlobalVar>(name, span);
+    kernels_->by_name[name] = f;
+    kernels_->gvars[name] = gv;
+    return ir::GlobalVarPtr(gv);
+  }
+
+  FunctionPtr func_;
+  ContiguityTracer* tracer_;
+  Kernels* kernels_;
+  absl::Status status_;
+};
+
+// The first managed collective call (or the first call of `only`) in a body.
+class FindCollective : public ir::IRVisitor {
+ public:
+  explicit FindCollective(std::string_view only = "") : only_(only) {}
+  CallPtr found;
+
+ protected:
+  void VisitCall(const CallPtr& call) override {
+    if (found == nullptr && FindManaged(call) != nullptr &&
+        (only_.empty() || call->op()->name() == only_)) {
+      found = call;
+    }
+    IRVisitor::VisitCall(call);
+  }
+  void VisitType(const TypePtr&) override {}
+
+ private:
+  std::string_view only_;
+};
+
+bool IsL2RailBody(const ir::Function& f) {
+  return ir::IsOrchestrationLike(f.func_type()) && f.level() == ir::Level::kChip;
+}
+
+// spec §3.4 step 5: role Orchestrator and level absent or not HOST.
+bool OwnsResidualCheck(const ir::Function& f) {
+  return f.role() == ir::Role::kOrchestrator &&
+         (!f.level().has_value() || *f.level() != ir::Level::kHost);
+}
+
+class LowerL2TensorCollectivesPass : public Pass {
+ public:
+  std::string_view name() const override { return "LowerL2TensorCollectives"; }
+
+  absl::StatusOr<ir::ProgramPtr> Run(const ir::ProgramPtr& program) override {
+    ContiguityTracer tracer(program);
+    Kernels kernels;
+    std::vector<FunctionPtr> functions;
+    bool changed = false;
+    for (const auto& [gv, func] : program->functions()) {
+      FunctionPtr out = func;
+      if (IsL2RailBody(*func)) {
+        Lowerer lowerer(func, &tracer, &kernels);
+        out = lowerer.MutateFunction(func);
+        RETURN_IF_ERROR(lowerer.status());
+      }
+      changed |= out != func;
+      functions.push_back(out);
+    }
+    for (const auto& [name, kernel] : kernels.by_name) {
+      if (FunctionPtr existing = program->GetFunction(name)) {
+        return UserErrorF(existing->span(), "synthesized builtin kernel name '", name,
+                          "' collides with an existing function");
+      }
+      functions.push_back(kernel);
+    }
+    for (const FunctionPtr& f : functions) RETURN_IF_ERROR(CheckResidual(*f));
+    if (!changed && kernels.by_name.empty()) return program;
+    return ir::Program::Create(std::move(functions), program->name(), program->span());
+  }
+
+ private:
+  static absl::Status CheckResidual(const ir::Function& f) {
+    if (ir::IsInCoreType(f.func_type())) {
+      // InCore collectives belong to LowerCompositeOps, except the indexed
+      // variant, which has no composite lowering (spec §5: CHIP only).
+      FindCollective find(IndexedAllToAllV().op);
+      find.VisitStmt(f.body());
+      if (find.found != nullptr) {
+        return UserErrorF(find.found->span(), IndexedAllToAllV().op,
+                          " is not supported in an InCore function ('", f.name(),
+                          "'); call it from a CHIP orchestration (managed L2 rail)");
+      }
+      return absl::OkStatus();
+    }
+    if (!OwnsResidualCheck(f)) return absl::OkStatus();
+    FindCollective find;
+    find.VisitStmt(f.body());
+    if (find.found == nullptr) return absl::OkStatus();
+    return UserErrorF(find.found->span(), find.found->op()->name(), " in function '", f.name(),
+                      "' was not lowered. The managed CHIP/L2 rail currently supports only "
+                      "pld.tensor.all_to_all_v and pld.tensor.indexed_all_to_all_v, written as "
+                      "an assignment, expression statement or return value of a CHIP "
+                      "orchestration body; write any other collective in a HOST orchestrator "
+                      "(builtin dispatch rail) or an InCore function (composite rail)");
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> CreateLowerL2TensorCollectivesPass() {
+  return std::make_unique<LowerL2TensorCollectivesPass>();
+}
+
+}  // namespace pto::passes

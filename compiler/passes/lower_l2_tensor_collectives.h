@@ -1,0 +1,20 @@
+// LowerL2TensorCollectives (spec/collectives.md §3.4, §5; seed 000): the
+// CHIP/L2 managed rail. A pld.tensor.all_to_all_v (or indexed_all_to_all_v)
+// written in a CHIP orchestration body becomes a call of a synthesized
+// FunctionType.AIV kernel whose implementation is the builtin template, so the
+// collective is one AIV task of the caller's own pipeline.
+// See docs/passes/LowerL2TensorCollectives.md.
+#ifndef PTO_COMPILER_PASSES_LOWER_L2_TENSOR_COLLECTIVES_H_
+#define PTO_COMPILER_PASSES_LOWER_L2_TENSOR_COLLECTIVES_H_
+
+#include <memory>
+
+#include "compiler/passes/pass.h"
+
+namespace pto::passes {
+
+std::unique_ptr<Pass> CreateLowerL2TensorCollectivesPass();
+
+}  // namespace pto::passes
+
+#endif  // PTO_COMPILER_PASSES_LOWER_L2_TENSOR_COLLECTIVES_H_
