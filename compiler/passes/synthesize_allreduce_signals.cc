@@ -44,6 +44,8 @@ CallPtr AsOpCall(const ExprPtr& e, std::string_view name) {
 class NameCollector : public ir::IRVisitor {
  public:
   explicit NameCollector(absl::flat_hash_set<std::string>* names) : names_(names) {}
+  // Names live in definitions and uses; types only repeat them.
+  void VisitType(const ir::TypePtr&) override {}
 
  protected:
   void VisitVarDef(const VarPtr& var) override {
@@ -265,9 +267,28 @@ class Synthesizer : public ir::IRMutator {
   absl::Status status_;
 };
 
+// Whether some HOST orchestrator calls pld.tensor.allreduce at all: most
+// programs do not, and then nothing is checked or rewritten.
+class AllReduceFinder : public ir::IRVisitor {
+ public:
+  bool found = false;
+  void VisitType(const ir::TypePtr&) override {}
+
+ protected:
+  void VisitCall(const CallPtr& call) override {
+    if (AsOpCall(call, kAllReduce) != nullptr) found = true;
+    if (!found) IRVisitor::VisitCall(call);
+  }
+};
+
 }  // namespace
 
 absl::StatusOr<ir::ProgramPtr> SynthesizeAllReduceSignals::Run(const ir::ProgramPtr& program) {
+  AllReduceFinder finder;
+  for (const auto& [gv, func] : program->functions()) {
+    if (func->IsHostOrch() && !finder.found) finder.VisitStmt(func->body());
+  }
+  if (!finder.found) return program;
   absl::flat_hash_set<std::string> used;
   NameCollector collector(&used);
   collector.VisitProgram(program);
