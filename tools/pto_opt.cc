@@ -1,7 +1,8 @@
 // pto-opt: parse a PTO program, verify it, run passes, print the result.
 //
 //   pto-opt FILE [--passes=A,B] [--pipeline=default] [--print-ir-after-all]
-//           [--print-ir-after=A] [--verify-each] [--timing] [--allow-internal-ops]
+//           [--print-ir-after=A] [--verify-each] [--platform=a2a3|a5] [--timing]
+//           [--allow-internal-ops]
 //           [-o OUT]
 //
 // Exit status: 0 success, 1 user error (diagnostics on stderr), 2 usage or
@@ -37,6 +38,9 @@ options:
   --print-ir-after-all    print the program to stderr after every pass
   --print-ir-after=A      print the program to stderr after pass A; repeatable
   --verify-each           verify the IR before the first and after every pass
+  --platform=NAME         compile for a2a3 (910B, 48 AIV per chip) or a5 (72):
+                          passes reject what would exceed its limits (e.g. a
+                          mesh allreduce whose core_num is above the AIV count)
   --timing                print per-pass wall time to stderr
   --list-passes           list the registered passes and pipelines and exit
   --allow-internal-ops    accept compiler-internal operators (builtin.tensor.*)
@@ -81,6 +85,11 @@ int ParseArgs(int argc, char** argv, Options* opts) {
       opts->pm.print_after_all = true;
     } else if (a.rfind("--print-ir-after=", 0) == 0) {
       opts->pm.print_after.insert(value("--print-ir-after="));
+    } else if (a.rfind("--platform=", 0) == 0) {
+      absl::StatusOr<pto::passes::Target> target =
+          pto::passes::TargetForPlatform(value("--platform="));
+      if (!target.ok()) return UsageError(std::string(target.status().message()));
+      opts->pm.target = *target;
     } else if (a == "--verify-each") {
       opts->pm.verify_each = true;
     } else if (a == "--timing") {

@@ -27,7 +27,7 @@ absl::Status VerificationFailure(const absl::Status& s, std::string_view when) {
 }  // namespace
 
 absl::Status PassManager::AddPass(std::string_view name) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Pass> pass, PassRegistry::Global().Create(name));
+  ASSIGN_OR_RETURN(std::unique_ptr<Pass> pass, PassRegistry::Global().Create(name, options_.target));
   passes_.push_back(std::move(pass));
   return absl::OkStatus();
 }

@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "compiler/passes/pass.h"
+#include "compiler/passes/target.h"
 
 namespace pto::passes {
 
@@ -23,6 +24,7 @@ struct PassManagerOptions {
   absl::flat_hash_set<std::string> print_after;  // ... or after the named passes
   bool timing = false;              // record per-pass wall time
   std::ostream* dump = nullptr;     // where IR dumps go (required when printing)
+  Target target;                    // passes added by name are made for it
 };
 
 struct PassTiming {

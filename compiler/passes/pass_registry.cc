@@ -18,6 +18,10 @@ PassRegistry& PassRegistry::Global() {
 }
 
 void PassRegistry::RegisterPass(std::string name, Factory factory) {
+  passes_[std::move(name)] = [factory = std::move(factory)](const Target&) { return factory(); };
+}
+
+void PassRegistry::RegisterPass(std::string name, TargetFactory factory) {
   passes_[std::move(name)] = std::move(factory);
 }
 
@@ -25,7 +29,8 @@ void PassRegistry::RegisterPipeline(std::string name, std::vector<std::string> p
   pipelines_[std::move(name)] = std::move(passes);
 }
 
-absl::StatusOr<std::unique_ptr<Pass>> PassRegistry::Create(std::string_view name) const {
+absl::StatusOr<std::unique_ptr<Pass>> PassRegistry::Create(std::string_view name,
+                                                           const Target& target) const {
   auto it = passes_.find(ToAbsl(name));
   if (it == passes_.end()) {
     std::vector<std::string> known = PassNames();
@@ -33,7 +38,7 @@ absl::StatusOr<std::unique_ptr<Pass>> PassRegistry::Create(std::string_view name
                                            known.empty() ? "none" : absl::StrJoin(known, ", "),
                                            ")"));
   }
-  return it->second();
+  return it->second(target);
 }
 
 absl::StatusOr<std::vector<std::string>> PassRegistry::Pipeline(std::string_view name) const {

@@ -22,8 +22,9 @@ void RegisterAllPasses(PassRegistry& registry) {
                         [] { return CreateSynthesizeAllReduceSignalsPass(); });
   registry.RegisterPass("MaterializeCommDomainScopes",
                         [] { return CreateMaterializeCommDomainScopesPass(); });
-  registry.RegisterPass("LowerHostTensorCollectives",
-                        [] { return CreateLowerHostTensorCollectivesPass(); });
+  registry.RegisterPass("LowerHostTensorCollectives", [](const Target& target) {
+    return CreateLowerHostTensorCollectivesPass({.backend_aiv_core_count = target.aiv_cores});
+  });
   registry.RegisterPass("MaterializeDistTensorCtx",
                         [] { return CreateMaterializeDistTensorCtxPass(); });
   registry.RegisterPass("Simplify", [] { return CreateSimplifyPass(); });
