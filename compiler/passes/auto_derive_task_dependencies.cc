@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/passes/call_effects.h"
+#include "compiler/passes/function_rewrite.h"
 
 namespace pto::passes {
 namespace {
@@ -175,20 +176,12 @@ class DependencyMutator : public ir::IRMutator {
 }  // namespace
 
 absl::StatusOr<ir::ProgramPtr> AutoDeriveTaskDependenciesPass::Run(const ir::ProgramPtr& program) {
-  std::vector<ir::FunctionPtr> funcs;
-  bool changed = false;
-  for (const auto& [gv, f] : program->functions()) {
-    if (!IsOrchestrationBody(*f)) {
-      funcs.push_back(f);
-      continue;
-    }
-    DependencyMutator m(program.get());
-    ir::StmtPtr body = m.MutateStmt(f->body());
-    changed |= body != f->body();
-    funcs.push_back(body == f->body() ? f : f->WithBody(body));
-  }
-  if (!changed) return program;
-  return ir::Program::Create(funcs, program->name(), program->span());
+  return RewriteFunctionBodies(
+      program, [&](const ir::FunctionPtr& f) -> absl::StatusOr<ir::StmtPtr> {
+        if (!IsOrchestrationBody(*f)) return f->body();
+        DependencyMutator m(program.get());
+        return m.MutateStmt(f->body());
+      });
 }
 
 std::unique_ptr<Pass> CreateAutoDeriveTaskDependenciesPass() {

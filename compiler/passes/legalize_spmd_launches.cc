@@ -9,6 +9,7 @@
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/type.h"
 #include "compiler/passes/call_effects.h"
+#include "compiler/passes/function_rewrite.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/support/strings.h"
@@ -254,17 +255,13 @@ class LaunchLegalizer : public ir::IRMutator {
 }  // namespace
 
 absl::StatusOr<ir::ProgramPtr> LegalizeSpmdLaunchesPass::Run(const ir::ProgramPtr& program) {
-  std::vector<ir::FunctionPtr> funcs;
-  bool changed = false;
-  for (const auto& [gv, f] : program->functions()) {
-    LaunchLegalizer m(program.get());
-    ir::StmtPtr body = m.MutateStmt(f->body());
-    RETURN_IF_ERROR(m.status());
-    changed |= body != f->body();
-    funcs.push_back(body == f->body() ? f : f->WithBody(body));
-  }
-  if (!changed) return program;
-  return ir::Program::Create(funcs, program->name(), program->span());
+  return RewriteFunctionBodies(
+      program, [&](const ir::FunctionPtr& f) -> absl::StatusOr<ir::StmtPtr> {
+        LaunchLegalizer m(program.get());
+        ir::StmtPtr body = m.MutateStmt(f->body());
+        RETURN_IF_ERROR(m.status());
+        return body;
+      });
 }
 
 std::unique_ptr<Pass> CreateLegalizeSpmdLaunchesPass() {

@@ -12,6 +12,7 @@
 #include "compiler/ir/builder.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ops/op_registry.h"
+#include "compiler/passes/function_rewrite.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/support/strings.h"
@@ -856,25 +857,13 @@ bool SkipsManagedCollectives(const ir::Function& f) {
 }  // namespace
 
 absl::StatusOr<ir::ProgramPtr> LowerCompositeOps::Run(const ir::ProgramPtr& program) {
-  std::vector<ir::FunctionPtr> functions;
-  bool changed = false;
-  for (const auto& [gv, func] : program->functions()) {
-    if (SkipsManagedCollectives(*func)) {
-      functions.push_back(func);
-      continue;
-    }
+  return RewriteFunctionBodies(program, [](const ir::FunctionPtr& func) -> absl::StatusOr<StmtPtr> {
+    if (SkipsManagedCollectives(*func)) return func->body();
     Lowerer lowerer;
     StmtPtr body = lowerer.MutateStmt(func->body());
     RETURN_IF_ERROR(lowerer.status());
-    if (body == func->body()) {
-      functions.push_back(func);
-    } else {
-      functions.push_back(func->WithBody(body));
-      changed = true;
-    }
-  }
-  if (!changed) return program;
-  return ir::Program::Create(std::move(functions), program->name(), program->span());
+    return body;
+  });
 }
 
 std::unique_ptr<Pass> CreateLowerCompositeOpsPass() {

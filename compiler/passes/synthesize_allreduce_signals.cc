@@ -10,6 +10,7 @@
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/ops/op_registry.h"
+#include "compiler/passes/function_rewrite.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/support/strings.h"
@@ -294,25 +295,14 @@ absl::StatusOr<ir::ProgramPtr> SynthesizeAllReduceSignals::Run(const ir::Program
   collector.VisitProgram(program);
   int64_t next_id = 0;  // program-wide, so names are unique across functions
 
-  std::vector<ir::FunctionPtr> functions;
-  bool changed = false;
-  for (const auto& [gv, func] : program->functions()) {
-    if (!func->IsHostOrch()) {
-      functions.push_back(func);
-      continue;
-    }
-    Synthesizer synth(&used, &next_id);
-    StmtPtr body = synth.MutateStmt(func->body());
-    RETURN_IF_ERROR(synth.status());
-    if (body == func->body()) {
-      functions.push_back(func);
-    } else {
-      functions.push_back(func->WithBody(body));
-      changed = true;
-    }
-  }
-  if (!changed) return program;
-  return ir::Program::Create(std::move(functions), program->name(), program->span());
+  return RewriteFunctionBodies(
+      program, [&](const ir::FunctionPtr& func) -> absl::StatusOr<StmtPtr> {
+        if (!func->IsHostOrch()) return func->body();
+        Synthesizer synth(&used, &next_id);
+        StmtPtr body = synth.MutateStmt(func->body());
+        RETURN_IF_ERROR(synth.status());
+        return body;
+      });
 }
 
 std::unique_ptr<Pass> CreateSynthesizeAllReduceSignalsPass() {
