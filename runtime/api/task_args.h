@@ -4,6 +4,7 @@
 #define PTO_RUNTIME_API_TASK_ARGS_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -11,23 +12,41 @@
 
 namespace pto::rt {
 
+// Dimensions a tensor can carry: what the kernel-side TensorDesc holds.
+inline constexpr int kMaxTensorDims = 5;
+static_assert(sizeof(TensorDesc::shape) == kMaxTensorDims * sizeof(uint64_t));
+
 // A view of a GM buffer on one device. Dependencies are keyed by `base`.
+// The shape is what kernels see (TensorDesc::ndims/shape); ndims == 0 means
+// none was given and kernels see 1-D [bytes / elem_bytes]. Submit checks
+// that a given shape covers exactly `bytes` (INVALID_ARGS otherwise).
 struct Tensor {
   uint64_t base = 0;    // address of the whole buffer
   uint64_t offset = 0;  // bytes from base to the view
   uint64_t bytes = 0;   // bytes of the view
   int32_t device = -1;
   uint32_t elem_bytes = 1;
+  uint32_t ndims = 0;                    // 0: 1-D over bytes / elem_bytes
+  uint64_t shape[kMaxTensorDims] = {};   // elements per dim, outermost first
 
   bool valid() const { return base != 0; }
   uint64_t addr() const { return base + offset; }
-  Tensor View(uint64_t off, uint64_t n) const {
-    Tensor t = *this;
-    t.offset = offset + off;
-    t.bytes = n;
-    return t;
+  // The same bytes with shape `dims`. More than kMaxTensorDims dims are
+  // kept as a count only, so submit rejects them.
+  Tensor WithShape(std::initializer_list<uint64_t> dims) const;
+  // `n` bytes at `off`. A shaped tensor keeps its inner dims and gets
+  // dim 0 = the rows `n` covers (a row range of [R, C] is [n / row, C]);
+  // a view that is not whole rows fails the submit check.
+  Tensor View(uint64_t off, uint64_t n) const;
+  // `n` bytes at `off` with shape `dims`.
+  Tensor View(uint64_t off, uint64_t n,
+              std::initializer_list<uint64_t> dims) const {
+    return View(off, n).WithShape(dims);
   }
 };
+
+// Empty if `t`'s shape is absent or covers exactly its bytes, else why not.
+std::string ShapeError(const Tensor& t);
 
 enum class ArgDirection : uint8_t {
   kInput,           // RAW: waits for the current writer
@@ -37,9 +56,13 @@ enum class ArgDirection : uint8_t {
   kNoDep,           // no TensorMap lookup or insert
 };
 
+// A runtime-allocated output; the allocated tensor carries `shape` (absent:
+// 1-D), checked against `bytes` at submit like any tensor argument.
 struct TensorCreateInfo {
   uint64_t bytes = 0;
   uint32_t elem_bytes = 1;
+  uint32_t ndims = 0;
+  uint64_t shape[kMaxTensorDims] = {};
 };
 
 using TaskId = int64_t;

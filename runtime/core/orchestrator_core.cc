@@ -14,6 +14,14 @@ constexpr size_t kMaxExplicitDeps = 64;  // fanin inline cap (§1.6)
 constexpr int32_t kMaxCoreNum = 65536;
 }  // namespace
 
+Tensor OrchestratorCore::OutputTensor(const TensorCreateInfo& info,
+                                      uint64_t addr) const {
+  Tensor t{addr, 0, info.bytes, backend_->device_id(), info.elem_bytes};
+  t.ndims = info.ndims;
+  std::copy(info.shape, info.shape + kMaxTensorDims, t.shape);
+  return t;
+}
+
 OrchestratorCore::OrchestratorCore(ChipBackend* backend, uint32_t task_window)
     : backend_(backend), task_window_(task_window) {}
 
@@ -103,13 +111,23 @@ TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
       return {};
     }
   }
-  for (const TaskArgs::TensorArg& a : args.tensors()) {
+  for (size_t i = 0; i < args.tensors().size(); ++i) {
+    const TaskArgs::TensorArg& a = args.tensors()[i];
     if (a.dir != ArgDirection::kOutput &&
         a.tensor.device != backend_->device_id()) {
       Fail(kErrorInvalidArgs,
            absl::StrCat("tensor of device ", a.tensor.device,
                         " passed to a task on device ",
                         backend_->device_id()));
+      return {};
+    }
+    // Kernels size their loops from the shape, so it must describe exactly
+    // the bytes the dependency tracking and the kernel are given.
+    const std::string bad = ShapeError(
+        a.dir == ArgDirection::kOutput ? OutputTensor(a.create, 0) : a.tensor);
+    if (!bad.empty()) {
+      Fail(kErrorInvalidArgs,
+           absl::StrCat("tensor argument ", i, ": ", bad));
       return {};
     }
   }
@@ -139,8 +157,7 @@ TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
                           " bytes: ", addr.status().message()));
         return {};
       }
-      tensor = Tensor{*addr, 0, a.create.bytes, backend_->device_id(),
-                      a.create.elem_bytes};
+      tensor = OutputTensor(a.create, *addr);
       out.outputs.push_back(tensor);
     }
     switch (a.dir) {
@@ -162,8 +179,13 @@ TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
     d.start_offset = tensor.offset;
     d.bytes = tensor.bytes;
     d.elem_bytes = tensor.elem_bytes == 0 ? 1 : tensor.elem_bytes;
-    d.ndims = 1;
-    d.shape[0] = tensor.bytes / d.elem_bytes;
+    if (tensor.ndims == 0) {
+      d.ndims = 1;
+      d.shape[0] = tensor.bytes / d.elem_bytes;
+    } else {
+      d.ndims = tensor.ndims;
+      std::copy(tensor.shape, tensor.shape + tensor.ndims, d.shape);
+    }
     t.descs.push_back(d);
   }
   for (TaskId d : args.deps()) producers.push_back(d);

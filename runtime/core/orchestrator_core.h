@@ -96,6 +96,8 @@ class OrchestratorCore : public Orchestrator {
  private:
   TaskOutputs Submit(int func_id, const TaskArgs& args, CoreShape shape);
   bool Fail(int code, const std::string& message);  // latches; returns false
+  // The tensor a runtime-allocated output at `addr` becomes (its shape too).
+  Tensor OutputTensor(const TensorCreateInfo& info, uint64_t addr) const;
   bool AcquireSlot();
   bool Freeable(const Task& t) const;
   void Reclaim();

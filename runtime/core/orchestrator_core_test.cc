@@ -178,6 +178,101 @@ TEST_F(OrchestratorCoreTest, UnknownKernelIsInvalidArgs) {
   EXPECT_EQ(core_.latch().code(), kErrorInvalidArgs);
 }
 
+TEST_F(OrchestratorCoreTest, UnshapedTensorsReachTheKernelAsOneD) {
+  TaskArgs a;
+  a.add_input(Buf(0x1000, 256));
+  const TaskId id = core_.submit_aiv_task(0, a).task;
+  const TensorDesc& d = core_.task(id)->descs[0];
+  EXPECT_EQ(d.ndims, 1u);
+  EXPECT_EQ(d.shape[0], 64u);  // 256 B / 4 B
+  EXPECT_EQ(d.elem_bytes, 4u);
+}
+
+TEST_F(OrchestratorCoreTest, ShapesReachTheKernelDescriptor) {
+  TaskArgs a;
+  a.add_input(Buf(0x1000, 240).WithShape({2, 3, 10}));
+  a.add_inout(Buf(0x2000, 4 * 2 * 3 * 5 * 7 * 11).WithShape({2, 3, 5, 7, 11}));
+  TensorCreateInfo out{64, 4};
+  out.ndims = 2;
+  out.shape[0] = 4;
+  out.shape[1] = 4;
+  a.add_output(out);
+  const TaskOutputs res = core_.submit_aiv_task(0, a);
+  ASSERT_TRUE(res.ok()) << backend_.fatal_text;
+  const Task& t = *core_.task(res.task);
+  EXPECT_EQ(t.descs[0].ndims, 3u);
+  EXPECT_EQ(std::vector<uint64_t>(t.descs[0].shape, t.descs[0].shape + 3),
+            std::vector<uint64_t>({2, 3, 10}));
+  EXPECT_EQ(t.descs[1].ndims, 5u);
+  EXPECT_EQ(std::vector<uint64_t>(t.descs[1].shape, t.descs[1].shape + 5),
+            std::vector<uint64_t>({2, 3, 5, 7, 11}));
+  // The runtime-allocated output carries its shape to the kernel and back.
+  EXPECT_EQ(t.descs[2].ndims, 2u);
+  EXPECT_EQ(t.descs[2].shape[0], 4u);
+  EXPECT_EQ(t.descs[2].shape[1], 4u);
+  ASSERT_EQ(res.outputs.size(), 1u);
+  EXPECT_EQ(res.outputs[0].ndims, 2u);
+  EXPECT_EQ(res.outputs[0].shape[1], 4u);
+}
+
+TEST(TensorShapeTest, ViewsKeepTheInnerDimsOrSetAShape) {
+  const Tensor t = Tensor{0x1000, 0, 8 * 16 * 4, 0, 4}.WithShape({8, 16});
+  const Tensor rows = t.View(2 * 64, 3 * 64);  // rows [2, 5)
+  EXPECT_EQ(rows.offset, 128u);
+  EXPECT_EQ(rows.ndims, 2u);
+  EXPECT_EQ(rows.shape[0], 3u);
+  EXPECT_EQ(rows.shape[1], 16u);
+  EXPECT_EQ(ShapeError(rows), "");
+  const Tensor flat = t.View(64, 64, {4, 4});
+  EXPECT_EQ(flat.ndims, 2u);
+  EXPECT_EQ(flat.shape[0], 4u);
+  EXPECT_EQ(flat.shape[1], 4u);
+  EXPECT_EQ(ShapeError(flat), "");
+  // An unshaped tensor's views stay unshaped (1-D at submit).
+  const Tensor unshaped{0x1000, 0, 64, 0, 4};
+  EXPECT_EQ(unshaped.View(0, 32).ndims, 0u);
+  // Half a row is not whole rows: the view fails the check.
+  EXPECT_NE(ShapeError(t.View(0, 32)), "");
+}
+
+TEST(TensorShapeTest, ShapeErrorExplainsTheMismatch) {
+  const Tensor t{0x1000, 0, 64, 0, 4};
+  EXPECT_EQ(ShapeError(t), "");
+  EXPECT_EQ(ShapeError(t.WithShape({4, 4})), "");
+  EXPECT_EQ(ShapeError(t.WithShape({4, 5})),
+            "shape [4, 5] x 4 B != view of 64 bytes");
+  EXPECT_EQ(ShapeError(t.WithShape({1, 1, 1, 1, 1, 16})), "ndims=6 > 5");
+  // 2^62 * 2^2 * 4 B wraps to 0 in 64 bits; it must still be rejected.
+  const Tensor empty{0x1000, 0, 0, 0, 4};
+  EXPECT_NE(ShapeError(empty.WithShape({uint64_t{1} << 62, 4})), "");
+  EXPECT_EQ(ShapeError(empty.WithShape({0, 16})), "");
+}
+
+TEST_F(OrchestratorCoreTest, ShapeNotCoveringTheBytesIsInvalidArgs) {
+  TaskArgs a;
+  a.add_input(Buf(0x1000, 256));
+  a.add_input(Buf(0x2000, 256).WithShape({8, 9}));
+  EXPECT_FALSE(core_.submit_aiv_task(0, a).ok());
+  EXPECT_EQ(core_.latch().code(), kErrorInvalidArgs);
+  EXPECT_NE(backend_.fatal_text.find(
+                "tensor argument 1: shape [8, 9] x 4 B != view of 256 bytes"),
+            std::string::npos)
+      << backend_.fatal_text;
+  EXPECT_EQ(core_.task_count(), 0u);
+}
+
+TEST_F(OrchestratorCoreTest, BadOutputShapeIsInvalidArgs) {
+  TaskArgs a;
+  TensorCreateInfo out{64, 4};
+  out.ndims = 6;
+  a.add_output(out);
+  EXPECT_FALSE(core_.submit_aiv_task(0, a).ok());
+  EXPECT_EQ(core_.latch().code(), kErrorInvalidArgs);
+  EXPECT_NE(backend_.fatal_text.find("tensor argument 0: ndims=6 > 5"),
+            std::string::npos)
+      << backend_.fatal_text;
+}
+
 TEST_F(OrchestratorCoreTest, ReportFatalFirstWriterWins) {
   core_.report_fatal(kErrorExplicitOrchFatal, "user says stop");
   core_.report_fatal(kErrorInvalidArgs, "ignored");

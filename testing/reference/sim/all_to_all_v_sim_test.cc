@@ -37,43 +37,12 @@ namespace {
 namespace ref = ::pto::reference;
 using ::testing::HasSubstr;
 
-// rt::Tensor carries no shape, so the runtime hands kernels 1-D descriptors
-// ([bytes / elem_bytes]). The kernel reads MAX_RECV, SIZE and the signal
-// stride from the shapes (spec §4.2, §4.5), so this shim stamps them in from
-// two extra scalars, args[6] = SIZE and args[7] = S (0 keeps the signal 1-D,
-// the [NR] layout), as the real ChipTensor would carry them.
-template <KernelEntry kKernel>
-void WithShapes(int64_t* args) {
-  const uint64_t size = static_cast<uint64_t>(args[6]);
-  const uint64_t stride = static_cast<uint64_t>(args[7]);
-  TensorDesc d[5];
-  int64_t a[kKernelArgSlots];
-  std::memcpy(a, args, sizeof(a));
-  for (int i = 0; i < 5; ++i) {
-    d[i] = *TensorArg(args, i);
-    a[i] = reinterpret_cast<int64_t>(&d[i]);
-  }
-  for (int i : {0, 1}) {  // input, target: [P * MAX_RECV, SIZE]
-    d[i].ndims = 2;
-    d[i].shape[0] = d[i].bytes / d[i].elem_bytes / size;
-    d[i].shape[1] = size;
-  }
-  if (stride > 0) {  // signal: [P, S]
-    d[2].ndims = 2;
-    d[2].shape[0] = d[2].bytes / 4 / stride;
-    d[2].shape[1] = stride;
-  }
-  d[4].ndims = 2;  // recv_counts: [P, 1]
-  d[4].shape[1] = 1;
-  kKernel(a);
-}
-
 template <typename T>
 KernelEntry Kernel() {
   if constexpr (std::is_same_v<T, float>) {
-    return &WithShapes<&builtins::all_to_all_v_float::AllToAllVKernel>;
+    return &builtins::all_to_all_v_float::AllToAllVKernel;
   } else {
-    return &WithShapes<&builtins::all_to_all_v_int8_t::AllToAllVKernel>;
+    return &builtins::all_to_all_v_int8_t::AllToAllVKernel;
   }
 }
 
@@ -128,7 +97,7 @@ struct Config {
   int64_t core_num = 1;     // L
   int64_t stride = 0;       // signal columns S; 0 = 1-D [P] signal
   bool check_stride = true; // the §4.9 entry's S >= B admission
-  int64_t shim_size = 0;    // SIZE the kernel is told; 0 = size
+  int64_t shape_size = 0;   // SIZE in the tensors' shapes; 0 = size
   bool consume = true;      // a consumer task snapshots each call
   std::vector<Call> calls;  // consecutive calls on the same target/signal
 };
@@ -165,8 +134,9 @@ void ConsumeKernel(int64_t* args) {
 // CalAllToAllVBlocks, INVALID_ARGS for L outside [1, INT32_MAX] or S < B,
 // then per call: one submit with core count B and require_sync_start, and
 // a consumer task.
-// Tensors per call: input, target, signal, send_counts, recv_counts.
-// Scalars: CommContext*, SIZE, S (shim), P.
+// Tensors per call: input, target, signal, send_counts, recv_counts, shaped
+// here as §4.2 lays them out, so the kernel reads MAX_RECV, SIZE and S from
+// them. Scalars: CommContext*.
 rt::ChipCallable AllToAllVCallable(KernelEntry kernel, const Config& c) {
   rt::ChipCallable callable;
   callable.name = "all_to_all_v";
@@ -189,6 +159,13 @@ rt::ChipCallable AllToAllVCallable(KernelEntry kernel, const Config& c) {
       return;
     }
     const int rank = orch.device_id();  // devices 0..P-1 are ranks 0..P-1
+    const uint64_t p = static_cast<uint64_t>(c.p);
+    const uint64_t size =
+        static_cast<uint64_t>(c.shape_size ? c.shape_size : c.size);
+    // [P * MAX_RECV, SIZE]: the rows follow from the buffer's bytes.
+    auto rows = [&](const rt::Tensor& t) {
+      return t.WithShape({t.bytes / t.elem_bytes / size, size});
+    };
     rt::TaskId consumer = rt::kInvalidTaskId;
     for (size_t k = 0; k < c.calls.size(); ++k) {
       if (k > 0) {
@@ -208,11 +185,15 @@ rt::ChipCallable AllToAllVCallable(KernelEntry kernel, const Config& c) {
                           counts.size() * 4);
       }
       rt::TaskArgs args;
-      args.add_input(a.tensors[5 * k + 0]);
-      args.add_inout(a.tensors[5 * k + 1]);
-      args.add_inout(a.tensors[5 * k + 2]);
-      args.add_input(a.tensors[5 * k + 3]);
-      args.add_inout(a.tensors[5 * k + 4]);
+      args.add_input(rows(a.tensors[5 * k + 0]));
+      args.add_inout(rows(a.tensors[5 * k + 1]));
+      // [P] (S = 1) or [P, S]
+      args.add_inout(c.stride == 0
+                         ? a.tensors[5 * k + 2].WithShape({p})
+                         : a.tensors[5 * k + 2].WithShape(
+                               {p, static_cast<uint64_t>(c.stride)}));
+      args.add_input(a.tensors[5 * k + 3].WithShape({p}));
+      args.add_inout(a.tensors[5 * k + 4].WithShape({p, 1}));
       for (uint64_t v : a.scalars) args.add_scalar(v);
       args.launch_spec.set_core_num(static_cast<int32_t>(b));
       args.launch_spec.set_require_sync_start(b > 1);
@@ -308,11 +289,7 @@ Outcome RunAllToAllV(const Config& c) {
           for (size_t k = 0; k < c.calls.size(); ++k) {
             a.tensors.push_back(buf(absl::StrCat("seen", k), 1));
           }
-          a.scalars = {dom->ranks[r].device_ctx.addr(),
-                       static_cast<uint64_t>(c.shim_size ? c.shim_size
-                                                         : c.size),
-                       static_cast<uint64_t>(c.stride),
-                       static_cast<uint64_t>(c.p)};
+          a.scalars = {dom->ranks[r].device_ctx.addr()};
           args.push_back(std::move(a));
         }
         return sys.DispatchGroup(spec.devices,
@@ -628,7 +605,7 @@ TEST(AllToAllVKernelTest, ZeroCapacityReturnsOnEveryRank) {
   c.p = 4;
   c.max_recv = 1;
   c.size = 8;
-  c.shim_size = 16;  // the kernel sees a [2, 16] target: 2 rows < P = 4
+  c.shape_size = 16;  // the kernel sees a [2, 16] target: 2 rows < P = 4
   c.calls = {SkewCall(Skew::kOverCapacity, 4, 1)};
   const Outcome out = RunAllToAllV<float>(c);
   ASSERT_EQ(out.report.error_code(), 0) << out.report.error_text();
