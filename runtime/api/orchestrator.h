@@ -40,6 +40,11 @@ class Orchestrator {
   virtual bool is_fatal() const = 0;
   virtual void report_fatal(int code, const std::string& message) = 0;
 
+  // simpler's LOG_TIMING: one DFX line, collected per run in dispatch order
+  // (the sim puts it in RunReport.log tagged with the device). Dropped once
+  // fatal, like every other call.
+  virtual void log_timing(const std::string& line) = 0;
+
   template <typename T>
   T get_tensor_data(const Tensor& t, uint64_t index) {
     T v{};
@@ -64,6 +69,10 @@ struct ChipCallable {
   std::function<void(Orchestrator&, const ChipArgs&)> entry;
   std::vector<KernelEntry> kernels;
   std::vector<std::string> kernel_names;  // for reports and traces
+  // aicpu_orchestration_config's expected_arg_count (tensors + scalars): a
+  // dispatch with fewer args fails with INVALID_ARGS before the entry runs;
+  // extra trailing args are accepted. 0 = no minimum.
+  int expected_arg_count = 0;
 };
 
 }  // namespace pto::rt

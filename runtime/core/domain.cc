@@ -36,7 +36,8 @@ absl::StatusOr<DomainLayout> LayOutDomain(const DomainSpec& spec,
           absl::StrCat("domain '", spec.name,
                        "': buffer names must be unique and non-empty"));
     }
-    off = (off + 63) / 64 * 64;
+    off = (off + kCommBufferAlignmentBytes - 1) / kCommBufferAlignmentBytes *
+          kCommBufferAlignmentBytes;
     layout.buffer_offsets.push_back(off);
     off += b.bytes;
   }

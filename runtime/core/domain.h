@@ -14,6 +14,11 @@
 
 namespace pto::rt {
 
+// Every comm buffer starts at a multiple of this inside the window
+// (collectives.md §1.6): the MTE burst. Slots may share a 64-byte dcache
+// line, as on the board, so a kernel must not cache-write across them.
+inline constexpr uint64_t kCommBufferAlignmentBytes = 32;
+
 struct DomainLayout {
   std::vector<uint64_t> buffer_offsets;  // by DomainSpec::buffers index
   uint64_t used_bytes = 0;
@@ -21,7 +26,9 @@ struct DomainLayout {
 
 // Checks the spec (1..64 distinct devices in [0, device_count), unique
 // non-empty buffer names, buffers fit the window) before anything is
-// allocated; buffers are 64-byte aligned, in order.
+// allocated; buffers are laid out in order, each starting at the next
+// multiple of kCommBufferAlignmentBytes, so a window sized as the sum of the
+// rounded-up buffer sizes always fits (the last buffer's padding is optional).
 absl::StatusOr<DomainLayout> LayOutDomain(const DomainSpec& spec,
                                           int device_count);
 

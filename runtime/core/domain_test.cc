@@ -5,12 +5,22 @@
 namespace pto::rt {
 namespace {
 
-TEST(DomainTest, BuffersAreAlignedInOrder) {
+TEST(DomainTest, BuffersStartAtThirtyTwoByteMultiplesInOrder) {
   DomainSpec s{"d", {0, 1}, 4096, {{"a", 10}, {"b", 100}, {"c", 64}}};
   absl::StatusOr<DomainLayout> l = LayOutDomain(s, 2);
   ASSERT_TRUE(l.ok()) << l.status();
-  EXPECT_EQ(l->buffer_offsets, std::vector<uint64_t>({0, 64, 192}));
-  EXPECT_EQ(l->used_bytes, 256u);
+  EXPECT_EQ(l->buffer_offsets, std::vector<uint64_t>({0, 32, 160}));
+  EXPECT_EQ(l->used_bytes, 224u);
+}
+
+// collectives.md §1.6: the window is the sum of the 32-byte-rounded slots.
+TEST(DomainTest, WindowOfTheRoundedSlotSumFitsExactly) {
+  DomainSpec s{"d", {0}, 32 + 96 + 32, {{"a", 4}, {"b", 96}, {"c", 20}}};
+  absl::StatusOr<DomainLayout> l = LayOutDomain(s, 1);
+  ASSERT_TRUE(l.ok()) << l.status();
+  EXPECT_EQ(l->buffer_offsets, std::vector<uint64_t>({0, 32, 128}));
+  s.window_size = 32 + 96 + 20 - 1;  // the last buffer no longer fits
+  EXPECT_FALSE(LayOutDomain(s, 1).ok());
 }
 
 TEST(DomainTest, RejectsBadSpecsBeforeAllocating) {

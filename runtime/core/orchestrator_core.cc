@@ -34,6 +34,27 @@ void OrchestratorCore::report_fatal(int code, const std::string& message) {
   Fail(code == 0 ? kErrorExplicitOrchFatal : code, message);
 }
 
+void OrchestratorCore::log_timing(const std::string& line) {
+  if (latch_.fatal()) return;
+  log_.push_back(line);
+}
+
+bool OrchestratorCore::AdmitArgs(const ChipCallable& callable,
+                                 const ChipArgs& args) {
+  if (latch_.fatal()) return false;
+  const size_t got = args.tensors.size() + args.scalars.size();
+  if (callable.expected_arg_count > 0 &&
+      got < static_cast<size_t>(callable.expected_arg_count)) {
+    return Fail(kErrorInvalidArgs,
+                absl::StrCat("chip callable ", callable.name,
+                             " expects expected_arg_count=",
+                             callable.expected_arg_count, " args, dispatch has ",
+                             got, " (", args.tensors.size(), " tensors + ",
+                             args.scalars.size(), " scalars)"));
+  }
+  return true;
+}
+
 bool OrchestratorCore::Freeable(const Task& t) const {
   return t.state == TaskState::kCompleted &&
          (t.scope < 0 || !scope_open_[t.scope]);

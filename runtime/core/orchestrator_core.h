@@ -81,6 +81,11 @@ class OrchestratorCore : public Orchestrator {
   int device_id() const override { return backend_->device_id(); }
   bool is_fatal() const override { return latch_.fatal(); }
   void report_fatal(int code, const std::string& message) override;
+  void log_timing(const std::string& line) override;
+
+  // Before the entry runs: latches INVALID_ARGS and returns false when `args`
+  // has fewer tensors + scalars than the callable's expected_arg_count.
+  bool AdmitArgs(const ChipCallable& callable, const ChipArgs& args);
 
   // Scheduler side: a task finished all its blocks. Releases its consumers
   // (OnReady for every one that becomes ready).
@@ -92,6 +97,7 @@ class OrchestratorCore : public Orchestrator {
   bool all_complete() const { return completed_ == tasks_.size(); }
   const ErrorLatch& latch() const { return latch_; }
   const TensorMap& tensor_map() const { return tensor_map_; }
+  const std::vector<std::string>& log() const { return log_; }
 
  private:
   TaskOutputs Submit(int func_id, const TaskArgs& args, CoreShape shape);
@@ -113,6 +119,7 @@ class OrchestratorCore : public Orchestrator {
   std::vector<int> scope_stack_;
   size_t live_ = 0;
   size_t completed_ = 0;
+  std::vector<std::string> log_;  // log_timing lines, in call order
 };
 
 }  // namespace pto::rt

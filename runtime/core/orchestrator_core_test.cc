@@ -1,6 +1,7 @@
 #include "runtime/core/orchestrator_core.h"
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -316,6 +317,45 @@ TEST_F(OrchestratorCoreTest, GetTensorDataTimesOutWithCodeEight) {
   core_.submit_aiv_task(0, w);
   core_.get_tensor_data<uint8_t>(Buf(0x1000), 0);
   EXPECT_EQ(core_.latch().code(), kErrorTensorWaitTimeout);
+}
+
+TEST_F(OrchestratorCoreTest, LogTimingKeepsLinesInCallOrderUntilFatal) {
+  core_.log_timing("first");
+  core_.log_timing("second");
+  core_.report_fatal(kErrorExplicitOrchFatal, "stop");
+  core_.log_timing("after fatal");
+  EXPECT_EQ(core_.log(), std::vector<std::string>({"first", "second"}));
+}
+
+ChipCallable CallableExpecting(int n) {
+  ChipCallable c;
+  c.name = "needs_three";
+  c.expected_arg_count = n;
+  return c;
+}
+
+TEST_F(OrchestratorCoreTest, FewerArgsThanExpectedIsInvalidArgs) {
+  ChipArgs a;
+  a.tensors = {Buf(0x1000)};
+  a.scalars = {7};
+  EXPECT_FALSE(core_.AdmitArgs(CallableExpecting(3), a));
+  EXPECT_EQ(core_.latch().code(), kErrorInvalidArgs);
+  EXPECT_NE(backend_.fatal_text.find(
+                "chip callable needs_three expects expected_arg_count=3 args, "
+                "dispatch has 2 (1 tensors + 1 scalars)"),
+            std::string::npos)
+      << backend_.fatal_text;
+}
+
+TEST_F(OrchestratorCoreTest, ExactAndExtraTrailingArgsAreAccepted) {
+  ChipArgs a;
+  a.tensors = {Buf(0x1000), Buf(0x2000)};
+  a.scalars = {7};
+  EXPECT_TRUE(core_.AdmitArgs(CallableExpecting(3), a));
+  a.tensors.push_back(Buf(0x3000));  // a trailing `_ord`-style token
+  EXPECT_TRUE(core_.AdmitArgs(CallableExpecting(3), a));
+  EXPECT_TRUE(core_.AdmitArgs(CallableExpecting(0), ChipArgs{}));
+  EXPECT_FALSE(core_.is_fatal());
 }
 
 }  // namespace

@@ -108,12 +108,16 @@ void Aicpu::Orchestrate() {
       }
     }
     trace_->Slice(track_orch_, "L3->L2 dispatch", t0, Stamp());
+    log_ = LogLines();  // keeps the previous run's lines before its core goes
     core_ = std::make_unique<rt::OrchestratorCore>(this,
                                                    p_.aicpu().task_window());
+    core_run_ = run_index_;
     times_.clear();
     const Ps start = Stamp();
     try {
-      current_.callable.entry(*core_, current_.args);
+      if (core_->AdmitArgs(current_.callable, current_.args)) {
+        current_.callable.entry(*core_, current_.args);
+      }
     } catch (...) {
       core_->report_fatal(rt::kErrorExplicitOrchFatal,
                           absl::StrCat("chip orchestration ",
@@ -145,6 +149,16 @@ void Aicpu::Orchestrate() {
     if (core_->is_fatal()) return;  // the run ends; the system reports
     running_ = false;
   }
+}
+
+std::vector<std::string> Aicpu::LogLines() const {
+  std::vector<std::string> lines = log_;
+  if (core_ != nullptr) {
+    for (const std::string& line : core_->log()) {
+      lines.push_back(absl::StrCat("c", chip_, " run", core_run_, ": ", line));
+    }
+  }
+  return lines;
 }
 
 absl::StatusOr<uint64_t> Aicpu::AllocGm(uint64_t bytes) {

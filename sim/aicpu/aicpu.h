@@ -61,6 +61,10 @@ class Aicpu : public sc_core::sc_module,
   // Lines for the blocked-block report (orchestrator and queued tasks).
   std::vector<std::string> DescribeState() const;
   const std::vector<TaskStat>& task_stats() const { return task_stats_; }
+  // Every run's log_timing lines so far, tagged "c<chip> run<k>: ", runs in
+  // dispatch order; includes the run in flight (a run that another chip's
+  // fatal error stopped never finishes).
+  std::vector<std::string> LogLines() const;
   // Dispatch FIFO and ready queues: entries and highest occupancy.
   void FillQueueStats(RunReport* r) const;
 
@@ -130,6 +134,8 @@ class Aicpu : public sc_core::sc_module,
   int run_index_ = 0;
   DispatchEntry current_;
   std::unique_ptr<rt::OrchestratorCore> core_;
+  int core_run_ = 0;                   // run_index_ of core_'s run
+  std::vector<std::string> log_;       // lines of the runs before core_'s
   std::vector<TaskTimes> times_;
   std::vector<TaskStat> task_stats_;
 

@@ -270,6 +270,7 @@ RunReport SimSystem::Run() {
   }
   for (auto& c : chips_) {
     for (const TaskStat& t : c->aicpu().task_stats()) *r.add_tasks() = t;
+    for (const std::string& line : c->aicpu().LogLines()) r.add_log(line);
     for (const auto& core : c->cores()) {
       CoreStat s;
       core->FillStats(&s);

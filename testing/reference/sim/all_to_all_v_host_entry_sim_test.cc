@@ -6,6 +6,7 @@
 // submits the rendered kernel itself. Results against testing/reference;
 // admission failures latch before any kernel block starts. Asserts results
 // and simulated time only.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -14,8 +15,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/api/error_codes.h"
@@ -50,8 +49,6 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 
-constexpr char kLogKey[] = "log";
-
 struct Config {
   int p = 2;
   int64_t max_recv = 4;
@@ -59,6 +56,7 @@ struct Config {
   uint64_t core_num = 1;   // scalar 1, as a raw TaskArgs word
   int64_t stride = 0;      // signal columns S; 0 = rank-1 [P] signal
   int scalars = 2;         // how many of the two scalars to pass
+  bool ord = true;         // pass the trailing `_ord` token
   bool use_alias = false;  // dispatch the `{{entry}}` alias instead
 };
 
@@ -67,7 +65,7 @@ struct Outcome {
   ref::PerRank<uint8_t> target;
   ref::PerRank<int32_t> recv_counts;
   ref::PerRank<int32_t> signal;
-  std::vector<std::string> log;  // LOG_TIMING lines, in order
+  std::vector<std::string> log;  // the report's log_timing lines, in order
 };
 
 // Distinct per (rank, dest, row, col) and never 0, so a missing row differs
@@ -143,13 +141,9 @@ Outcome RunHostRail(const Config& c) {
   SimOptions o = testing::Opts(c.p);
   o.trace = false;
   std::optional<rt::Domain> dom;
-  // Lives in the simulating child process, filled by the entries' sink.
-  std::vector<std::string> log;
   out.report = testing::Simulate(
       o,
       [&](SimSystem& sys) -> absl::Status {
-        builtins::SetTimingLogSink(
-            [&log](const std::string& line) { log.push_back(line); });
         rt::DomainSpec spec;
         spec.name = "a2av";
         for (int r = 0; r < c.p; ++r) spec.devices.push_back(r);
@@ -158,9 +152,10 @@ Outcome RunHostRail(const Config& c) {
                         {"signal", p * stride * 4},
                         {"send_counts", p * 4},
                         {"recv_counts", p * 4}};
+        // The HOST codegen's window: the sum of 32-byte-rounded slots
+        // (collectives.md §1.6).
         for (const rt::CommBufferSpec& b : spec.buffers) {
-          spec.window_size +=
-              (b.bytes + 63) / 64 * 64;  // the sim packs 64-byte slots
+          spec.window_size += (b.bytes + 31) / 32 * 32;
         }
         absl::StatusOr<rt::Domain> d = sys.CreateDomain(spec);
         if (!d.ok()) return d.status();
@@ -187,8 +182,8 @@ Outcome RunHostRail(const Config& c) {
                             : buf("signal", 4).WithShape({p, stride}),
               buf("send_counts", 4).WithShape({p}),
               buf("recv_counts", 4).WithShape({p, 1}),
-              *ord,  // the per-rank `_ord` token
           };
+          if (c.ord) a.tensors.push_back(*ord);  // the per-rank `_ord` token
           const uint64_t scalars[] = {dom->ranks[r].device_ctx.addr(),
                                       c.core_num};
           a.scalars.assign(scalars, scalars + c.scalars);
@@ -198,9 +193,7 @@ Outcome RunHostRail(const Config& c) {
         return absl::OkStatus();
       },
       [&](SimSystem& sys, RunReport& r) {
-        builtins::SetTimingLogSink(nullptr);
         auto& outs = *r.mutable_outputs();
-        outs[kLogKey] = absl::StrJoin(log, "\n");
         if (!dom) return;
         for (int rk = 0; rk < c.p; ++rk) {
           for (const char* name : {"target", "recv_counts", "signal"}) {
@@ -227,10 +220,7 @@ Outcome RunHostRail(const Config& c) {
     get(absl::StrCat("recv_counts@", rk), &out.recv_counts[rk]);
     get(absl::StrCat("signal@", rk), &out.signal[rk]);
   }
-  auto log_it = out.report.outputs().find(kLogKey);
-  if (log_it != out.report.outputs().end() && !log_it->second.empty()) {
-    out.log = absl::StrSplit(log_it->second, '\n');
-  }
+  out.log.assign(out.report.log().begin(), out.report.log().end());
   return out;
 }
 
@@ -310,14 +300,17 @@ TEST_P(HostRailTest, MatchesTheGoldenAndLogsTheLaunch) {
     EXPECT_EQ(t.blocks(), rp.b);
   }
   EXPECT_EQ(tasks, c.p);
-  // Exactly one timing line per call (one call per rank).
+  // Exactly one timing line per call (one call per rank), tagged with the
+  // rank's device, in device order.
   const int64_t s = rp.stride == 0 ? 1 : rp.stride;
   ASSERT_EQ(out.log.size(), static_cast<size_t>(c.p));
   for (int rk = 0; rk < c.p; ++rk) {
-    EXPECT_THAT(out.log, ::testing::Contains(HasSubstr(absl::StrCat(
-                             "rank=", rk, " requested_core_num=", rp.l,
-                             " launched_core_num=", rp.b, " active_lanes=",
-                             std::min(rp.b, s), " nranks=", rp.p))));
+    EXPECT_EQ(out.log[rk],
+              absl::StrCat("c", rk, " run0: builtin.tensor.all_to_all_v__",
+                           rp.int8 ? "int8" : "fp32", ": rank=", rk,
+                           " requested_core_num=", rp.l,
+                           " launched_core_num=", rp.b, " active_lanes=",
+                           std::min(rp.b, s), " nranks=", rp.p));
   }
 }
 
@@ -343,9 +336,21 @@ TEST(HostEntryTest, AliasSymbolRunsTheSameEntry) {
   EXPECT_EQ(out.log.size(), 2u);
 }
 
-TEST(HostEntryTest, ConfigExpectsSevenArgs) {
+TEST(HostEntryTest, ConfigExpectsSevenArgsAndTheCallableCarriesIt) {
   EXPECT_EQ(fp32::aicpu_orchestration_config({}).expected_arg_count, 7);
   EXPECT_EQ(int8::aicpu_orchestration_config({}).expected_arg_count, 7);
+  EXPECT_EQ(fp32::MakeChipCallable().expected_arg_count, 7);
+  EXPECT_EQ(int8::MakeChipCallable().expected_arg_count, 7);
+}
+
+// Exactly expected_arg_count (no `_ord`) runs like the 8-arg dispatches.
+TEST(HostEntryTest, SevenArgsWithoutTheOrdTokenRun) {
+  Config c;
+  c.ord = false;
+  const Outcome out = RunHostRail<float>(c);
+  ASSERT_EQ(out.report.error_code(), 0) << out.report.error_text();
+  EXPECT_EQ(out.report.tasks_size(), 2);
+  EXPECT_EQ(out.log.size(), 2u);
 }
 
 // ------------------------------------------------------- launch admission
@@ -418,13 +423,33 @@ TEST(HostEntryAdmissionTest, OverCapacityFailsWithCode7NamingB) {
                                     "nranks=2"));
 }
 
-TEST(HostEntryAdmissionTest, TooFewArgsIsInvalid) {
+// 5 tensors + 1 scalar = 6 < 7: the runtime refuses before the entry runs.
+TEST(HostEntryAdmissionTest, FewerThanExpectedArgCountFailsInTheRuntime) {
   Config c;
-  c.scalars = 1;  // no core_num
+  c.ord = false;
+  c.scalars = 1;
   const Outcome out = RunHostRail<float>(c);
   EXPECT_EQ(out.report.error_code(), rt::kErrorInvalidArgs);
-  EXPECT_THAT(out.report.error_text(), HasSubstr("expected_arg_count=7"));
+  EXPECT_THAT(out.report.error_text(),
+              HasSubstr("chip callable builtin.tensor.all_to_all_v__fp32 "
+                        "expects expected_arg_count=7 args, dispatch has 6 "
+                        "(5 tensors + 1 scalars)"));
   ExpectNoBlockRan(out.report);
+  EXPECT_THAT(out.log, IsEmpty());
+}
+
+// 6 tensors (with `_ord`) + 1 scalar pass the runtime's count; the entry
+// still needs core_num.
+TEST(HostEntryAdmissionTest, MissingCoreNumIsInvalidInTheEntry) {
+  Config c;
+  c.scalars = 1;
+  const Outcome out = RunHostRail<float>(c);
+  EXPECT_EQ(out.report.error_code(), rt::kErrorInvalidArgs);
+  EXPECT_THAT(out.report.error_text(),
+              HasSubstr("expected 5 tensors and 2 scalars "
+                        "(expected_arg_count=7), got 6 tensors and 1 scalars"));
+  ExpectNoBlockRan(out.report);
+  EXPECT_THAT(out.log, IsEmpty());
 }
 
 }  // namespace

@@ -257,7 +257,7 @@ Outcome RunAllToAllV(const Config& c) {
         }
         spec.window_size = 0;
         for (const rt::CommBufferSpec& b : spec.buffers) {
-          spec.window_size += (b.bytes + 63) / 64 * 64;
+          spec.window_size += (b.bytes + 31) / 32 * 32;  // §1.6 slots
         }
         absl::StatusOr<rt::Domain> d = sys.CreateDomain(spec);
         if (!d.ok()) return d.status();
