@@ -1,0 +1,786 @@
+#include "compiler/codegen/kernel_codegen.h"
+
+#include <cctype>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "compiler/ir/expr.h"
+#include "compiler/ir/stmt.h"
+#include "compiler/ir/type.h"
+#include "compiler/ir/visitor.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/support/status_macros.h"
+#include "compiler/support/strings.h"
+
+namespace pto::codegen {
+namespace {
+
+// Helpers every generated kernel carries (inline: identical in every kernel of
+// a build, so several kernels link together).
+constexpr char kPreamble[] = R"(namespace pto::kernels::internal {
+
+// Dim k of `t` (a descriptor of ndims 0 is 1-D over its bytes).
+inline int64_t Dim(const pto::TensorDesc* t, uint32_t k) {
+  return t->ndims == 0 ? static_cast<int64_t>(t->bytes / t->elem_bytes)
+                       : static_cast<int64_t>(t->shape[k]);
+}
+
+// Faults unless `t` has `rank` dims of `elem_bytes` elements.
+inline void CheckTensor(const pto::TensorDesc* t, uint32_t rank,
+                        uint32_t elem_bytes, const char* what) {
+  if (t->elem_bytes != elem_bytes || (t->ndims != rank && !(t->ndims == 0 && rank == 1))) {
+    pto::CurrentCore()->Fault(what);
+  }
+}
+
+// Row-major element offset of `idx` in `t`; faults outside the shape.
+template <size_t N>
+int64_t Offset(const pto::TensorDesc* t, const int64_t (&idx)[N]) {
+  int64_t off = 0;
+  for (uint32_t k = 0; k < N; ++k) {
+    if (idx[k] < 0 || idx[k] >= Dim(t, k)) pto::CurrentCore()->Fault("index out of range");
+    off = off * Dim(t, k) + idx[k];
+  }
+  return off;
+}
+
+// Copies between the GM box of `shape` at `off` in `t` and the row-major UB
+// tile `tile`: one transfer when the box is contiguous in GM, else one per
+// innermost row.
+template <typename T, size_t N>
+void CopyBox(bool load, pto::Tile<T>& tile, const pto::TensorDesc* t,
+             const int64_t (&off)[N], const int64_t (&shape)[N]) {
+  bool contiguous = true;
+  for (uint32_t k = 0; k < N; ++k) {
+    if (off[k] < 0 || shape[k] < 0 || off[k] + shape[k] > Dim(t, k)) {
+      pto::CurrentCore()->Fault("tile box outside the tensor");
+    }
+    if (k > 0 && (off[k] != 0 || shape[k] != Dim(t, k))) contiguous = false;
+  }
+  const int64_t run = contiguous ? static_cast<int64_t>(tile.count) : shape[N - 1];
+  for (int64_t done = 0; done < static_cast<int64_t>(tile.count); done += run) {
+    int64_t idx[N];
+    int64_t rest = done / shape[N - 1];
+    idx[N - 1] = off[N - 1];
+    for (int k = static_cast<int>(N) - 2; k >= 0; --k) {
+      idx[k] = off[k] + rest % shape[k];
+      rest /= shape[k];
+    }
+    pto::Tile<T> part{tile.data + done, static_cast<uint64_t>(run)};
+    pto::GlobalTensor<T> gm{t->data<T>() + Offset(t, idx), static_cast<uint64_t>(run)};
+    if (load) {
+      pto::TLOAD(part, gm);
+    } else {
+      pto::TSTORE(gm, part);
+    }
+  }
+}
+
+// A scalar GM write, written back at once so DMA, peers and the host see it.
+template <typename T, size_t N>
+void WriteElement(const pto::TensorDesc* t, const int64_t (&idx)[N], T value) {
+  T* p = t->data<T>() + Offset(t, idx);
+  pto::WriteGm(p, value);
+  pto::dcci(p, pto::SINGLE_CACHE_LINE);
+}
+
+template <typename T, size_t N>
+T ReadElement(const pto::TensorDesc* t, const int64_t (&idx)[N]) {
+  return pto::ReadGm(t->data<T>() + Offset(t, idx));
+}
+
+template <typename T>
+T FloorDiv(T a, T b) {
+  T q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+template <typename T>
+T FloorMod(T a, T b) {
+  T r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
+}  // namespace pto::kernels::internal
+
+)";
+
+constexpr int64_t kUbAlign = 32;
+
+std::optional<std::string> CppType(ir::DataType t) {
+  switch (t) {
+    case ir::DataType::kBool:
+      return "bool";
+    case ir::DataType::kInt8:
+      return "int8_t";
+    case ir::DataType::kInt16:
+      return "int16_t";
+    case ir::DataType::kInt32:
+      return "int32_t";
+    case ir::DataType::kInt64:
+      return "int64_t";
+    case ir::DataType::kUInt8:
+      return "uint8_t";
+    case ir::DataType::kUInt16:
+      return "uint16_t";
+    case ir::DataType::kUInt32:
+      return "uint32_t";
+    case ir::DataType::kUInt64:
+      return "uint64_t";
+    case ir::DataType::kFP32:
+      return "float";
+    case ir::DataType::kFP64:
+      return "double";
+    case ir::DataType::kIndex:
+      return "int64_t";
+    default:
+      return std::nullopt;
+  }
+}
+
+// Variables read anywhere in a body but its returns (so unread definitions
+// get [[maybe_unused]] and the kernel compiles warning-free).
+class UsedVars : public ir::IRVisitor {
+ public:
+  std::set<const ir::Var*> used;
+
+ protected:
+  void VisitVar(const ir::VarPtr& var) override { used.insert(var.get()); }
+  void VisitIterArg(const ir::IterArgPtr& var) override { used.insert(var.get()); }
+  void VisitReturnStmt(const std::shared_ptr<const ir::ReturnStmt>&) override {}
+  void VisitType(const ir::TypePtr&) override {}
+};
+
+class Generator {
+ public:
+  Generator(const ir::ProgramPtr& program, std::string_view function)
+      : program_(program), function_(function) {}
+
+  absl::StatusOr<std::string> Run() {
+    ir::FunctionPtr fn = program_->GetFunction(function_);
+    if (fn == nullptr) {
+      return absl::NotFoundError(pto::StrCat("no function '", function_, "' in the program"));
+    }
+    if (fn->func_type() != ir::FunctionType::kInCore && fn->func_type() != ir::FunctionType::kAIV) {
+      return UserErrorF(fn->span(), "'", function_,
+                        "' is not an InCore or AIV function, so it has no kernel code");
+    }
+    UsedVars uses;
+    uses.VisitStmt(fn->body());
+    used_ = uses.used;
+
+    int tensors = 0;
+    for (const ir::VarPtr& p : fn->params()) {
+      if (ir::AsTensorTypeLike(p->type()) != nullptr) ++tensors;
+    }
+    std::string params;
+    int tensor_index = 0;
+    int scalar_index = tensors;
+    for (const ir::VarPtr& p : fn->params()) {
+      const std::string name = Fresh(p->name_hint());
+      if (auto t = ir::AsTensorTypeLike(p->type())) {
+        ASSIGN_OR_RETURN(std::string elem, ElemType(t->dtype(), p->span()));
+        pto::StrAppend(&params, "  ", MaybeUnused(p), "const pto::TensorDesc* ", name,
+                       " = pto::TensorArg(args, ", tensor_index++, ");\n",
+                       "  pto::kernels::internal::CheckTensor(", name, ", ", t->shape().size(),
+                       ", sizeof(", elem, "), \"", function_, ": tensor '", p->name_hint(),
+                       "' has the wrong rank or dtype\");\n");
+        values_[p.get()] = {Kind::kTensor, name, t->dtype()};
+      } else if (ir::Is<ir::CommCtxType>(p->type())) {
+        pto::StrAppend(&params, "  ", MaybeUnused(p), "const pto::CommContext* ", name,
+                       " = reinterpret_cast<const pto::CommContext*>(args[", scalar_index++,
+                       "]);\n");
+        values_[p.get()] = {Kind::kCtx, name, ir::DataType::kUInt64};
+      } else if (auto s = ir::As<ir::ScalarType>(p->type())) {
+        if (ir::IsFloat(s->dtype())) return Unsupported(p->span(), "a floating-point scalar param");
+        ASSIGN_OR_RETURN(std::string type, ElemType(s->dtype(), p->span()));
+        pto::StrAppend(&params, "  ", MaybeUnused(p), "const ", type, " ", name, " = static_cast<",
+                       type, ">(args[", scalar_index++, "]);\n");
+        values_[p.get()] = {Kind::kScalar, name, s->dtype()};
+      } else {
+        return Unsupported(p->span(), "a parameter of this type");
+      }
+    }
+    top_body_ = fn->body();
+    RETURN_IF_ERROR(EmitStmt(fn->body(), 1));
+
+    return pto::StrCat("// Kernel ", function_,
+                       ", generated by the PTO compiler.\n"
+                       "#include <algorithm>\n"
+                       "#include <cstddef>\n"
+                       "#include <cstdint>\n\n"
+                       "#include \"runtime/device/comm_context.h\"\n"
+                       "#include \"runtime/device/device_api.h\"\n"
+                       "#include \"runtime/device/kernel_abi.h\"\n\n",
+                       kPreamble, "namespace pto::kernels {\n\n", "// args: ", tensors,
+                       " tensor descriptors, then ", scalar_index - tensors,
+                       " scalars, in the order of the params. UB use: ", ub_bytes_,
+                       " bytes.\n"
+                       "void ",
+                       function_, "(int64_t* args) {\n", params, body_,
+                       "}\n\n"
+                       "}  // namespace pto::kernels\n");
+  }
+
+ private:
+  enum class Kind { kScalar, kTensor, kTile, kCtx };
+  struct Value {
+    Kind kind;
+    std::string name;
+    ir::DataType dtype;
+  };
+
+  absl::Status Unsupported(const Span& span, std::string_view construct) {
+    return UserErrorF(span, "code generation does not support ", construct, " in a kernel yet");
+  }
+
+  absl::StatusOr<std::string> ElemType(ir::DataType t, const Span& span) {
+    std::optional<std::string> type = CppType(t);
+    if (!type) return Unsupported(span, pto::StrCat("a ", ir::DataTypeName(t), " value"));
+    return *type;
+  }
+
+  std::string MaybeUnused(const ir::VarPtr& v) const {
+    return used_.count(v.get()) != 0 ? "" : "[[maybe_unused]] ";
+  }
+
+  // A C++ identifier from `hint`, unique in the kernel.
+  std::string Fresh(std::string_view hint) {
+    std::string base;
+    for (char c : hint) base += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+    if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "v" + base;
+    if (base == "args") base = "args_";
+    std::string name = base;
+    for (int i = 1; !names_.insert(name).second; ++i) name = pto::StrCat(base, "_", i);
+    return name;
+  }
+
+  static std::string Indent(int n) { return std::string(2 * n, ' '); }
+
+  absl::StatusOr<Value> Lookup(const ir::ExprPtr& e) {
+    ir::VarPtr var = ir::As<ir::Var>(e);
+    if (var == nullptr) return Unsupported(e->span(), "an inline tensor or tile operand");
+    auto it = values_.find(var.get());
+    if (it == values_.end()) {
+      return InternalErrorF(e->span(), "'", var->name_hint(), "' used before it is bound");
+    }
+    return it->second;
+  }
+
+  absl::StatusOr<Value> LookupKind(const ir::ExprPtr& e, Kind kind, std::string_view what) {
+    ASSIGN_OR_RETURN(Value v, Lookup(e));
+    if (v.kind != kind) return Unsupported(e->span(), pto::StrCat("a non-", what, " operand here"));
+    return v;
+  }
+
+  // The C++ type of a variable of type `type`.
+  absl::StatusOr<std::string> DeclType(const ir::TypePtr& type, const Span& span) {
+    if (ir::AsTensorTypeLike(type) != nullptr) return std::string("const pto::TensorDesc*");
+    if (auto t = ir::As<ir::TileType>(type)) {
+      ASSIGN_OR_RETURN(std::string elem, ElemType(t->dtype(), span));
+      return pto::StrCat("pto::Tile<", elem, ">");
+    }
+    if (auto s = ir::As<ir::ScalarType>(type)) return ElemType(s->dtype(), span);
+    return Unsupported(span, "a variable of this type");
+  }
+
+  absl::StatusOr<Kind> KindOf(const ir::TypePtr& type, const Span& span) {
+    if (ir::AsTensorTypeLike(type) != nullptr) return Kind::kTensor;
+    if (ir::Is<ir::TileType>(type)) return Kind::kTile;
+    if (ir::Is<ir::ScalarType>(type)) return Kind::kScalar;
+    return Unsupported(span, "a variable of this type");
+  }
+
+  static ir::DataType DTypeOf(const ir::TypePtr& type) {
+    if (auto s = ir::As<ir::ScalarType>(type)) return s->dtype();
+    if (auto t = ir::As<ir::ShapedType>(type)) return t->dtype();
+    return ir::DataType::kIndex;
+  }
+
+  // Binds `var` to a new C++ variable (`mut`: not const) and returns its
+  // declaration prefix, e.g. "const int32_t x".
+  absl::StatusOr<std::string> Declare(const ir::VarPtr& var, bool mut = false) {
+    ASSIGN_OR_RETURN(std::string type, DeclType(var->type(), var->span()));
+    ASSIGN_OR_RETURN(Kind kind, KindOf(var->type(), var->span()));
+    const std::string name = Fresh(var->name_hint());
+    values_[var.get()] = {kind, name, DTypeOf(var->type())};
+    const bool is_const = !mut && kind == Kind::kScalar;
+    return pto::StrCat(MaybeUnused(var), is_const ? "const " : "", type, " ", name);
+  }
+
+  // ---------------------------------------------------------------- exprs
+
+  static std::optional<std::string> BinaryToken(ir::BinaryOp op) {
+    switch (op) {
+      case ir::BinaryOp::kAdd:
+        return "+";
+      case ir::BinaryOp::kSub:
+        return "-";
+      case ir::BinaryOp::kMul:
+        return "*";
+      case ir::BinaryOp::kEq:
+        return "==";
+      case ir::BinaryOp::kNe:
+        return "!=";
+      case ir::BinaryOp::kLt:
+        return "<";
+      case ir::BinaryOp::kLe:
+        return "<=";
+      case ir::BinaryOp::kGt:
+        return ">";
+      case ir::BinaryOp::kGe:
+        return ">=";
+      case ir::BinaryOp::kAnd:
+        return "&&";
+      case ir::BinaryOp::kOr:
+        return "||";
+      case ir::BinaryOp::kBitAnd:
+        return "&";
+      case ir::BinaryOp::kBitOr:
+        return "|";
+      case ir::BinaryOp::kBitXor:
+        return "^";
+      case ir::BinaryOp::kShl:
+        return "<<";
+      case ir::BinaryOp::kShr:
+        return ">>";
+      default:
+        return std::nullopt;
+    }
+  }
+
+  absl::StatusOr<std::string> Scalar(const ir::ExprPtr& e) {
+    if (auto c = ir::As<ir::ConstInt>(e)) {
+      if (c->dtype() == ir::DataType::kIndex) return pto::StrCat(c->value());
+      ASSIGN_OR_RETURN(std::string type, ElemType(c->dtype(), e->span()));
+      return pto::StrCat(type, "{", c->value(), "}");
+    }
+    if (auto c = ir::As<ir::ConstFloat>(e)) {
+      ASSIGN_OR_RETURN(std::string type, ElemType(c->dtype(), e->span()));
+      return pto::StrCat("static_cast<", type, ">(", c->value(), ")");
+    }
+    if (auto c = ir::As<ir::ConstBool>(e)) return std::string(c->value() ? "true" : "false");
+    if (ir::Is<ir::Var>(e)) {
+      ASSIGN_OR_RETURN(Value v, LookupKind(e, Kind::kScalar, "scalar"));
+      return v.name;
+    }
+    if (auto c = ir::As<ir::Cast>(e)) {
+      ASSIGN_OR_RETURN(std::string type, ElemType(c->dtype(), e->span()));
+      ASSIGN_OR_RETURN(std::string v, Scalar(c->value()));
+      return pto::StrCat("static_cast<", type, ">(", v, ")");
+    }
+    if (auto u = ir::As<ir::UnaryExpr>(e)) {
+      ASSIGN_OR_RETURN(std::string v, Scalar(u->operand()));
+      switch (u->op()) {
+        case ir::UnaryOp::kNeg:
+          return pto::StrCat("-(", v, ")");
+        case ir::UnaryOp::kNot:
+          return pto::StrCat("!(", v, ")");
+        case ir::UnaryOp::kBitNot:
+          return pto::StrCat("~(", v, ")");
+        case ir::UnaryOp::kAbs:
+          return Unsupported(e->span(), "abs");
+      }
+    }
+    if (auto b = ir::As<ir::BinaryExpr>(e)) {
+      ASSIGN_OR_RETURN(std::string lhs, Scalar(b->lhs()));
+      ASSIGN_OR_RETURN(std::string rhs, Scalar(b->rhs()));
+      if (std::optional<std::string> tok = BinaryToken(b->op())) {
+        return pto::StrCat("(", lhs, " ", *tok, " ", rhs, ")");
+      }
+      // The rest compute in the result type.
+      ASSIGN_OR_RETURN(std::string type, ElemType(DTypeOf(e->type()), e->span()));
+      const std::string l = pto::StrCat("static_cast<", type, ">(", lhs, ")");
+      const std::string r = pto::StrCat("static_cast<", type, ">(", rhs, ")");
+      const bool integral = ir::IsIntegral(DTypeOf(e->type()));
+      switch (b->op()) {
+        case ir::BinaryOp::kMin:
+          return pto::StrCat("std::min(", l, ", ", r, ")");
+        case ir::BinaryOp::kMax:
+          return pto::StrCat("std::max(", l, ", ", r, ")");
+        case ir::BinaryOp::kFloorDiv:
+          if (integral) return pto::StrCat("pto::kernels::internal::FloorDiv(", l, ", ", r, ")");
+          break;
+        case ir::BinaryOp::kFloorMod:
+          if (integral) return pto::StrCat("pto::kernels::internal::FloorMod(", l, ", ", r, ")");
+          break;
+        case ir::BinaryOp::kDiv:
+          if (!integral) return pto::StrCat("(", l, " / ", r, ")");
+          break;
+        default:
+          break;
+      }
+      return Unsupported(e->span(), "this scalar operator");
+    }
+    return Unsupported(e->span(), "this expression");
+  }
+
+  // `{a, b, ...}` of int64_t indices from a MakeTuple.
+  absl::StatusOr<std::string> IndexList(const ir::ExprPtr& e) {
+    auto tuple = ir::As<ir::MakeTuple>(e);
+    if (tuple == nullptr) return Unsupported(e->span(), "a non-literal index list");
+    std::string out = "{";
+    for (size_t i = 0; i < tuple->elements().size(); ++i) {
+      const ir::ExprPtr& x = tuple->elements()[i];
+      ASSIGN_OR_RETURN(std::string v, Scalar(x));
+      const ir::DataType t = DTypeOf(x->type());
+      const bool plain = ir::Is<ir::ConstInt>(x) || t == ir::DataType::kIndex ||
+                         t == ir::DataType::kInt64 || t == ir::DataType::kInt32 ||
+                         t == ir::DataType::kInt16 || t == ir::DataType::kInt8;
+      pto::StrAppend(&out, i ? ", " : "", plain ? v : pto::StrCat("static_cast<int64_t>(", v, ")"));
+    }
+    return out + "}";
+  }
+
+  // The element count of a tile type with constant dims, and `{d0, d1, ...}`.
+  absl::StatusOr<std::pair<int64_t, std::string>> TileShape(const ir::TypePtr& type,
+                                                            const Span& span) {
+    auto tile = ir::As<ir::TileType>(type);
+    if (tile == nullptr) return Unsupported(span, "a non-tile operand here");
+    int64_t count = 1;
+    std::string dims = "{";
+    for (size_t i = 0; i < tile->shape().size(); ++i) {
+      std::optional<int64_t> d = ir::GetConstInt(tile->shape()[i]);
+      if (!d) return Unsupported(span, "a tile with a non-constant shape");
+      count *= *d;
+      pto::StrAppend(&dims, i ? ", " : "", *d);
+    }
+    return std::make_pair(count, dims + "}");
+  }
+
+  // ---------------------------------------------------------------- stmts
+
+  // A tile-valued assignment: a fresh UB slot for `var`.
+  absl::StatusOr<std::string> NewTile(const ir::VarPtr& var, int indent) {
+    ASSIGN_OR_RETURN(auto shape, TileShape(var->type(), var->span()));
+    ASSIGN_OR_RETURN(std::string elem, ElemType(DTypeOf(var->type()), var->span()));
+    ASSIGN_OR_RETURN(std::string decl, Declare(var));
+    const int64_t offset = ub_bytes_;
+    ub_bytes_ += (shape.first * ir::DataTypeBytes(DTypeOf(var->type())) + kUbAlign - 1) / kUbAlign *
+                 kUbAlign;
+    pto::StrAppend(&body_, Indent(indent), decl, " = pto::TASSIGN<", elem, ">(", offset, ", ",
+                   shape.first, ");\n");
+    return values_[var.get()].name;
+  }
+
+  absl::Status EmitCallAssign(const ir::VarPtr& var, const ir::CallPtr& call, int indent) {
+    const std::string& op = call->op()->name();
+    const auto& args = call->args();
+    const std::string in = Indent(indent);
+    if (op == "pl.tile.load") {
+      ASSIGN_OR_RETURN(Value t, LookupKind(args[0], Kind::kTensor, "tensor"));
+      ASSIGN_OR_RETURN(std::string off, IndexList(args[1]));
+      ASSIGN_OR_RETURN(auto shape, TileShape(var->type(), call->span()));
+      ASSIGN_OR_RETURN(std::string tile, NewTile(var, indent));
+      pto::StrAppend(&body_, in, "pto::kernels::internal::CopyBox(true, ", tile, ", ", t.name, ", ",
+                     off, ", ", shape.second, ");\n");
+      return absl::OkStatus();
+    }
+    if (op == "pl.tile.store") {
+      ASSIGN_OR_RETURN(Value tile, LookupKind(args[0], Kind::kTile, "tile"));
+      ASSIGN_OR_RETURN(std::string off, IndexList(args[1]));
+      ASSIGN_OR_RETURN(Value t, LookupKind(args[2], Kind::kTensor, "tensor"));
+      ASSIGN_OR_RETURN(auto shape, TileShape(args[0]->type(), call->span()));
+      pto::StrAppend(&body_, in, "pto::kernels::internal::CopyBox(false, ", tile.name, ", ", t.name,
+                     ", ", off, ", ", shape.second, ");\n");
+      return Alias(var, t, indent);
+    }
+    if (op == "pl.tensor.write") {
+      ASSIGN_OR_RETURN(Value t, LookupKind(args[0], Kind::kTensor, "tensor"));
+      RETURN_IF_ERROR(EmitWrite(call, t, indent));
+      return Alias(var, t, indent);
+    }
+    if (op == "pl.tensor.read") {
+      ASSIGN_OR_RETURN(Value t, LookupKind(args[0], Kind::kTensor, "tensor"));
+      ASSIGN_OR_RETURN(std::string idx, IndexList(args[1]));
+      ASSIGN_OR_RETURN(std::string elem, ElemType(t.dtype, call->span()));
+      ASSIGN_OR_RETURN(std::string decl, Declare(var));
+      pto::StrAppend(&body_, in, decl, " = pto::kernels::internal::ReadElement<", elem, ">(",
+                     t.name, ", ", idx, ");\n");
+      return absl::OkStatus();
+    }
+    if (op == "pl.tile.create") {
+      return NewTile(var, indent).status();
+    }
+    if (op == "pl.tile.full") {
+      ASSIGN_OR_RETURN(std::string value, Scalar(args[1]));
+      ASSIGN_OR_RETURN(std::string elem, ElemType(DTypeOf(var->type()), call->span()));
+      ASSIGN_OR_RETURN(std::string tile, NewTile(var, indent));
+      pto::StrAppend(&body_, in, "pto::TEXPANDS(", tile, ", static_cast<", elem, ">(", value,
+                     "));\n");
+      return absl::OkStatus();
+    }
+    if (op == "pl.tile.add" || op == "pl.tile.sub" || op == "pl.tile.mul" ||
+        op == "pl.tile.maximum") {
+      ASSIGN_OR_RETURN(Value a, LookupKind(args[0], Kind::kTile, "tile"));
+      ASSIGN_OR_RETURN(std::string elem, ElemType(DTypeOf(var->type()), call->span()));
+      if (ir::Is<ir::ScalarType>(args[1]->type())) {
+        ASSIGN_OR_RETURN(std::string s, Scalar(args[1]));
+        const std::string cast = DTypeOf(args[1]->type()) == DTypeOf(var->type())
+                                     ? s
+                                     : pto::StrCat("static_cast<", elem, ">(", s, ")");
+        std::string api;
+        if (op == "pl.tile.add") {
+          api = pto::StrCat("pto::TADDS(%, ", a.name, ", ", cast, ")");
+        } else if (op == "pl.tile.sub") {
+          api = pto::StrCat("pto::TADDS(%, ", a.name, ", static_cast<", elem, ">(-", cast, "))");
+        } else if (op == "pl.tile.mul") {
+          api = pto::StrCat("pto::TMULS(%, ", a.name, ", ", cast, ")");
+        } else {
+          return Unsupported(call->span(), pto::StrCat(op, " with a scalar operand"));
+        }
+        ASSIGN_OR_RETURN(std::string dst, NewTile(var, indent));
+        api.replace(api.find('%'), 1, dst);
+        pto::StrAppend(&body_, in, api, ";\n");
+        return absl::OkStatus();
+      }
+      ASSIGN_OR_RETURN(Value b, LookupKind(args[1], Kind::kTile, "tile"));
+      const std::string api = op == "pl.tile.add"   ? "TADD"
+                              : op == "pl.tile.sub" ? "TSUB"
+                              : op == "pl.tile.mul" ? "TMUL"
+                                                    : "TMAX";
+      ASSIGN_OR_RETURN(std::string dst, NewTile(var, indent));
+      pto::StrAppend(&body_, in, "pto::", api, "(", dst, ", ", a.name, ", ", b.name, ");\n");
+      return absl::OkStatus();
+    }
+    if (op == "pl.tile.neg" || op == "pl.tile.relu") {
+      ASSIGN_OR_RETURN(Value a, LookupKind(args[0], Kind::kTile, "tile"));
+      ASSIGN_OR_RETURN(std::string elem, ElemType(DTypeOf(var->type()), call->span()));
+      ASSIGN_OR_RETURN(std::string dst, NewTile(var, indent));
+      if (op == "pl.tile.neg") {
+        pto::StrAppend(&body_, in, "pto::TMULS(", dst, ", ", a.name, ", static_cast<", elem,
+                       ">(-1));\n");
+      } else {
+        // relu(a) = max(a, 0), with the 0s in the result tile itself.
+        pto::StrAppend(&body_, in, "pto::TEXPANDS(", dst, ", static_cast<", elem, ">(0));\n", in,
+                       "pto::TMAX(", dst, ", ", a.name, ", ", dst, ");\n");
+      }
+      return absl::OkStatus();
+    }
+    return Unsupported(call->span(), op);
+  }
+
+  absl::Status EmitWrite(const ir::CallPtr& call, const Value& t, int indent) {
+    ASSIGN_OR_RETURN(std::string idx, IndexList(call->args()[1]));
+    ASSIGN_OR_RETURN(std::string value, Scalar(call->args()[2]));
+    ASSIGN_OR_RETURN(std::string elem, ElemType(t.dtype, call->span()));
+    pto::StrAppend(&body_, Indent(indent), "pto::kernels::internal::WriteElement<", elem, ">(",
+                   t.name, ", ", idx, ", ", value, ");\n");
+    return absl::OkStatus();
+  }
+
+  // `var` names the same GM buffer (or UB tile) as `v`.
+  absl::Status Alias(const ir::VarPtr& var, const Value& v, int indent) {
+    ASSIGN_OR_RETURN(Kind kind, KindOf(var->type(), var->span()));
+    if (kind != v.kind) return Unsupported(var->span(), "a value of a different kind");
+    ASSIGN_OR_RETURN(std::string decl, Declare(var));
+    pto::StrAppend(&body_, Indent(indent), decl, " = ", v.name, ";\n");
+    return absl::OkStatus();
+  }
+
+  // `targets` = the yielded values, all at once.
+  absl::Status EmitAssignAll(const std::vector<std::string>& targets,
+                             const std::vector<ir::ExprPtr>& values, const Span& span, int indent) {
+    if (targets.size() != values.size()) {
+      return InternalErrorF(span, "yield of ", values.size(), " values into ", targets.size());
+    }
+    std::vector<std::string> rhs;
+    bool clash = false;
+    for (size_t i = 0; i < values.size(); ++i) {
+      ASSIGN_OR_RETURN(Value v, Operand(values[i], indent));
+      rhs.push_back(v.name);
+      for (size_t j = 0; j < targets.size(); ++j) {
+        if (j != i && v.name == targets[j]) clash = true;
+      }
+    }
+    const std::string in = Indent(indent);
+    if (!clash) {
+      for (size_t i = 0; i < targets.size(); ++i) {
+        if (targets[i] != rhs[i]) pto::StrAppend(&body_, in, targets[i], " = ", rhs[i], ";\n");
+      }
+      return absl::OkStatus();
+    }
+    pto::StrAppend(&body_, in, "{\n");
+    for (size_t i = 0; i < targets.size(); ++i) {
+      pto::StrAppend(&body_, in, "  const auto yielded_", i, " = ", rhs[i], ";\n");
+    }
+    for (size_t i = 0; i < targets.size(); ++i) {
+      pto::StrAppend(&body_, in, "  ", targets[i], " = yielded_", i, ";\n");
+    }
+    pto::StrAppend(&body_, in, "}\n");
+    return absl::OkStatus();
+  }
+
+  // Any value: a bound variable, a scalar expression, or an op call (bound to
+  // a temporary first).
+  absl::StatusOr<Value> Operand(const ir::ExprPtr& e, int indent) {
+    if (ir::Is<ir::Var>(e)) return Lookup(e);
+    if (auto call = ir::As<ir::Call>(e); call != nullptr && !ir::Is<ir::GlobalVar>(call->op())) {
+      auto tmp = std::make_shared<const ir::Var>("tmp", e->type(), e->span());
+      used_.insert(tmp.get());
+      temps_.push_back(tmp);
+      RETURN_IF_ERROR(EmitCallAssign(tmp, call, indent));
+      return values_[tmp.get()];
+    }
+    if (!ir::Is<ir::ScalarType>(e->type())) return Unsupported(e->span(), "this expression");
+    ASSIGN_OR_RETURN(std::string s, Scalar(e));
+    return Value{Kind::kScalar, s, DTypeOf(e->type())};
+  }
+
+  absl::Status EmitStmt(const ir::StmtPtr& stmt, int indent) {
+    const std::string in = Indent(indent);
+    if (auto seq = ir::As<ir::SeqStmts>(stmt)) {
+      for (const ir::StmtPtr& s : seq->stmts()) RETURN_IF_ERROR(EmitStmt(s, indent));
+      return absl::OkStatus();
+    }
+    if (auto a = ir::As<ir::AssignStmt>(stmt)) {
+      if (auto call = ir::As<ir::Call>(a->value())) {
+        if (ir::Is<ir::GlobalVar>(call->op())) {
+          return Unsupported(call->span(), "a function call");
+        }
+        return EmitCallAssign(a->var(), call, indent);
+      }
+      if (ir::Is<ir::Var>(a->value())) {
+        ASSIGN_OR_RETURN(Value v, Lookup(a->value()));
+        return Alias(a->var(), v, indent);
+      }
+      if (!ir::Is<ir::ScalarType>(a->var()->type())) {
+        return Unsupported(a->span(), "this assignment");
+      }
+      ASSIGN_OR_RETURN(std::string value, Scalar(a->value()));
+      ASSIGN_OR_RETURN(std::string decl, Declare(a->var()));
+      pto::StrAppend(&body_, in, decl, " = ", value, ";\n");
+      return absl::OkStatus();
+    }
+    if (auto e = ir::As<ir::EvalStmt>(stmt)) {
+      auto call = ir::As<ir::Call>(e->expr());
+      const std::string op = call != nullptr ? call->op()->name() : "";
+      if (op == "pl.system.cacheinvalid") {
+        // The region form invalidates at least its lines; the whole cache is
+        // a superset.
+        pto::StrAppend(&body_, in, "pto::dcci(nullptr, pto::ENTIRE_DATA_CACHE);\n");
+        return absl::OkStatus();
+      }
+      if (op == "pl.system.fence") {
+        pto::StrAppend(&body_, in, "pto::dsb(pto::DSB_DDR);\n");
+        return absl::OkStatus();
+      }
+      if (op == "pl.tensor.write") {
+        ASSIGN_OR_RETURN(Value t, LookupKind(call->args()[0], Kind::kTensor, "tensor"));
+        return EmitWrite(call, t, indent);
+      }
+      return Unsupported(e->span(), op.empty() ? std::string("this statement") : op);
+    }
+    if (auto f = ir::As<ir::ForStmt>(stmt)) return EmitFor(f, indent);
+    if (auto i = ir::As<ir::IfStmt>(stmt)) return EmitIf(i, indent);
+    if (auto y = ir::As<ir::YieldStmt>(stmt)) {
+      if (yield_targets_.empty()) return Unsupported(y->span(), "a yield outside a loop or if");
+      return EmitAssignAll(yield_targets_.back(), y->value(), y->span(), indent);
+    }
+    if (auto r = ir::As<ir::ReturnStmt>(stmt)) {
+      for (const ir::ExprPtr& v : r->value()) {
+        ASSIGN_OR_RETURN(Value value, Operand(v, indent));
+        if (value.kind != Kind::kTensor) {
+          return Unsupported(v->span(), "returning a non-tensor value");
+        }
+      }
+      // Returned tensors alias params: their data is already in GM.
+      if (!IsLastTopLevel(stmt)) pto::StrAppend(&body_, in, "return;\n");
+      return absl::OkStatus();
+    }
+    if (ir::Is<ir::WhileStmt>(stmt)) return Unsupported(stmt->span(), "a while loop");
+    return Unsupported(stmt->span(), "this statement");
+  }
+
+  bool IsLastTopLevel(const ir::StmtPtr& stmt) const {
+    if (stmt == top_body_) return true;
+    auto seq = ir::As<ir::SeqStmts>(top_body_);
+    return seq != nullptr && !seq->stmts().empty() && seq->stmts().back() == stmt;
+  }
+
+  absl::Status EmitFor(const std::shared_ptr<const ir::ForStmt>& f, int indent) {
+    const std::string in = Indent(indent);
+    std::vector<std::string> carried;
+    for (const ir::IterArgPtr& ia : f->iter_args()) {
+      ASSIGN_OR_RETURN(Value init, Operand(ia->init_value(), indent));
+      ASSIGN_OR_RETURN(std::string decl, Declare(ia, /*mut=*/true));
+      pto::StrAppend(&body_, in, decl, " = ", init.name, ";\n");
+      carried.push_back(values_[ia.get()].name);
+    }
+    ASSIGN_OR_RETURN(std::string start, Scalar(f->start()));
+    ASSIGN_OR_RETURN(std::string stop, Scalar(f->stop()));
+    ASSIGN_OR_RETURN(std::string step, Scalar(f->step()));
+    std::optional<int64_t> step_value = ir::GetConstInt(f->step());
+    if (!step_value || *step_value == 0) {
+      return Unsupported(f->step()->span(), "a for loop without a constant non-zero step");
+    }
+    const std::string var = Fresh(f->loop_var()->name_hint());
+    values_[f->loop_var().get()] = {Kind::kScalar, var, ir::DataType::kIndex};
+    const std::string advance =
+        *step_value == 1 ? pto::StrCat("++", var) : pto::StrCat(var, " += ", step);
+    pto::StrAppend(&body_, in, "for (int64_t ", var, " = ", start, "; ", var,
+                   *step_value > 0 ? " < " : " > ", stop, "; ", advance, ") {\n");
+    yield_targets_.push_back(carried);
+    RETURN_IF_ERROR(EmitStmt(f->body(), indent + 1));
+    yield_targets_.pop_back();
+    pto::StrAppend(&body_, in, "}\n");
+    if (f->return_vars().size() != carried.size()) {
+      return InternalErrorF(f->span(), "for loop with ", carried.size(), " iter args and ",
+                            f->return_vars().size(), " return vars");
+    }
+    for (size_t i = 0; i < carried.size(); ++i) {
+      ASSIGN_OR_RETURN(std::string decl, Declare(f->return_vars()[i]));
+      pto::StrAppend(&body_, in, decl, " = ", carried[i], ";\n");
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status EmitIf(const std::shared_ptr<const ir::IfStmt>& s, int indent) {
+    const std::string in = Indent(indent);
+    std::vector<std::string> results;
+    for (const ir::VarPtr& rv : s->return_vars()) {
+      ASSIGN_OR_RETURN(std::string decl, Declare(rv, /*mut=*/true));
+      const Kind kind = values_[rv.get()].kind;
+      pto::StrAppend(&body_, in, decl, kind == Kind::kTensor ? " = nullptr" : "{}", ";\n");
+      results.push_back(values_[rv.get()].name);
+    }
+    ASSIGN_OR_RETURN(std::string cond, Scalar(s->condition()));
+    if (cond.size() < 2 || cond.front() != '(' || cond.back() != ')') cond = "(" + cond + ")";
+    pto::StrAppend(&body_, in, "if ", cond, " {\n");
+    yield_targets_.push_back(results);
+    RETURN_IF_ERROR(EmitStmt(s->then_body(), indent + 1));
+    if (s->else_body().has_value()) {
+      pto::StrAppend(&body_, in, "} else {\n");
+      RETURN_IF_ERROR(EmitStmt(*s->else_body(), indent + 1));
+    }
+    yield_targets_.pop_back();
+    pto::StrAppend(&body_, in, "}\n");
+    return absl::OkStatus();
+  }
+
+  const ir::ProgramPtr& program_;
+  std::string function_;
+  std::set<const ir::Var*> used_;
+  std::map<const ir::Var*, Value> values_;
+  std::set<std::string> names_ = {"args"};
+  std::vector<std::vector<std::string>> yield_targets_;
+  std::vector<ir::VarPtr> temps_;  // keeps the temporaries' keys alive
+  ir::StmtPtr top_body_;
+  std::string body_;
+  int64_t ub_bytes_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<std::string> GenerateKernel(const ir::ProgramPtr& program,
+                                           std::string_view function) {
+  return Generator(program, function).Run();
+}
+
+}  // namespace pto::codegen

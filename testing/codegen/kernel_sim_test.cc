@@ -1,0 +1,193 @@
+// Generated kernels on one simulated 910B chip with hand-made inputs, checked
+// element by element: the seed pipeline's own kernels
+// (examples/all_to_all_v_chip.pto: stage_step, consume_step) and scaled_add of
+// examples/kernels.pto in FP32.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "runtime/api/host.h"
+#include "runtime/api/orchestrator.h"
+#include "runtime/api/task_args.h"
+#include "runtime/device/kernel_abi.h"
+#include "sim/system/system.h"
+#include "sim/system/test_kernels.h"
+
+namespace pto::kernels {
+void stage_step(int64_t* args);
+void consume_step(int64_t* args);
+void scaled_add(int64_t* args);
+}  // namespace pto::kernels
+
+namespace pto::sim {
+namespace {
+
+constexpr int kNr = 2;
+constexpr int kMaxRecv = 4;
+constexpr int kSize = 64;
+constexpr int kTotal = kNr * kMaxRecv;
+constexpr int kElems = kTotal * kSize;
+
+float In(int i) { return 0.5f * static_cast<float>(i % 977) - 100.0f; }
+float Data(int i) { return 1000.0f + static_cast<float>(i); }
+constexpr float kUntouched = -7.0f;
+
+// Tensors: inp, stage, counts, data, recv, out. stage_step(inp, stage,
+// counts) and consume_step(data, recv, out, ctx, ctx) as two tasks. The run
+// is in a child process: the report's values count the elements of stage,
+// counts and out that differ from the expected ones ("*_errors", with the
+// first bad index in "*_first").
+RunReport RunKernels(const std::vector<int32_t>& recv_counts) {
+  std::vector<rt::Tensor> t;
+  return testing::Simulate(
+      testing::Opts(1),
+      [&](SimSystem& sys) -> absl::Status {
+        const struct {
+          uint64_t bytes;
+          std::vector<uint64_t> shape;
+        } specs[] = {{kElems * 4, {kTotal, kSize}},
+                     {kElems * 4, {kTotal, kSize}},
+                     {kNr * 4, {kNr}},
+                     {kElems * 4, {kTotal, kSize}},
+                     {kNr * 4, {kNr, 1}},
+                     {kElems * 4, {kTotal, kSize}}};
+        for (const auto& s : specs) {
+          absl::StatusOr<rt::Tensor> a = sys.Alloc(0, s.bytes, "t");
+          if (!a.ok()) return a.status();
+          a->elem_bytes = 4;
+          t.push_back(s.shape.size() == 1 ? a->WithShape({s.shape[0]})
+                                          : a->WithShape({s.shape[0], s.shape[1]}));
+        }
+        std::vector<float> inp(kElems), data(kElems), out(kElems, kUntouched);
+        std::vector<int32_t> counts(kNr, -1);
+        for (int i = 0; i < kElems; ++i) {
+          inp[i] = In(i);
+          data[i] = Data(i);
+        }
+        for (const absl::Status& st :
+             {sys.CopyTo(t[0], inp.data(), kElems * 4), sys.CopyTo(t[1], out.data(), kElems * 4),
+              sys.CopyTo(t[2], counts.data(), kNr * 4), sys.CopyTo(t[3], data.data(), kElems * 4),
+              sys.CopyTo(t[4], recv_counts.data(), kNr * 4),
+              sys.CopyTo(t[5], out.data(), kElems * 4)}) {
+          if (!st.ok()) return st;
+        }
+        rt::ChipCallable c;
+        c.name = "seed_kernels";
+        c.kernels = {&kernels::stage_step, &kernels::consume_step};
+        c.kernel_names = {"stage_step", "consume_step"};
+        c.entry = [](rt::Orchestrator& orch, const rt::ChipArgs& a) {
+          rt::TaskArgs stage;
+          stage.add_input(a.tensors[0]);
+          stage.add_output(a.tensors[1]);
+          stage.add_output(a.tensors[2]);
+          orch.submit_aiv_task(0, stage);
+          rt::TaskArgs consume;
+          consume.add_input(a.tensors[3]);
+          consume.add_input(a.tensors[4]);
+          consume.add_output(a.tensors[5]);
+          consume.add_scalar(0);  // CommCtx args: unused by the kernel
+          consume.add_scalar(0);
+          orch.submit_aiv_task(1, consume);
+        };
+        return sys.Dispatch(0, c, rt::ChipArgs{t, {}});
+      },
+      [&](SimSystem& sys, RunReport& r) {
+        std::vector<float> stage(kElems), out(kElems);
+        std::vector<int32_t> counts(kNr);
+        (void)sys.CopyFrom(stage.data(), t[1], kElems * 4);
+        (void)sys.CopyFrom(counts.data(), t[2], kNr * 4);
+        (void)sys.CopyFrom(out.data(), t[5], kElems * 4);
+        auto count = [&r](const char* name, int n, auto bad) {
+          int64_t errors = 0;
+          int64_t first = -1;
+          for (int i = 0; i < n; ++i) {
+            if (!bad(i)) continue;
+            if (errors++ == 0) first = i;
+          }
+          (*r.mutable_values())[std::string(name) + "_errors"] = errors;
+          (*r.mutable_values())[std::string(name) + "_first"] = first;
+        };
+        count("stage", kElems, [&](int i) { return stage[i] != 2 * In(i); });
+        count("counts", kNr, [&](int i) { return counts[i] != kMaxRecv; });
+        count("out", kElems, [&](int i) {
+          const bool sent = recv_counts[i / (kMaxRecv * kSize)] > 0;
+          return out[i] != (sent ? Data(i) : kUntouched);
+        });
+      });
+}
+
+void ExpectClean(const RunReport& r, const std::string& name) {
+  EXPECT_EQ(r.values().at(name + "_errors"), 0)
+      << name << ": first bad element " << r.values().at(name + "_first");
+}
+
+TEST(KernelSimTest, StageStepDoublesRowsAndWritesCounts) {
+  const RunReport r = RunKernels({kMaxRecv, kMaxRecv});
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  ExpectClean(r, "stage");
+  ExpectClean(r, "counts");
+  ExpectClean(r, "out");
+}
+
+// Source 1 sent nothing: its block of out keeps its old contents.
+TEST(KernelSimTest, ConsumeStepCopiesOnlyTheBlocksOfSourcesThatSent) {
+  const RunReport r = RunKernels({kMaxRecv, 0});
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  ExpectClean(r, "out");
+}
+
+TEST(KernelSimTest, ConsumeStepWithOnlyTheSecondSource) {
+  const RunReport r = RunKernels({0, 3});
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  ExpectClean(r, "out");
+}
+
+// scaled_add(a, b, out) on [16, 128]: out = (a + b) * 0.5 in rows [0, 8),
+// relu of it in rows [8, 16).
+TEST(KernelSimTest, ScaledAddScalesAndRelusByRowBlock) {
+  constexpr int kRows = 16;
+  constexpr int kCols = 128;
+  constexpr int kN = kRows * kCols;
+  auto a = [](int i) { return static_cast<float>(i % 37) - 20.0f; };
+  auto b = [](int i) { return static_cast<float>(i % 11) * 0.25f - 1.0f; };
+  std::vector<rt::Tensor> t;
+  const RunReport r = testing::Simulate(
+      testing::Opts(1),
+      [&](SimSystem& sys) -> absl::Status {
+        std::vector<float> va(kN), vb(kN);
+        for (int i = 0; i < kN; ++i) {
+          va[i] = a(i);
+          vb[i] = b(i);
+        }
+        for (const std::vector<float>* v : {&va, &vb, &va}) {
+          absl::StatusOr<rt::Tensor> x = sys.Alloc(0, kN * 4, "t");
+          if (!x.ok()) return x.status();
+          x->elem_bytes = 4;
+          t.push_back(x->WithShape({kRows, kCols}));
+          absl::Status st = sys.CopyTo(t.back(), v->data(), kN * 4);
+          if (!st.ok()) return st;
+        }
+        rt::ChipCallable c = testing::SingleTask("scaled_add", &kernels::scaled_add, 1, false);
+        return sys.Dispatch(0, c, rt::ChipArgs{t, {}});
+      },
+      [&](SimSystem& sys, RunReport& rep) {
+        std::vector<float> out(kN);
+        (void)sys.CopyFrom(out.data(), t[2], kN * 4);
+        int64_t errors = 0;
+        int64_t first = -1;
+        for (int i = 0; i < kN; ++i) {
+          const float scaled = (a(i) + b(i)) * 0.5f;
+          const float want = i / kCols < kRows / 2 ? scaled : std::max(scaled, 0.0f);
+          if (out[i] != want && errors++ == 0) first = i;
+        }
+        (*rep.mutable_values())["out_errors"] = errors;
+        (*rep.mutable_values())["out_first"] = first;
+      });
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  ExpectClean(r, "out");
+}
+
+}  // namespace
+}  // namespace pto::sim
