@@ -75,7 +75,7 @@ bool is_contiguous(const pto::rt::Tensor& t) {
 
 }  // namespace
 
-// args.tensors: 7, args.scalars: 3, in the order of the pipeline's params.
+// args.tensors: 7, args.scalars: 4, in the order of the pipeline's params.
 void aicpu_orchestration_entry(pto::rt::Orchestrator& orch,
                                const pto::rt::ChipArgs& args) {
   const pto::rt::Tensor inp = args.tensors[0];
@@ -85,9 +85,10 @@ void aicpu_orchestration_entry(pto::rt::Orchestrator& orch,
   const pto::rt::Tensor signal = args.tensors[4];
   const pto::rt::Tensor counts = args.tensors[5];
   const pto::rt::Tensor recv = args.tensors[6];
-  const uint64_t data_ctx = args.scalars[0];
-  const uint64_t signal_ctx = args.scalars[1];
-  const uint64_t recv_ctx = args.scalars[2];
+  [[maybe_unused]] const uint64_t data_ctx = args.scalars[0];
+  [[maybe_unused]] const uint64_t signal_ctx = args.scalars[1];
+  [[maybe_unused]] const uint64_t counts_ctx = args.scalars[2];
+  [[maybe_unused]] const uint64_t recv_ctx = args.scalars[3];
   // stage_step (func_id 0)
   pto::rt::TaskArgs args0;
   args0.add_input(inp);
@@ -207,7 +208,7 @@ void aicpu_orchestration_entry(pto::rt::Orchestrator& orch,
   const pto::rt::Tensor a = args.tensors[0];
   const pto::rt::Tensor b = args.tensors[1];
   const pto::rt::Tensor c = args.tensors[2];
-  const uint64_t n = args.scalars[0];
+  [[maybe_unused]] const uint64_t n = args.scalars[0];
   // strict (func_id 0)
   if (!is_contiguous(a)) {
     orch.report_fatal(pto::rt::kErrorInvalidArgs, "strict: operand 0 (a) is not contiguous");

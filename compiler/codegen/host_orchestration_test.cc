@@ -233,8 +233,8 @@ absl::Status host_orchestration_entry(
   pto::rt::DomainSpec comm_d0_spec;
   comm_d0_spec.name = "comm_d0";
   for (int d = 0; d < world_size; ++d) comm_d0_spec.devices.push_back(d);
-  comm_d0_spec.buffers = {{"data_buf", 2048}, {"signal_buf", 32}, {"recv_buf", 32}, {"_ord", 32}};
-  comm_d0_spec.window_size = 2144;
+  comm_d0_spec.buffers = {{"data_buf", 2048}, {"signal_buf", 32}, {"recv_buf", 32}, {"counts_buf", 32}, {"_ord", 32}};
+  comm_d0_spec.window_size = 2176;
   absl::StatusOr<pto::rt::Domain> comm_d0_or = host.CreateDomain(comm_d0_spec);
   if (!comm_d0_or.ok()) return comm_d0_or.status();
   const pto::rt::Domain* comm_d0 = &*comm_d0_or;
@@ -242,15 +242,13 @@ absl::Status host_orchestration_entry(
     absl::StatusOr<pto::rt::Tensor> stage_or = host.Alloc(r, 2048, "stage");
     if (!stage_or.ok()) return stage_or.status();
     const pto::rt::Tensor stage = Typed(*stage_or, 4, {8, 64});
-    absl::StatusOr<pto::rt::Tensor> counts_or = host.Alloc(r, 8, "counts");
-    if (!counts_or.ok()) return counts_or.status();
-    const pto::rt::Tensor counts = Typed(*counts_or, 4, {2});
     const pto::rt::ChipDomainContext* comm_d0_rank = RankOf(*comm_d0, r);
     if (comm_d0_rank == nullptr) {
       return absl::InvalidArgumentError("device " + std::to_string(r) + " is not in comm domain comm_d0");
     }
     const uint64_t data_ctx = comm_d0_rank->device_ctx.addr();
     const uint64_t signal_ctx = comm_d0_rank->device_ctx.addr();
+    const uint64_t counts_ctx = comm_d0_rank->device_ctx.addr();
     const uint64_t recv_ctx = comm_d0_rank->device_ctx.addr();
     // chip_pipeline
     const pto::rt::ChipCallable* callable = Find(callables, "chip_pipeline");
@@ -261,10 +259,11 @@ absl::Status host_orchestration_entry(
     args.tensors.push_back(stage);
     args.tensors.push_back(Typed(comm_d0_rank->buffers.at("data_buf").View(0, 2048), 4, {8, 64}));
     args.tensors.push_back(Typed(comm_d0_rank->buffers.at("signal_buf").View(0, 8), 4, {2, 1}));
-    args.tensors.push_back(counts);
+    args.tensors.push_back(Typed(comm_d0_rank->buffers.at("counts_buf").View(0, 8), 4, {2}));
     args.tensors.push_back(Typed(comm_d0_rank->buffers.at("recv_buf").View(0, 8), 4, {2, 1}));
     args.scalars.push_back(data_ctx);
     args.scalars.push_back(signal_ctx);
+    args.scalars.push_back(counts_ctx);
     args.scalars.push_back(recv_ctx);
     if (absl::Status status = host.Dispatch(r, *callable, args); !status.ok()) {
       return status;

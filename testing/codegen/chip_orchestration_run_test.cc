@@ -55,13 +55,14 @@ pto::rt::Tensor Make(uint64_t base, std::initializer_list<uint64_t> dims, uint32
   return t.WithShape(dims);
 }
 
-// inp, out, stage, data, signal, counts, recv; then three CommCtx pointers.
+// inp, out, stage, data, signal, counts, recv; then one CommCtx pointer per
+// window parameter: data, signal, counts, recv.
 pto::rt::ChipArgs SeedArgs() {
   pto::rt::ChipArgs args;
   args.tensors = {Make(0x1000, {8, 64}, 4), Make(0x2000, {8, 64}, 4), Make(0x3000, {8, 64}, 4),
                   Make(0x4000, {8, 64}, 4), Make(0x5000, {2, 1}, 4),  Make(0x6000, {2}, 4),
                   Make(0x7000, {2, 1}, 4)};
-  args.scalars = {0xc0, 0xc1, 0xc2};
+  args.scalars = {0xc0, 0xc1, 0xc2, 0xc3};
   return args;
 }
 
@@ -84,7 +85,9 @@ TEST(ChipOrchestrationRunTest, OneSubmitPerKernelCallInOrder) {
     EXPECT_EQ(a2a.tensors()[i].dir, want[i]) << i;
     EXPECT_EQ(a2a.tensors()[i].tensor.base, bases[i]) << i;
   }
-  EXPECT_EQ(a2a.scalars(), (std::vector<uint64_t>{0xc0, 0xc1, 0xc2}));
+  // The kernel takes the contexts of its three window params: target, signal,
+  // recv_counts (send_counts is canonically a plain tensor).
+  EXPECT_EQ(a2a.scalars(), (std::vector<uint64_t>{0xc0, 0xc1, 0xc3}));
   EXPECT_EQ(a2a.deps(), (std::vector<pto::rt::TaskId>{101}));
   EXPECT_EQ(a2a.launch_spec.core_num, 1);
   EXPECT_FALSE(a2a.has_error());
