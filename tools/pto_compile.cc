@@ -33,6 +33,7 @@
 #include "compiler/passes/pass_manager.h"
 #include "compiler/passes/target.h"
 #include "compiler/support/diagnostics.h"
+#include "tools/driver_util.h"
 
 namespace {
 
@@ -137,22 +138,8 @@ int ParseArgs(int argc, char** argv, Options* opts) {
   return -1;
 }
 
-bool ReadInput(const std::string& path, std::string* text) {
-  if (path == "-") {
-    text->assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    return true;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  text->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return !in.bad();
-}
-
-// 1 for a bad program, 2 for anything else (usage-like or internal).
-int Report(const absl::Status& status, const pto::SourceFile* file) {
-  std::cerr << pto::FormatDiagnostic(status, file);
-  return pto::IsUserError(status) ? 1 : 2;
-}
+using pto::tools::ReadInput;
+using pto::tools::Report;
 
 bool IsBuiltin(const pto::ir::FunctionPtr& f) {
   return pto::ir::FindAttr(f->attrs(), "builtin_template_dir") != nullptr;
