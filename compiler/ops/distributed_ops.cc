@@ -399,13 +399,8 @@ absl::Status CheckIndexedAllToAllV(const CallSite& s) {
 void RegisterDistributedOps(OpRegistry& r) {
   auto add = [&r](std::string name, std::vector<std::string> aliases, std::vector<ArgEffect> eff,
                   TypeDeducer d) {
-    OpDef def;
-    def.name = std::move(name);
-    def.aliases = std::move(aliases);
-    def.category = OpCategory::kDistributedOp;
-    def.effects = std::move(eff);
-    def.deduce = std::move(d);
-    r.Register(std::move(def));
+    RegisterOp(r, std::move(name), std::move(aliases), OpCategory::kDistributedOp, std::move(eff),
+               std::move(d));
   };
   add("pld.tensor.alloc_window_buffer", {"pld.alloc_window_buffer"}, {R}, DeduceAllocWindowBuffer);
   add("pld.tensor.window", {"pld.window"}, {R, R}, DeduceWindow);

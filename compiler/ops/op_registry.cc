@@ -30,6 +30,17 @@ void OpRegistry::Register(OpDef def) {
   defs_.push_back(std::move(owned));
 }
 
+void RegisterOp(OpRegistry& registry, std::string name, std::vector<std::string> aliases,
+                OpCategory category, std::vector<ArgEffect> effects, TypeDeducer deduce) {
+  OpDef def;
+  def.name = std::move(name);
+  def.aliases = std::move(aliases);
+  def.category = category;
+  def.effects = std::move(effects);
+  def.deduce = std::move(deduce);
+  registry.Register(std::move(def));
+}
+
 const OpDef* OpRegistry::Find(std::string_view name) const {
   auto it = by_name_.find(ToAbsl(name));
   return it == by_name_.end() ? nullptr : it->second;

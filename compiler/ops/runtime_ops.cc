@@ -31,13 +31,8 @@ void RegisterRuntimeOps(OpRegistry& r) {
   ir::TypePtr event = ir::ScalarType::Get(ir::DataType::kInt64);
   auto add = [&r](std::string name, std::vector<std::string> aliases, OpCategory category,
                   std::vector<ArgEffect> effects, TypeDeducer deduce) {
-    OpDef def;
-    def.name = std::move(name);
-    def.aliases = std::move(aliases);
-    def.category = category;
-    def.effects = std::move(effects);
-    def.deduce = std::move(deduce);
-    r.Register(std::move(def));
+    RegisterOp(r, std::move(name), std::move(aliases), category, std::move(effects),
+               std::move(deduce));
   };
   // cacheinvalid() is whole-GM; cacheinvalid(t, shapes, offsets) a region.
   add("pl.system.cacheinvalid", {"system.cacheinvalid"}, OpCategory::kDistributedOp, {R, R, R},

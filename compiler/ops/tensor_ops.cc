@@ -170,12 +170,7 @@ absl::StatusOr<TypePtr> DeduceIndex(const CallSite& s) {
 
 void RegisterTensorOps(OpRegistry& r) {
   auto add = [&r](std::string name, std::vector<ArgEffect> eff, TypeDeducer d) {
-    OpDef def;
-    def.name = std::move(name);
-    def.category = OpCategory::kTensorOp;
-    def.effects = std::move(eff);
-    def.deduce = std::move(d);
-    r.Register(std::move(def));
+    RegisterOp(r, std::move(name), {}, OpCategory::kTensorOp, std::move(eff), std::move(d));
   };
   add("pl.tensor.create", {R}, DeduceCreate);
   add("pl.tensor.read", {R, R}, DeduceRead);

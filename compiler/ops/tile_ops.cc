@@ -97,12 +97,7 @@ absl::StatusOr<TypePtr> DeduceCast(const CallSite& s) {
 
 void RegisterTileOps(OpRegistry& r) {
   auto add = [&r](std::string name, std::vector<ArgEffect> eff, TypeDeducer d) {
-    OpDef def;
-    def.name = std::move(name);
-    def.category = OpCategory::kTileOp;
-    def.effects = std::move(eff);
-    def.deduce = std::move(d);
-    r.Register(std::move(def));
+    RegisterOp(r, std::move(name), {}, OpCategory::kTileOp, std::move(eff), std::move(d));
   };
   add("pl.tile.load", {R, R, R}, DeduceLoad);
   add("pl.tile.store", {R, R, W}, DeduceStore);

@@ -533,6 +533,10 @@ class Parser {
   absl::StatusOr<ExprPtr> LowerScalarOperand(const Ast* a, std::string_view op);
   absl::StatusOr<ExprPtr> LowerOpArg(const Ast* a, std::string_view op);
   absl::StatusOr<ExprPtr> LowerMemRef(const Ast* call);
+  // Binds the positional and keyword arguments of a four-field constructor
+  // call (pl.MemRef, pl.TensorView) to `field`, in the order of `names`.
+  absl::Status BindFourFields(const Ast* call, const std::string_view (&names)[4],
+                              uint32_t min_pos, std::string_view what, const Ast* (&field)[4]);
   absl::StatusOr<ir::WindowBufferPtr> LowerWindowBufferRef(const Ast* call);
   absl::StatusOr<ir::AttrValue> ConvertAttr(const Ast* a);
   absl::StatusOr<ir::AttrValue> ConvertCallAttr(std::string_view key, const Ast* a);
@@ -2189,21 +2193,28 @@ absl::StatusOr<ExprPtr> Parser::LowerSubscript(const Ast* a) {
   return ErrorAt(base, pto::StrCat("cannot subscript a value of type ", TypeText(b->type())));
 }
 
-absl::StatusOr<ExprPtr> Parser::LowerMemRef(const Ast* call) {
-  static constexpr std::string_view kFields[] = {"memory_space", "addr", "size", "id"};
-  const Ast* field[4] = {nullptr, nullptr, nullptr, nullptr};
-  if (NumPos(call) > 4) RETURN_IF_ERROR(CheckPosCount(call, 4, 4, "pl.MemRef"));
+absl::Status Parser::BindFourFields(const Ast* call, const std::string_view (&names)[4],
+                                    uint32_t min_pos, std::string_view what,
+                                    const Ast* (&field)[4]) {
+  if (NumPos(call) > 4) RETURN_IF_ERROR(CheckPosCount(call, min_pos, 4, what));
   for (uint32_t i = 0; i < NumPos(call); ++i) field[i] = PosArg(call, i);
   for (uint32_t i = 0; i < call->num_kws; ++i) {
     const KwName& k = KwAt(call, i);
     int j = 0;
-    while (j < 4 && kFields[j] != k.name) ++j;
+    while (j < 4 && names[j] != k.name) ++j;
     if (j == 4 || field[j] != nullptr) {
       return UserError(KwSpan(k), pto::StrCat("unexpected keyword argument '", k.name,
-                                              "' for pl.MemRef"));
+                                              "' for ", what));
     }
     field[j] = KwValue(call, i);
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ExprPtr> Parser::LowerMemRef(const Ast* call) {
+  static constexpr std::string_view kFields[] = {"memory_space", "addr", "size", "id"};
+  const Ast* field[4] = {nullptr, nullptr, nullptr, nullptr};
+  RETURN_IF_ERROR(BindFourFields(call, kFields, 4, "pl.MemRef", field));
   for (int j = 0; j < 4; ++j) {
     if (field[j] == nullptr) {
       return ErrorAt(call, "pl.MemRef(memory_space, addr, size, id) needs all four fields");
@@ -2422,18 +2433,7 @@ absl::StatusOr<std::vector<ExprPtr>> Parser::LowerShape(const Ast* a, std::strin
 absl::StatusOr<ir::TensorView> Parser::LowerTensorView(const Ast* call) {
   static constexpr std::string_view kFields[] = {"stride", "layout", "valid_shape", "pad"};
   const Ast* field[4] = {nullptr, nullptr, nullptr, nullptr};
-  if (NumPos(call) > 4) RETURN_IF_ERROR(CheckPosCount(call, 0, 4, "pl.TensorView"));
-  for (uint32_t i = 0; i < NumPos(call); ++i) field[i] = PosArg(call, i);
-  for (uint32_t i = 0; i < call->num_kws; ++i) {
-    const KwName& k = KwAt(call, i);
-    int j = 0;
-    while (j < 4 && kFields[j] != k.name) ++j;
-    if (j == 4 || field[j] != nullptr) {
-      return UserError(KwSpan(k), pto::StrCat("unexpected keyword argument '", k.name,
-                                              "' for pl.TensorView"));
-    }
-    field[j] = KwValue(call, i);
-  }
+  RETURN_IF_ERROR(BindFourFields(call, kFields, 0, "pl.TensorView", field));
   ir::TensorView view;
   if (field[0] != nullptr) {
     ASSIGN_OR_RETURN(view.stride, LowerShape(field[0], "stride"));
