@@ -21,13 +21,10 @@
 #include "sim/system/test_kernels.h"
 #include "testing/reference/collectives.h"
 
-// Defined by the generated program (:all_to_all_v_chip).
-absl::Status host_orchestration_entry(
-    pto::rt::Host& host, const std::map<std::string, pto::rt::ChipCallable>& callables,
-    const std::vector<pto::rt::Tensor>& inputs, const std::vector<pto::rt::Tensor>& outputs);
-
+// Defined by the generated program (:all_to_all_v_chip): host_orch with its
+// params in order, each one tensor per device.
 namespace pto::generated {
-std::map<std::string, rt::ChipCallable> Callables();
+absl::Status RunHost(rt::Host& host, const std::vector<std::vector<rt::Tensor>>& params);
 }  // namespace pto::generated
 
 namespace pto::sim {
@@ -84,7 +81,7 @@ Outcome RunProgram() {
             return st;
           }
         }
-        return host_orchestration_entry(sys, generated::Callables(), inputs, outputs);
+        return generated::RunHost(sys, {inputs, outputs});
       },
       [&](SimSystem& sys, RunReport& r) {
         for (int d = 0; d < static_cast<int>(outputs.size()); ++d) {
