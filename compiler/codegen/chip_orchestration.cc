@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "compiler/codegen/chip_callees.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ir/expr.h"
 #include "compiler/ir/stmt.h"
@@ -19,22 +20,6 @@ namespace pto::codegen {
 namespace {
 
 constexpr char kRequireContiguous[] = "require_contiguous_operands";
-
-// Function calls of a body, first occurrence first: the func_id order of
-// ChipKernelConfig, which this file's submits must agree with.
-class CalleeOrder : public ir::IRVisitor {
- public:
-  std::map<std::string, int> func_ids;
-
- protected:
-  void VisitCall(const ir::CallPtr& call) override {
-    if (ir::Is<ir::GlobalVar>(call->op())) {
-      func_ids.emplace(call->op()->name(), static_cast<int>(func_ids.size()));
-    }
-    ir::IRVisitor::VisitCall(call);
-  }
-  void VisitType(const ir::TypePtr&) override {}
-};
 
 const ir::AttrValue* FindCallAttr(const ir::Call& call, std::string_view key) {
   const ir::AttrValue* v = ir::FindAttr(call.attrs(), key);
@@ -91,9 +76,9 @@ class Generator {
                         "' is not a chip orchestration (a FunctionType.Orchestration function "
                         "below the HOST level), so it has no chip orchestration code");
     }
-    CalleeOrder order;
-    order.VisitStmt(orch->body());
-    func_ids_ = order.func_ids;
+    for (const ChipCallee& callee : ChipCallees(*orch)) {
+      func_ids_.emplace(callee.name, static_cast<int>(func_ids_.size()));
+    }
 
     std::string params;
     int tensors = 0;
@@ -214,6 +199,8 @@ class Generator {
         auto call = ir::As<ir::Call>(v);
         if (call != nullptr && ir::Is<ir::GlobalVar>(call->op())) {
           RETURN_IF_ERROR(EmitSubmit(*call, indent).status());
+        } else if (call != nullptr && call->op()->name() == "pl.tensor.assemble") {
+          RETURN_IF_ERROR(EmitAssemble(*call, indent).status());
         } else if (!ir::Is<ir::Var>(v)) {
           return Unsupported(v->span(), "a returned expression");
         }
@@ -241,6 +228,12 @@ class Generator {
       bound.task = tuple.task;
     } else if (ir::Is<ir::Var>(value)) {
       ASSIGN_OR_RETURN(bound, Lookup(value));
+    } else if (auto call = ir::As<ir::Call>(value);
+               call != nullptr && call->op()->name() == "pl.tensor.view") {
+      ASSIGN_OR_RETURN(bound, EmitView(*call, assign.var()->name_hint(), indent));
+    } else if (auto call = ir::As<ir::Call>(value);
+               call != nullptr && call->op()->name() == "pl.tensor.assemble") {
+      ASSIGN_OR_RETURN(bound, EmitAssemble(*call, indent));
     } else {
       return Unsupported(value->span(),
                          ir::Is<ir::Call>(value)
@@ -249,6 +242,110 @@ class Generator {
     }
     values_[assign.var().get()] = std::move(bound);
     return absl::OkStatus();
+  }
+
+  // Compile-time integers of a tuple/list operand (shapes, offsets).
+  absl::StatusOr<std::vector<int64_t>> ConstInts(const ir::ExprPtr& e, std::string_view what) {
+    std::vector<ir::ExprPtr> items;
+    if (auto tuple = ir::As<ir::MakeTuple>(e)) {
+      items = tuple->elements();
+    } else {
+      return Unsupported(e->span(), pto::StrCat("a ", what, " that is not a literal list"));
+    }
+    std::vector<int64_t> out;
+    for (const ir::ExprPtr& item : items) {
+      auto c = ir::As<ir::ConstInt>(item);
+      if (c == nullptr) return Unsupported(item->span(), pto::StrCat("a runtime ", what));
+      out.push_back(c->value());
+    }
+    return out;
+  }
+
+  // The static shape of a tensor-typed expression.
+  absl::StatusOr<std::vector<int64_t>> StaticShape(const ir::ExprPtr& e) {
+    auto type = ir::AsTensorTypeLike(e->type());
+    if (type == nullptr) return Unsupported(e->span(), "a non-tensor operand");
+    std::vector<int64_t> dims;
+    for (const ir::ExprPtr& d : type->shape()) {
+      auto c = ir::As<ir::ConstInt>(d);
+      if (c == nullptr) return Unsupported(e->span(), "a tensor of dynamic shape");
+      dims.push_back(c->value());
+    }
+    return dims;
+  }
+
+  // pl.tensor.view(src, shape, offsets): runtime tensors carry no strides,
+  // so only a view that is one contiguous run of `src` is a tensor of its
+  // own (dims after the first one wider than 1 are whole).
+  absl::StatusOr<Value> EmitView(const ir::Call& call, std::string_view hint, int indent) {
+    if (call.args().size() != 3) return Unsupported(call.span(), "this form of pl.tensor.view");
+    ASSIGN_OR_RETURN(Value src, Lookup(call.args()[0]));
+    ASSIGN_OR_RETURN(std::vector<int64_t> parent, StaticShape(call.args()[0]));
+    ASSIGN_OR_RETURN(std::vector<int64_t> shape, ConstInts(call.args()[1], "view shape"));
+    ASSIGN_OR_RETURN(std::vector<int64_t> offsets, ConstInts(call.args()[2], "view offset"));
+    auto type = ir::AsTensorTypeLike(call.args()[0]->type());
+    if (shape.size() != parent.size() || offsets.size() != parent.size() || parent.empty()) {
+      return Unsupported(call.span(), "a pl.tensor.view that changes the rank");
+    }
+    size_t first_wide = 0;
+    while (first_wide + 1 < shape.size() && shape[first_wide] == 1) ++first_wide;
+    for (size_t k = first_wide + 1; k < shape.size(); ++k) {
+      if (offsets[k] != 0 || shape[k] != parent[k]) {
+        return UserErrorF(call.span(),
+                          "code generation supports only a pl.tensor.view that is one contiguous "
+                          "run of its source in a chip orchestration (dim ",
+                          k, " must start at 0 and span all ", parent[k],
+                          " elements); runtime tensors carry no strides — take the box in a "
+                          "kernel with pl.tile.load instead");
+      }
+    }
+    const int64_t elem_bytes = ir::DataTypeBytes(type->dtype());
+    int64_t offset = 0;
+    int64_t bytes = elem_bytes;
+    std::string dims;
+    for (size_t k = 0; k < parent.size(); ++k) {
+      offset = offset * parent[k] + offsets[k];
+      bytes *= shape[k];
+      pto::StrAppend(&dims, k == 0 ? "" : ", ", shape[k]);
+    }
+    Value v{Kind::kTensor, Fresh(hint)};
+    v.task = src.task;
+    Line(indent, pto::StrCat("const pto::rt::Tensor ", v.name, " = ", src.name, ".View(",
+                             offset * elem_bytes, ", ", bytes, ", {", dims, "});"));
+    return v;
+  }
+
+  // pl.tensor.assemble(target, src, offsets): one task of kAssembleKernel
+  // that copies `src` into the box of `target` (which it reads and writes).
+  absl::StatusOr<Value> EmitAssemble(const ir::Call& call, int indent) {
+    if (call.args().size() != 3) {
+      return Unsupported(call.span(), "this form of pl.tensor.assemble");
+    }
+    ASSIGN_OR_RETURN(Value target, Lookup(call.args()[0]));
+    ASSIGN_OR_RETURN(Value src, Lookup(call.args()[1]));
+    ASSIGN_OR_RETURN(std::vector<int64_t> offsets, ConstInts(call.args()[2], "assemble offset"));
+    ASSIGN_OR_RETURN(std::vector<int64_t> shape, StaticShape(call.args()[0]));
+    if (target.kind != Kind::kTensor || src.kind != Kind::kTensor ||
+        offsets.size() != shape.size()) {
+      return Unsupported(call.span(), "this form of pl.tensor.assemble");
+    }
+    const int n = next_task_++;
+    const std::string args = pto::StrCat("args", n);
+    const std::string task = pto::StrCat("task", n);
+    names_.insert(args);
+    names_.insert(task);
+    Line(indent, pto::StrCat("// pl.tensor.assemble (func_id ", func_ids_.at(kAssembleKernel),
+                             ")"));
+    Line(indent, pto::StrCat("pto::rt::TaskArgs ", args, ";"));
+    Line(indent, pto::StrCat(args, ".add_inout(", target.name, ");"));
+    Line(indent, pto::StrCat(args, ".add_input(", src.name, ");"));
+    for (int64_t o : offsets) {
+      Line(indent, pto::StrCat(args, ".add_scalar(static_cast<uint64_t>(", o, "));"));
+    }
+    Line(indent, pto::StrCat("const pto::rt::TaskOutputs ", task, " = orch.submit_aiv_task(",
+                             func_ids_.at(kAssembleKernel), ", ", args, ");"));
+    target.task = task;
+    return target;
   }
 
   // Emits one task; returns what the call evaluates to.

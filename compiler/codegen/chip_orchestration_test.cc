@@ -255,12 +255,79 @@ TEST(ChipOrchestrationTest, UnsupportedConstructIsALocatedUserError) {
   EXPECT_EQ(at->line, 18);  // the `for`
 }
 
-// A kernel result that is a store's result traces back to the stored param.
-TEST(ChipOrchestrationTest, ResultOfAnInPlaceStoreIsItsTarget) {
+std::string ReadHostExample() {
   std::ifstream in("examples/all_to_all_v_host.pto");
   std::ostringstream text;
   text << in.rdbuf();
-  ir::ProgramPtr program = Load(text.str(), /*lower=*/true);
+  return text.str();
+}
+
+// A contiguous view is a runtime tensor of its own; assemble is one task of
+// the copy kernel, which the kernel config lists at the same func_id.
+TEST(ChipOrchestrationTest, ViewAndAssembleOfTheHostExample) {
+  ir::ProgramPtr program = Load(ReadHostExample(), /*lower=*/true);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateChipOrchestration(program, "consume_pipeline");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr(R"(  const pto::rt::Tensor copy = data.View(0, 2048, {8, 64});
+  // pl.tensor.assemble (func_id 0)
+  pto::rt::TaskArgs args0;
+  args0.add_inout(out);
+  args0.add_input(copy);
+  args0.add_scalar(static_cast<uint64_t>(0));
+  args0.add_scalar(static_cast<uint64_t>(0));
+  const pto::rt::TaskOutputs task0 = orch.submit_aiv_task(0, args0);
+)"));
+  absl::StatusOr<std::string> config = ChipKernelConfig(program, "consume_pipeline");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_THAT(*config, HasSubstr(R"(kernels {
+  func_id: 0
+  name: "builtin_tensor_assemble"
+  source: "kernels/aiv/builtin_tensor_assemble.cpp"
+  core_type: AIV
+  signature: [OUT, IN]
+})"));
+}
+
+// A row range of a [8, 64] tensor: 4 rows from row 2, 1 KiB at byte 512.
+TEST(ChipOrchestrationTest, RowRangeViewIsAByteRange) {
+  const std::string text = ReplaceAll(ReadHostExample(),
+                                      "copy = pl.tensor.view(data, [TOTAL, SIZE], [0, 0])\n"
+                                      "        return pl.tensor.assemble(out, copy, [0, 0])",
+                                      "copy = pl.tensor.view(data, [4, SIZE], [2, 0])\n"
+                                      "        return pl.tensor.assemble(out, copy, [4, 0])");
+  ir::ProgramPtr program = Load(text, /*lower=*/true);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateChipOrchestration(program, "consume_pipeline");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("const pto::rt::Tensor copy = data.View(512, 1024, {4, 64});"));
+  EXPECT_THAT(*code, HasSubstr("args0.add_scalar(static_cast<uint64_t>(4));\n"
+                               "  args0.add_scalar(static_cast<uint64_t>(0));"));
+}
+
+// Runtime tensors carry no strides: a column box is not a tensor.
+TEST(ChipOrchestrationTest, StridedViewIsALocatedUserError) {
+  const std::string text = ReplaceAll(ReadHostExample(),
+                                      "copy = pl.tensor.view(data, [TOTAL, SIZE], [0, 0])\n"
+                                      "        return pl.tensor.assemble(out, copy, [0, 0])",
+                                      "copy = pl.tensor.view(data, [TOTAL, 32], [0, 0])\n"
+                                      "        return pl.tensor.assemble(out, copy, [0, 0])");
+  ir::ProgramPtr program = Load(text, /*lower=*/true);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateChipOrchestration(program, "consume_pipeline");
+  ASSERT_FALSE(code.ok());
+  EXPECT_TRUE(IsUserError(code.status())) << code.status();
+  EXPECT_THAT(code.status().message(),
+              HasSubstr("supports only a pl.tensor.view that is one contiguous run of its source "
+                        "in a chip orchestration (dim 1 must start at 0 and span all 64 elements)"));
+  std::optional<DiagnosticLocation> at = GetDiagnosticLocation(code.status());
+  ASSERT_TRUE(at.has_value());
+  EXPECT_EQ(at->line, 47);  // the view
+}
+
+// A kernel result that is a store's result traces back to the stored param.
+TEST(ChipOrchestrationTest, ResultOfAnInPlaceStoreIsItsTarget) {
+  ir::ProgramPtr program = Load(ReadHostExample(), /*lower=*/true);
   ASSERT_NE(program, nullptr);
   absl::StatusOr<std::string> code = GenerateChipOrchestration(program, "stage_pipeline");
   ASSERT_TRUE(code.ok()) << code.status();

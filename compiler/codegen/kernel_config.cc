@@ -1,34 +1,15 @@
 #include "compiler/codegen/kernel_config.h"
 
-#include <set>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "compiler/codegen/chip_callees.h"
 #include "compiler/ir/type.h"
-#include "compiler/ir/visitor.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/strings.h"
 
 namespace pto::codegen {
 namespace {
-
-// Function calls of a body, first occurrence first.
-class CalleeCollector : public ir::IRVisitor {
- public:
-  std::vector<ir::CallPtr> calls;
-
- protected:
-  void VisitCall(const ir::CallPtr& call) override {
-    if (ir::Is<ir::GlobalVar>(call->op()) && seen_.insert(call->op()->name()).second) {
-      calls.push_back(call);
-    }
-    ir::IRVisitor::VisitCall(call);
-  }
-  void VisitType(const ir::TypePtr&) override {}
-
- private:
-  std::set<std::string> seen_;
-};
 
 // `[IN, OUT, ...]` over the tensor params; scalars (CommCtx, sizes) are not
 // tensor args of the runtime's signature.
@@ -65,14 +46,18 @@ absl::StatusOr<std::string> ChipKernelConfig(const ir::ProgramPtr& program,
       pipeline,
       ".cpp\"\n  function_name: \"aicpu_orchestration_entry\"\n  signature: ", Signature(*orch),
       "\n}\n");
-  CalleeCollector callees;
-  callees.VisitStmt(orch->body());
   int func_id = 0;
-  for (const ir::CallPtr& call : callees.calls) {
-    const std::string& name = call->op()->name();
+  for (const ChipCallee& callee : ChipCallees(*orch)) {
+    const std::string& name = callee.name;
+    if (name == kAssembleKernel) {
+      pto::StrAppend(&out, "kernels {\n  func_id: ", func_id++, "\n  name: \"", name,
+                     "\"\n  source: \"kernels/aiv/", name,
+                     ".cpp\"\n  core_type: AIV\n  signature: [OUT, IN]\n}\n");
+      continue;
+    }
     ir::FunctionPtr f = program->GetFunction(name);
     if (f == nullptr) {
-      return InternalErrorF(call->span(), "call of '", name, "', which is not in the program");
+      return InternalErrorF(callee.first_call->span(), "call of '", name, "', which is not in the program");
     }
     std::string_view core;
     switch (f->func_type()) {
@@ -84,7 +69,7 @@ absl::StatusOr<std::string> ChipKernelConfig(const ir::ProgramPtr& program,
         core = "AIV";
         break;
       default:
-        return UserErrorF(call->span(), "'", name, "' called from chip pipeline '", pipeline,
+        return UserErrorF(callee.first_call->span(), "'", name, "' called from chip pipeline '", pipeline,
                           "' is not a kernel (InCore, AIC or AIV function), so the pipeline's "
                           "kernel config cannot list it");
     }

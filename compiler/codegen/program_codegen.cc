@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "compiler/codegen/builtin_kernels.h"
+#include "compiler/codegen/chip_callees.h"
 #include "compiler/codegen/chip_orchestration.h"
 #include "compiler/codegen/host_orchestration.h"
 #include "compiler/codegen/kernel_codegen.h"
@@ -120,6 +121,12 @@ absl::StatusOr<std::string> ProgramTranslationUnit(const ir::ProgramPtr& program
          << "\n"
          << p.body << "#undef internal\n\n";
   }
+  if (auto it = bundle.find(std::string("kernels/aiv/") + kAssembleKernel + ".cpp");
+      it != bundle.end()) {
+    Piece p = Split(it->second);
+    add(p);
+    body << "// ---- kernel " << kAssembleKernel << "\n" << p.body << "\n";
+  }
   // CHIP-rail builtin kernels: one rendering per distinct text.
   std::set<std::string> rendered;
   std::map<std::string, std::string> builtin_symbol;  // function -> symbol
@@ -139,11 +146,40 @@ absl::StatusOr<std::string> ProgramTranslationUnit(const ir::ProgramPtr& program
       body << "// ---- builtin kernel " << path << "\n" << p.body << "\n";
     }
   }
+  // HOST-rail builtin variants: entry (in its own pto::builtins::<entry>
+  // namespace, with MakeChipCallable) and kernel, registered by entry symbol.
+  std::ostringstream registration;
+  static const std::regex kVariantEntry(R"(^next_levels/([^/]+)/orchestration/([A-Za-z0-9_]+)\.cpp$)");
+  for (const auto& [path, code] : bundle) {
+    std::smatch m;
+    if (!std::regex_match(path, m, kVariantEntry)) continue;
+    const std::string dir = m[1];
+    const std::string entry = m[2];
+    if (ir::FunctionPtr f = program->GetFunction(dir); f != nullptr && f->IsChipOrch()) continue;
+    if (code.find("namespace pto::builtins::" + entry + " {") == std::string::npos ||
+        code.find("rt::ChipCallable MakeChipCallable()") == std::string::npos) {
+      return absl::InternalError("rendered HOST-rail entry " + path +
+                                 " does not define pto::builtins::" + entry +
+                                 "::MakeChipCallable()");
+    }
+    const std::string kernels = "next_levels/" + dir + "/kernels/aiv/";
+    for (auto it = bundle.lower_bound(kernels);
+         it != bundle.end() && it->first.rfind(kernels, 0) == 0; ++it) {
+      if (!rendered.insert(it->second).second) continue;
+      Piece p = Split(it->second);
+      add(p);
+      body << "// ---- builtin kernel " << it->first << "\n" << p.body << "\n";
+    }
+    Piece p = Split(code);
+    add(p);
+    body << "// ---- HOST-rail builtin entry " << path << "\n" << p.body << "\n";
+    registration << "  callables.emplace(\"" << entry << "\", pto::builtins::" << entry
+                 << "::MakeChipCallable());\n";
+  }
   // Orchestrations: every chip orchestration in its own namespace; the HOST
   // orchestration at global scope when there is one, else each in its own.
   int host_count = 0;
   for (const auto& [gv, f] : program->functions()) host_count += f->IsHostOrch() ? 1 : 0;
-  std::ostringstream registration;
   for (const auto& [gv, f] : program->functions()) {
     std::string path;
     std::string ns;
@@ -169,7 +205,8 @@ absl::StatusOr<std::string> ProgramTranslationUnit(const ir::ProgramPtr& program
         ConfigKernels(bundle.at("next_levels/" + f->name() + "/kernel_config.textproto"));
     if (!kernels.ok()) return kernels.status();
     registration << "  {\n    pto::rt::ChipCallable c;\n    c.name = \"" << f->name()
-                 << "\";\n    c.entry = &" << ns << "::aicpu_orchestration_entry;\n";
+                 << "\";\n    c.entry = &" << ns << "::aicpu_orchestration_entry;\n"
+                 << "    c.expected_arg_count = " << f->params().size() << ";\n";
     for (const std::string& k : *kernels) {
       auto it = builtin_symbol.find(k);
       const std::string symbol = it != builtin_symbol.end() ? it->second : "pto::kernels::" + k;
@@ -201,7 +238,8 @@ absl::StatusOr<std::string> ProgramTranslationUnit(const ir::ProgramPtr& program
   for (const std::string& inc : includes) out << inc << "\n";
   out << "\n" << body.str();
   out << "namespace pto::generated {\n\n"
-      << "// Every chip pipeline by function name.\n"
+      << "// Every chip pipeline by function name, every HOST-rail builtin variant by\n"
+      << "// entry symbol.\n"
       << "std::map<std::string, pto::rt::ChipCallable> Callables() {\n"
       << "  std::map<std::string, pto::rt::ChipCallable> callables;\n"
       << registration.str() << "  return callables;\n}\n\n"
@@ -229,6 +267,12 @@ absl::StatusOr<Bundle> GenerateProgram(const ir::ProgramPtr& program,
       if (!config.ok()) return config.status();
       (*bundle)["next_levels/" + name + "/orchestration/" + name + ".cpp"] = *code;
       (*bundle)["next_levels/" + name + "/kernel_config.textproto"] = *config;
+      for (const ChipCallee& callee : ChipCallees(*f)) {
+        if (callee.name == kAssembleKernel) {
+          (*bundle)[std::string("kernels/aiv/") + kAssembleKernel + ".cpp"] =
+              AssembleKernelSource();
+        }
+      }
     } else if (IsUserKernel(f)) {
       absl::StatusOr<std::string> code = GenerateKernel(program, name);
       if (!code.ok()) return code.status();

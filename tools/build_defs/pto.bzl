@@ -9,8 +9,12 @@ cc_library that a backend (e.g. //sim/system) links. The library defines
         const std::vector<pto::rt::Tensor>& <param>...);
     std::map<std::string, pto::rt::ChipCallable> pto::generated::Callables();
 
-(see `pto-compile --help`). The CHIP-rail builtin kernels are rendered into
-the translation unit, so the library needs no builtin kernel library.
+    absl::Status pto::generated::RunHost(pto::rt::Host&,
+        const std::vector<std::vector<pto::rt::Tensor>>& params);
+
+(see `pto-compile --help`). The builtin kernels and HOST-rail entries are
+rendered into the translation unit, so the library needs no builtin kernel
+library, only //runtime/builtins:program_support.
 """
 
 load("@rules_cc//cc:defs.bzl", "cc_library")
@@ -48,11 +52,7 @@ def pto_program(name, src, platform = "a2a3", visibility = None, **kwargs):
         name = name,
         srcs = [":" + gen],
         copts = ["-Werror"],
-        deps = [
-            "//runtime/api",
-            "//runtime/device",
-            "@system_libs//:absl",
-        ],
+        deps = ["//runtime/builtins:program_support"],
         visibility = visibility,
         **kwargs
     )

@@ -1,0 +1,36 @@
+// The kernels a chip orchestration submits, in func_id order: what its
+// orchestration code (chip_orchestration.cc) and its kernel config
+// (kernel_config.cc) must agree on.
+#ifndef PTO_COMPILER_CODEGEN_CHIP_CALLEES_H_
+#define PTO_COMPILER_CODEGEN_CHIP_CALLEES_H_
+
+#include <string>
+#include <vector>
+
+#include "compiler/ir/expr.h"
+#include "compiler/ir/function.h"
+
+namespace pto::codegen {
+
+// The kernel that runs `pl.tensor.assemble` of a chip orchestration: a copy
+// of the source into a box of the target (runtime tensors carry no strides,
+// so the orchestration cannot alias it).
+inline constexpr char kAssembleKernel[] = "builtin_tensor_assemble";
+
+struct ChipCallee {
+  std::string name;
+  ir::CallPtr first_call;  // where diagnostics about the callee point
+};
+
+// The functions `orch`'s body calls, first call first, with kAssembleKernel
+// at the place of the first pl.tensor.assemble.
+std::vector<ChipCallee> ChipCallees(const ir::Function& orch);
+
+// C++ of kAssembleKernel, `void pto::kernels::builtin_tensor_assemble(int64_t*)`:
+// args[0] the target, args[1] the source, args[2 ..] the element offset of
+// the box per target dim.
+std::string AssembleKernelSource();
+
+}  // namespace pto::codegen
+
+#endif  // PTO_COMPILER_CODEGEN_CHIP_CALLEES_H_

@@ -1,0 +1,60 @@
+#include "examples/sim_run.h"
+
+#include <cstring>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "sim/system/system.h"
+#include "sim/system/test_kernels.h"
+
+namespace pto::examples {
+
+sim::RunReport RunFloatProgram(int chips, const std::vector<FloatParam>& params,
+                               RunHostFn run_host) {
+  std::vector<std::vector<rt::Tensor>> tensors(params.size());
+  sim::SimOptions o = sim::testing::Opts(chips);
+  o.trace = false;
+  return sim::testing::Simulate(
+      o,
+      [&](sim::SimSystem& sys) -> absl::Status {
+        for (size_t p = 0; p < params.size(); ++p) {
+          int64_t elems = 1;
+          for (uint64_t d : params[p].dims) elems *= static_cast<int64_t>(d);
+          const uint64_t bytes = elems * sizeof(float);
+          for (int d = 0; d < chips; ++d) {
+            absl::StatusOr<rt::Tensor> t = sys.Alloc(d, bytes, params[p].name);
+            if (!t.ok()) return t.status();
+            t->elem_bytes = sizeof(float);
+            rt::Tensor shaped = *t;
+            shaped.ndims = params[p].dims.size();
+            for (size_t k = 0; k < params[p].dims.size(); ++k) shaped.shape[k] = params[p].dims[k];
+            tensors[p].push_back(shaped);
+            std::vector<float> init(elems);
+            for (int64_t i = 0; i < elems; ++i) init[i] = params[p].init(d, i);
+            if (absl::Status st = sys.CopyTo(shaped, init.data(), bytes); !st.ok()) return st;
+          }
+        }
+        return run_host(sys, tensors);
+      },
+      [&](sim::SimSystem& sys, sim::RunReport& r) {
+        for (size_t p = 0; p < params.size(); ++p) {
+          for (size_t d = 0; d < tensors[p].size(); ++d) {
+            std::string bytes(tensors[p][d].bytes, '\0');
+            if (sys.CopyFrom(bytes.data(), tensors[p][d], bytes.size()).ok()) {
+              (*r.mutable_outputs())[absl::StrCat(params[p].name, "@", d)] = bytes;
+            }
+          }
+        }
+      });
+}
+
+std::vector<float> DeviceCopy(const sim::RunReport& report, const std::string& name, int device) {
+  std::vector<float> v;
+  auto it = report.outputs().find(absl::StrCat(name, "@", device));
+  if (it == report.outputs().end()) return v;
+  v.resize(it->second.size() / sizeof(float));
+  std::memcpy(v.data(), it->second.data(), v.size() * sizeof(float));
+  return v;
+}
+
+}  // namespace pto::examples

@@ -1,0 +1,41 @@
+// Runs a compiled example program (pto_program) on simulated 910B chips:
+// what the example tests share.
+#ifndef PTO_EXAMPLES_SIM_RUN_H_
+#define PTO_EXAMPLES_SIM_RUN_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "runtime/api/host.h"
+#include "runtime/api/task_args.h"
+#include "sim/trace/report.pb.h"
+
+namespace pto::examples {
+
+// pto::generated::RunHost of a compiled program.
+using RunHostFn = absl::Status (*)(rt::Host&, const std::vector<std::vector<rt::Tensor>>&);
+
+// A host_orch tensor param of FP32 elements: one copy per device, element i
+// of device d's copy starts as init(d, i).
+struct FloatParam {
+  std::string name;
+  std::vector<uint64_t> dims;
+  std::function<float(int device, int64_t i)> init;
+};
+
+// Runs `run_host` with `params` (in host_orch order) on `chips` chips in an
+// isolated simulation; the report's outputs hold every param's copy on
+// device d after the run under "<name>@<d>".
+sim::RunReport RunFloatProgram(int chips, const std::vector<FloatParam>& params,
+                               RunHostFn run_host);
+
+// Device d's copy of `name` after the run (empty if the run did not get
+// that far).
+std::vector<float> DeviceCopy(const sim::RunReport& report, const std::string& name, int device);
+
+}  // namespace pto::examples
+
+#endif  // PTO_EXAMPLES_SIM_RUN_H_
