@@ -477,8 +477,31 @@ class Lowerer : public ir::IRMutator {
       }
       if (all) return *it;
     }
-    return InternalErrorF(span, c.op,
-                          ": window buffers must resolve to the same comm-domain scope");
+    // MaterializeCommDomainScopes groups windows by the devices that use
+    // them, so a user reaches this by using the windows of one collective on
+    // different device sets (spec: INTERNAL; ours: a user error with advice).
+    std::string where;
+    for (size_t i = 0; i < bufs.size(); ++i) {
+      std::string scope = "no comm domain around the call";
+      for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+        bool found = false;
+        for (const ir::WindowBufferPtr& s : (*it)->slots()) found = found || s == bufs[i];
+        if (found) {
+          scope = pto::StrCat("comm domain '", (*it)->name_hint(), "'");
+          break;
+        }
+      }
+      pto::StrAppend(&where, i == 0 ? "" : ", ", c.roles[i], " '", bufs[i]->name_hint(), "' in ",
+                     scope);
+    }
+    return UserErrorF(span, c.op,
+                      ": window buffers must resolve to the same comm-domain scope, but its "
+                      "windows are in different comm domains (",
+                      where,
+                      "); windows are grouped into comm domains by the devices that use them, "
+                      "so use every window of a collective on the same devices (e.g. dispatch "
+                      "each pipeline that takes one to every device with `for r in "
+                      "pl.range(pld.world_size())` and device=r)");
   }
 
   const LowerHostTensorCollectivesOptions options_;

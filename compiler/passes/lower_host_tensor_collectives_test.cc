@@ -649,12 +649,19 @@ std::vector<Reject> Rejections() {
         "                s = pld.alloc_window_buffer(8)\n" +
         "    " + WinLine(kSig2) +
         "                pld.tensor.allreduce(data, sig, op=0, core_num=1)\n";
-    r.push_back({"WindowsOfNoCommonScopeIsInternal",
+    // A user reaches this by using a collective's windows on different
+    // device sets, so it is a user error naming where each window went.
+    r.push_back({"WindowsOfNoCommonScopeIsAUserError",
                  text,
                  ar,
-                 "pld.tensor.allreduce: window buffers must resolve to the same comm-domain scope",
+                 "pld.tensor.allreduce: window buffers must resolve to the same comm-domain "
+                 "scope, but its windows are in different comm domains (src 'a' in comm domain "
+                 "'comm_d0', signal 's' in comm domain 'comm_d1'); windows are grouped into comm "
+                 "domains by the devices that use them, so use every window of a collective on "
+                 "the same devices (e.g. dispatch each pipeline that takes one to every device "
+                 "with `for r in pl.range(pld.world_size())` and device=r)",
                  {},
-                 false});
+                 true});
   }
   return r;
 }
