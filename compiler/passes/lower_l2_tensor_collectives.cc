@@ -231,9 +231,20 @@ class ContiguityTracer {
 
   // A located user error when `operand` (role `role` of `call`, read in
   // function `f`) is not provably contiguous row-major.
+  // With `need_window`, also every root must be a window: a DistributedTensor
+  // parameter or a pld.tensor.window (peers read the operand remotely).
   absl::Status Check(const FunctionPtr& f, const CallPtr& call, const ExprPtr& operand,
-                     std::string_view role) {
+                     std::string_view role, bool need_window = false) {
     const Defs& defs = DefsOf(f);
+    auto not_window = [&](const ExprPtr& at, const std::string& what) {
+      return UserErrorF(call->span(), call->op()->name(), " ", role,
+                        " must live in a communication window: the builtin kernel pulls every "
+                        "peer's ",
+                        role, " through the window (spec §4.6), but it comes from ", what,
+                        " (at ", Where(at->span()),
+                        "); pass a pld.DistributedTensor parameter that the HOST orchestrator "
+                        "binds to a pld.window, as examples/all_to_all_v_chip.pto does");
+    };
     std::vector<ExprPtr> work = {operand};
     absl::flat_hash_set<const ir::Expr*> seen;
     auto reject = [&](const ExprPtr& at, const std::string& why) {
@@ -249,7 +260,21 @@ class ContiguityTracer {
       if (!seen.insert(e.get()).second) continue;
       if (std::string bad = BadLayout(e->type()); !bad.empty()) return reject(e, bad);
       if (auto v = ir::As<ir::Var>(e)) {
-        if (defs.ParamIndex(v.get())) continue;  // root
+        if (std::optional<size_t> p = defs.ParamIndex(v.get())) {  // root
+          if (need_window && !ir::Is<ir::DistributedTensorType>(v->type())) {
+            // A plain parameter is a window only if every caller passes one.
+            for (const CallPtr& site : CallSites(f->name())) {
+              if (*p < site->args().size() &&
+                  !ir::Is<ir::DistributedTensorType>(site->args()[*p]->type())) {
+                return not_window(site->args()[*p],
+                                  pto::StrCat("parameter '", v->name_hint(),
+                                              "', to which a caller passes a value that is not "
+                                              "a window"));
+              }
+            }
+          }
+          continue;
+        }
         const std::vector<ExprPtr>* src = defs.Sources(v.get());
         if (src == nullptr) {
           return reject(e, pto::StrCat("'", v->name_hint(), "' has no traceable definition"));
@@ -263,7 +288,10 @@ class ContiguityTracer {
                                          " does not name one of its parameters"));
           }
           work.push_back(c->args()[*p]);
-        } else if (IsOp(c, "pld.tensor.window") || IsOp(c, "pl.tensor.create")) {
+        } else if (IsOp(c, "pld.tensor.window")) {
+          continue;  // root
+        } else if (IsOp(c, "pl.tensor.create")) {
+          if (need_window) return not_window(e, "pl.tensor.create (device-local memory)");
           continue;  // root
         } else if (IsOp(c, "pl.tensor.reshape") || IsOp(c, "pl.tensor.view") ||
                    IsOp(c, "pl.tensor.set_validshape") || IsOp(c, "pl.tensor.assemble")) {
@@ -299,6 +327,28 @@ class ContiguityTracer {
   }
 
  private:
+  // Every call of function `name` in the program.
+  std::vector<CallPtr> CallSites(const std::string& name) const {
+    class Finder : public ir::IRVisitor {
+     public:
+      explicit Finder(const std::string& name) : name_(name) {}
+      std::vector<CallPtr> sites;
+
+     protected:
+      void VisitCall(const CallPtr& c) override {
+        if (ir::Is<ir::GlobalVar>(c->op()) && c->op()->name() == name_) sites.push_back(c);
+        ir::IRVisitor::VisitCall(c);
+      }
+      void VisitType(const TypePtr&) override {}
+
+     private:
+      const std::string& name_;
+    };
+    Finder finder(name);
+    for (const auto& [gv, fn] : program_->functions()) finder.VisitStmt(fn->body());
+    return finder.sites;
+  }
+
   // Non-empty reason when a value's own type is not compact row-major ND.
   static std::string BadLayout(const TypePtr& type) {
     auto t = ir::AsTensorTypeLike(type);
@@ -492,7 +542,8 @@ class Lowerer : public ir::IRMutator {
       ASSIGN_OR_RETURN(blocks, FoldLaunchWidth(r, call, l));
     }
     for (size_t i = 0; i < n; ++i) {
-      RETURN_IF_ERROR(tracer_->Check(func_, call, args[i], r.roles[i]));
+      RETURN_IF_ERROR(tracer_->Check(func_, call, args[i], r.roles[i],
+                                     /*need_window=*/r.roles[i] == "send_counts"));
     }
     // The emitted call sees the body's var replacements.
     bool changed = false;
