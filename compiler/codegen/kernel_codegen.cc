@@ -93,6 +93,104 @@ T ReadElement(const pto::TensorDesc* t, const int64_t (&idx)[N]) {
   return pto::ReadGm(t->data<T>() + Offset(t, idx));
 }
 
+// `t` with the shape `shape` (the same elements, row-major); faults when the
+// element counts differ.
+template <size_t N>
+pto::TensorDesc Reshape(const pto::TensorDesc* t, const int64_t (&shape)[N]) {
+  int64_t have = 1;
+  for (uint32_t k = 0; k < (t->ndims == 0 ? 1 : t->ndims); ++k) have *= Dim(t, k);
+  int64_t want = 1;
+  for (uint32_t k = 0; k < N; ++k) want *= shape[k];
+  if (N > 5 || have != want) pto::CurrentCore()->Fault("reshape changes the element count");
+  pto::TensorDesc r = *t;
+  r.ndims = N;
+  for (uint32_t k = 0; k < N; ++k) r.shape[k] = static_cast<uint64_t>(shape[k]);
+  return r;
+}
+
+// Window tensor `t` of this rank as peer `pe` holds it: the same offset in
+// pe's window (CommRemotePtr). Faults for a bad peer or a tensor outside
+// this rank's window.
+inline pto::TensorDesc RemoteView(const pto::CommContext* ctx, const pto::TensorDesc* t,
+                                  int64_t pe) {
+  if (pe < 0 || pe >= static_cast<int64_t>(ctx->rankNum)) {
+    pto::CurrentCore()->Fault("peer rank out of range");
+  }
+  const uint64_t base = ctx->windowsIn[ctx->rankId];
+  if (t->addr < base || t->addr + t->start_offset + t->bytes > base + ctx->winSize) {
+    pto::CurrentCore()->Fault("a remote access to a tensor outside the communication window");
+  }
+  pto::TensorDesc r = *t;
+  r.addr = reinterpret_cast<uint64_t>(
+      pto::CommRemotePtr(ctx, reinterpret_cast<char*>(t->addr), static_cast<uint32_t>(pe)));
+  return r;
+}
+
+// The int32 signal cell at `idx` of window `t` on peer `pe`.
+template <size_t N>
+int32_t* RemoteCell(const pto::CommContext* ctx, const pto::TensorDesc* t,
+                    const int64_t (&idx)[N], int64_t pe) {
+  const pto::TensorDesc r = RemoteView(ctx, t, pe);
+  return r.data<int32_t>() + Offset(&r, idx);
+}
+
+template <size_t N>
+int32_t* LocalCell(const pto::TensorDesc* t, const int64_t (&idx)[N]) {
+  return t->data<int32_t>() + Offset(t, idx);
+}
+
+// Whether the box of `shape` at `off` is one contiguous run of `t`; faults
+// when it leaves the tensor.
+template <size_t N>
+bool ContiguousBox(const pto::TensorDesc* t, const int64_t (&off)[N],
+                   const int64_t (&shape)[N]) {
+  bool contiguous = true;
+  for (uint32_t k = 0; k < N; ++k) {
+    if (off[k] < 0 || shape[k] < 0 || off[k] + shape[k] > Dim(t, k)) {
+      pto::CurrentCore()->Fault("transfer box outside the tensor");
+    }
+    if (k > 0 && (off[k] != 0 || shape[k] != Dim(t, k))) contiguous = false;
+  }
+  return contiguous;
+}
+
+// GM -> GM copy of the box `shape` from `src` at `src_off` to `dst` at
+// `dst_off` through the UB tile `stage`: TPUT when `dst` is the remote side,
+// else TGET. One transfer when the box is contiguous on both sides (the
+// builtin kernel's one TPUT per destination), else one per innermost row.
+template <typename T, size_t N>
+void CopyGmBox(bool put, const pto::TensorDesc* dst, const int64_t (&dst_off)[N],
+               const pto::TensorDesc* src, const int64_t (&src_off)[N],
+               const int64_t (&shape)[N], pto::Tile<T>& stage) {
+  const bool contiguous =
+      ContiguousBox(dst, dst_off, shape) & ContiguousBox(src, src_off, shape);
+  int64_t count = 1;
+  for (uint32_t k = 0; k < N; ++k) count *= shape[k];
+  if (count == 0) return;
+  const int64_t run = contiguous ? count : shape[N - 1];
+  for (int64_t done = 0; done < count; done += run) {
+    int64_t di[N];
+    int64_t si[N];
+    int64_t rest = done / shape[N - 1];
+    di[N - 1] = dst_off[N - 1];
+    si[N - 1] = src_off[N - 1];
+    for (int k = static_cast<int>(N) - 2; k >= 0; --k) {
+      di[k] = dst_off[k] + rest % shape[k];
+      si[k] = src_off[k] + rest % shape[k];
+      rest /= shape[k];
+    }
+    pto::GlobalTensor<T> d{dst->data<T>() + Offset(dst, di), static_cast<uint64_t>(run)};
+    pto::GlobalTensor<T> s{src->data<T>() + Offset(src, si), static_cast<uint64_t>(run)};
+    // A transfer onto itself (e.g. the root's get of its own data) is a no-op.
+    if (d.data == s.data) continue;
+    if (put) {
+      pto::TPUT(d, s, stage);
+    } else {
+      pto::TGET(d, s, stage);
+    }
+  }
+}
+
 template <typename T>
 T FloorDiv(T a, T b) {
   T q = a / b;
@@ -133,6 +231,8 @@ std::optional<std::string> CppType(ir::DataType t) {
       return "uint32_t";
     case ir::DataType::kUInt64:
       return "uint64_t";
+    case ir::DataType::kFP16:
+      return "pto::half";
     case ir::DataType::kFP32:
       return "float";
     case ir::DataType::kFP64:
@@ -182,6 +282,8 @@ class Generator {
     std::string params;
     int tensor_index = 0;
     int scalar_index = tensors;
+    std::vector<const ir::Var*> windows;
+    std::vector<std::string> ctxs;
     for (const ir::VarPtr& p : fn->params()) {
       const std::string name = Fresh(p->name_hint());
       if (auto t = ir::AsTensorTypeLike(p->type())) {
@@ -192,11 +294,13 @@ class Generator {
                        ", sizeof(", elem, "), \"", function_, ": tensor '", p->name_hint(),
                        "' has the wrong rank or dtype\");\n");
         values_[p.get()] = {Kind::kTensor, name, t->dtype()};
+        if (ir::Is<ir::DistributedTensorType>(p->type())) windows.push_back(p.get());
       } else if (ir::Is<ir::CommCtxType>(p->type())) {
         pto::StrAppend(&params, "  ", MaybeUnused(p), "const pto::CommContext* ", name,
                        " = reinterpret_cast<const pto::CommContext*>(args[", scalar_index++,
                        "]);\n");
         values_[p.get()] = {Kind::kCtx, name, ir::DataType::kUInt64};
+        ctxs.push_back(name);
       } else if (auto s = ir::As<ir::ScalarType>(p->type())) {
         if (ir::IsFloat(s->dtype())) return Unsupported(p->span(), "a floating-point scalar param");
         ASSIGN_OR_RETURN(std::string type, ElemType(s->dtype(), p->span()));
@@ -206,6 +310,11 @@ class Generator {
       } else {
         return Unsupported(p->span(), "a parameter of this type");
       }
+    }
+    // MaterializeDistTensorCtx appends one CommCtx param per window param,
+    // in param order: the context remote accesses to that window go through.
+    if (windows.size() == ctxs.size()) {
+      for (size_t i = 0; i < windows.size(); ++i) values_[windows[i]].ctx = ctxs[i];
     }
     top_body_ = fn->body();
     RETURN_IF_ERROR(EmitStmt(fn->body(), 1));
@@ -234,6 +343,8 @@ class Generator {
     Kind kind;
     std::string name;
     ir::DataType dtype;
+    // For a window tensor: the C++ name of its CommContext pointer, if known.
+    std::string ctx;
   };
 
   absl::Status Unsupported(const Span& span, std::string_view construct) {
@@ -282,6 +393,7 @@ class Generator {
   // The C++ type of a variable of type `type`.
   absl::StatusOr<std::string> DeclType(const ir::TypePtr& type, const Span& span) {
     if (ir::AsTensorTypeLike(type) != nullptr) return std::string("const pto::TensorDesc*");
+    if (ir::Is<ir::CommCtxType>(type)) return std::string("const pto::CommContext*");
     if (auto t = ir::As<ir::TileType>(type)) {
       ASSIGN_OR_RETURN(std::string elem, ElemType(t->dtype(), span));
       return pto::StrCat("pto::Tile<", elem, ">");
@@ -294,6 +406,7 @@ class Generator {
     if (ir::AsTensorTypeLike(type) != nullptr) return Kind::kTensor;
     if (ir::Is<ir::TileType>(type)) return Kind::kTile;
     if (ir::Is<ir::ScalarType>(type)) return Kind::kScalar;
+    if (ir::Is<ir::CommCtxType>(type)) return Kind::kCtx;
     return Unsupported(span, "a variable of this type");
   }
 
@@ -366,6 +479,11 @@ class Generator {
       return pto::StrCat("static_cast<", type, ">(", c->value(), ")");
     }
     if (auto c = ir::As<ir::ConstBool>(e)) return std::string(c->value() ? "true" : "false");
+    if (auto call = ir::As<ir::Call>(e);
+        call != nullptr && call->op()->name() == "pl.tensor.read" && call->args().size() == 2) {
+      // A GM read inline, so a while condition re-reads it on every test.
+      return ReadExpr(call);
+    }
     if (ir::Is<ir::Var>(e)) {
       ASSIGN_OR_RETURN(Value v, LookupKind(e, Kind::kScalar, "scalar"));
       return v.name;
@@ -419,6 +537,14 @@ class Generator {
       return Unsupported(e->span(), "this scalar operator");
     }
     return Unsupported(e->span(), "this expression");
+  }
+
+  // pl.tensor.read(t, idx) as a C++ expression.
+  absl::StatusOr<std::string> ReadExpr(const ir::CallPtr& call) {
+    ASSIGN_OR_RETURN(Value t, LookupKind(call->args()[0], Kind::kTensor, "tensor"));
+    ASSIGN_OR_RETURN(std::string idx, IndexList(call->args()[1]));
+    ASSIGN_OR_RETURN(std::string elem, ElemType(t.dtype, call->span()));
+    return pto::StrCat("pto::kernels::internal::ReadElement<", elem, ">(", t.name, ", ", idx, ")");
   }
 
   // `{a, b, ...}` of int64_t indices from a MakeTuple.
@@ -497,16 +623,38 @@ class Generator {
       return Alias(var, t, indent);
     }
     if (op == "pl.tensor.read") {
-      ASSIGN_OR_RETURN(Value t, LookupKind(args[0], Kind::kTensor, "tensor"));
-      ASSIGN_OR_RETURN(std::string idx, IndexList(args[1]));
-      ASSIGN_OR_RETURN(std::string elem, ElemType(t.dtype, call->span()));
+      ASSIGN_OR_RETURN(std::string read, ReadExpr(call));
       ASSIGN_OR_RETURN(std::string decl, Declare(var));
-      pto::StrAppend(&body_, in, decl, " = pto::kernels::internal::ReadElement<", elem, ">(",
-                     t.name, ", ", idx, ");\n");
+      pto::StrAppend(&body_, in, decl, " = ", read, ";\n");
       return absl::OkStatus();
     }
     if (op == "pl.tile.create") {
       return NewTile(var, indent).status();
+    }
+    if (op == "pld.system.get_comm_ctx") {
+      ASSIGN_OR_RETURN(Value t, WindowOperand(args[0], call));
+      ASSIGN_OR_RETURN(std::string decl, Declare(var));
+      pto::StrAppend(&body_, in, decl, " = ", t.ctx, ";\n");
+      return absl::OkStatus();
+    }
+    if (op == "pld.system.nranks" || op == "pld.system.rank") {
+      ASSIGN_OR_RETURN(Value ctx, LookupKind(args[0], Kind::kCtx, "CommCtx"));
+      ASSIGN_OR_RETURN(std::string decl, Declare(var));
+      pto::StrAppend(&body_, in, decl, " = static_cast<int32_t>(", ctx.name,
+                     op == "pld.system.rank" ? "->rankId" : "->rankNum", ");\n");
+      return absl::OkStatus();
+    }
+    if (op == "pl.tensor.reshape") {
+      // A descriptor of the new shape over the same GM (and window context).
+      ASSIGN_OR_RETURN(Value t, LookupKind(args[0], Kind::kTensor, "tensor"));
+      ASSIGN_OR_RETURN(std::string shape, IndexList(args[1]));
+      const std::string desc = Fresh(pto::StrCat(var->name_hint(), "_desc"));
+      ASSIGN_OR_RETURN(std::string decl, Declare(var));
+      values_[var.get()].ctx = t.ctx;
+      pto::StrAppend(&body_, in, "const pto::TensorDesc ", desc,
+                     " = pto::kernels::internal::Reshape(", t.name, ", ", shape, ");\n", in, decl,
+                     " = &", desc, ";\n");
+      return absl::OkStatus();
     }
     if (op == "pl.tile.full") {
       ASSIGN_OR_RETURN(std::string value, Scalar(args[1]));
@@ -517,7 +665,7 @@ class Generator {
       return absl::OkStatus();
     }
     if (op == "pl.tile.add" || op == "pl.tile.sub" || op == "pl.tile.mul" ||
-        op == "pl.tile.maximum") {
+        op == "pl.tile.maximum" || op == "pl.tile.minimum") {
       ASSIGN_OR_RETURN(Value a, LookupKind(args[0], Kind::kTile, "tile"));
       ASSIGN_OR_RETURN(std::string elem, ElemType(DTypeOf(var->type()), call->span()));
       if (ir::Is<ir::ScalarType>(args[1]->type())) {
@@ -541,10 +689,11 @@ class Generator {
         return absl::OkStatus();
       }
       ASSIGN_OR_RETURN(Value b, LookupKind(args[1], Kind::kTile, "tile"));
-      const std::string api = op == "pl.tile.add"   ? "TADD"
-                              : op == "pl.tile.sub" ? "TSUB"
-                              : op == "pl.tile.mul" ? "TMUL"
-                                                    : "TMAX";
+      const std::string api = op == "pl.tile.add"       ? "TADD"
+                              : op == "pl.tile.sub"     ? "TSUB"
+                              : op == "pl.tile.mul"     ? "TMUL"
+                              : op == "pl.tile.maximum" ? "TMAX"
+                                                        : "TMIN";
       ASSIGN_OR_RETURN(std::string dst, NewTile(var, indent));
       pto::StrAppend(&body_, in, "pto::", api, "(", dst, ", ", a.name, ", ", b.name, ");\n");
       return absl::OkStatus();
@@ -566,6 +715,127 @@ class Generator {
     return Unsupported(call->span(), op);
   }
 
+  // ---------------------------------------------------------------- comm
+
+  // A window operand of `call` whose communication context is known.
+  absl::StatusOr<Value> WindowOperand(const ir::ExprPtr& e, const ir::CallPtr& call) {
+    const std::string& op = call->op()->name();
+    ASSIGN_OR_RETURN(Value v, LookupKind(e, Kind::kTensor, "tensor"));
+    if (!ir::Is<ir::DistributedTensorType>(e->type()) || v.ctx.empty()) {
+      return Unsupported(call->span(), pto::StrCat(op,
+                                                   " on a window whose communication context "
+                                                   "is not one of the kernel's params"));
+    }
+    return v;
+  }
+
+  // pld.system.notify: TNOTIFY into the peer's cell; pld.system.wait: TWAIT
+  // on this rank's own cell.
+  absl::Status EmitSignal(const ir::CallPtr& call, int indent) {
+    const std::string& op = call->op()->name();
+    const auto& args = call->args();
+    const bool notify = op == "pld.system.notify";
+    if (args.size() != (notify ? 4u : 3u)) {
+      return Unsupported(call->span(), op + " of this form");
+    }
+    ASSIGN_OR_RETURN(Value t, WindowOperand(args[0], call));
+    if (t.dtype != ir::DataType::kInt32) {
+      return Unsupported(call->span(), pto::StrCat(op, " on a non-INT32 window"));
+    }
+    ASSIGN_OR_RETURN(std::string idx, IndexList(args[notify ? 2 : 1]));
+    ASSIGN_OR_RETURN(std::string value, Scalar(args[notify ? 3 : 2]));
+    const std::string in = Indent(indent);
+    if (notify) {
+      ASSIGN_OR_RETURN(std::string peer, Scalar(args[1]));
+      // NotifyOp ABI values (collectives.md §2): 0 AtomicAdd, 1 Set.
+      const int64_t kind = ir::GetAttr<int64_t>(call->kwargs(), "op").value_or(0);
+      pto::StrAppend(&body_, in, "pto::TNOTIFY(pto::kernels::internal::RemoteCell(", t.ctx, ", ",
+                     t.name, ", ", idx, ", static_cast<int64_t>(", peer,
+                     ")), static_cast<int32_t>(", value,
+                     "), pto::NotifyOp::", kind == 1 ? "Set" : "AtomicAdd", ");\n");
+      return absl::OkStatus();
+    }
+    // WaitCmp ABI values: 0 Eq, 1 Ge.
+    const int64_t cmp = ir::GetAttr<int64_t>(call->kwargs(), "cmp").value_or(0);
+    pto::StrAppend(&body_, in, "pto::TWAIT(pto::kernels::internal::LocalCell(", t.name, ", ", idx,
+                   "), static_cast<int32_t>(", value, "), pto::WaitCmp::", cmp == 1 ? "GE" : "EQ",
+                   ");\n");
+    return absl::OkStatus();
+  }
+
+  // put (dst_window, peer, src, stage, dst_offsets, src_offsets, shape
+  // [, stage2]) and get (dst, peer, src_window, stage, ...): one TPUT/TGET
+  // of the box through `stage` (a second staging tile only buys overlap).
+  absl::Status EmitPutGet(const ir::CallPtr& call, int indent) {
+    const std::string& op = call->op()->name();
+    const auto& args = call->args();
+    const bool put = op.find(".put") != std::string::npos;
+    if (args.size() != 7 && args.size() != 8) {
+      return Unsupported(call->span(), op + " of this form");
+    }
+    if (put && ir::GetAttr<int64_t>(call->kwargs(), "atomic").value_or(0) != 0) {
+      return Unsupported(call->span(), op + " with an atomic mode");
+    }
+    const ir::ExprPtr& window_arg = put ? args[0] : args[2];
+    const ir::ExprPtr& local_arg = put ? args[2] : args[0];
+    ASSIGN_OR_RETURN(Value window, WindowOperand(window_arg, call));
+    ASSIGN_OR_RETURN(Value local, LookupKind(local_arg, Kind::kTensor, "tensor"));
+    ASSIGN_OR_RETURN(Value stage, LookupKind(args[3], Kind::kTile, "tile"));
+    if (window.dtype != local.dtype || stage.dtype != window.dtype) {
+      return Unsupported(call->span(), op + " between different dtypes");
+    }
+    ASSIGN_OR_RETURN(std::string elem, ElemType(window.dtype, call->span()));
+    ASSIGN_OR_RETURN(std::string peer, Scalar(args[1]));
+    ASSIGN_OR_RETURN(std::string dst_off, IndexList(args[4]));
+    ASSIGN_OR_RETURN(std::string src_off, IndexList(args[5]));
+    ASSIGN_OR_RETURN(std::string shape, IndexList(args[6]));
+    const std::string in = Indent(indent);
+    const std::string remote = Fresh("remote");
+    pto::StrAppend(&body_, in, "{\n", in, "  const pto::TensorDesc ", remote,
+                   " = pto::kernels::internal::RemoteView(", window.ctx, ", ", window.name,
+                   ", static_cast<int64_t>(", peer, "));\n", in,
+                   "  pto::kernels::internal::CopyGmBox<", elem, ">(", put ? "true, &" : "false, ",
+                   put ? remote : local.name, ", ", dst_off, ", ", put ? "" : "&",
+                   put ? local.name : remote, ", ", src_off, ", ", shape, ", ", stage.name, ");\n",
+                   in, "}\n");
+    return absl::OkStatus();
+  }
+
+  // remote_load(tile, peer, window, offsets, shape): TLOAD of the peer's box.
+  absl::Status EmitRemoteLoad(const ir::CallPtr& call, int indent) {
+    const std::string& op = call->op()->name();
+    const auto& args = call->args();
+    if (args.size() != 5) return Unsupported(call->span(), op + " without offsets and shape");
+    ASSIGN_OR_RETURN(Value tile, LookupKind(args[0], Kind::kTile, "tile"));
+    ASSIGN_OR_RETURN(Value window, WindowOperand(args[2], call));
+    if (tile.dtype != window.dtype) {
+      return Unsupported(call->span(), op + " between different dtypes");
+    }
+    ASSIGN_OR_RETURN(auto tile_shape, TileShape(args[0]->type(), call->span()));
+    auto shape_tuple = ir::As<ir::MakeTuple>(args[4]);
+    int64_t count = 1;
+    for (const ir::ExprPtr& d :
+         shape_tuple ? shape_tuple->elements() : std::vector<ir::ExprPtr>{}) {
+      std::optional<int64_t> v = ir::GetConstInt(d);
+      count = v ? count * *v : -1;
+      if (!v) break;
+    }
+    if (shape_tuple == nullptr || count != tile_shape.first) {
+      return Unsupported(args[4]->span(), op + " of a box that is not the tile's constant shape");
+    }
+    ASSIGN_OR_RETURN(std::string peer, Scalar(args[1]));
+    ASSIGN_OR_RETURN(std::string off, IndexList(args[3]));
+    ASSIGN_OR_RETURN(std::string shape, IndexList(args[4]));
+    const std::string in = Indent(indent);
+    const std::string remote = Fresh("remote");
+    pto::StrAppend(&body_, in, "{\n", in, "  const pto::TensorDesc ", remote,
+                   " = pto::kernels::internal::RemoteView(", window.ctx, ", ", window.name,
+                   ", static_cast<int64_t>(", peer, "));\n", in,
+                   "  pto::kernels::internal::CopyBox(true, ", tile.name, ", &", remote, ", ", off,
+                   ", ", shape, ");\n", in, "}\n");
+    return absl::OkStatus();
+  }
+
   absl::Status EmitWrite(const ir::CallPtr& call, const Value& t, int indent) {
     ASSIGN_OR_RETURN(std::string idx, IndexList(call->args()[1]));
     ASSIGN_OR_RETURN(std::string value, Scalar(call->args()[2]));
@@ -580,21 +850,26 @@ class Generator {
     ASSIGN_OR_RETURN(Kind kind, KindOf(var->type(), var->span()));
     if (kind != v.kind) return Unsupported(var->span(), "a value of a different kind");
     ASSIGN_OR_RETURN(std::string decl, Declare(var));
+    values_[var.get()].ctx = v.ctx;
     pto::StrAppend(&body_, Indent(indent), decl, " = ", v.name, ";\n");
     return absl::OkStatus();
   }
 
-  // `targets` = the yielded values, all at once.
-  absl::Status EmitAssignAll(const std::vector<std::string>& targets,
+  // `vars` = the yielded values, all at once. A window keeps the context it
+  // was first given (MaterializeDistTensorCtx rejects a yield that changes it).
+  absl::Status EmitAssignAll(const std::vector<const ir::Var*>& vars,
                              const std::vector<ir::ExprPtr>& values, const Span& span, int indent) {
-    if (targets.size() != values.size()) {
-      return InternalErrorF(span, "yield of ", values.size(), " values into ", targets.size());
+    if (vars.size() != values.size()) {
+      return InternalErrorF(span, "yield of ", values.size(), " values into ", vars.size());
     }
+    std::vector<std::string> targets;
+    for (const ir::Var* v : vars) targets.push_back(values_[v].name);
     std::vector<std::string> rhs;
     bool clash = false;
     for (size_t i = 0; i < values.size(); ++i) {
       ASSIGN_OR_RETURN(Value v, Operand(values[i], indent));
       rhs.push_back(v.name);
+      if (values_[vars[i]].ctx.empty()) values_[vars[i]].ctx = v.ctx;
       for (size_t j = 0; j < targets.size(); ++j) {
         if (j != i && v.name == targets[j]) clash = true;
       }
@@ -675,6 +950,20 @@ class Generator {
         ASSIGN_OR_RETURN(Value t, LookupKind(call->args()[0], Kind::kTensor, "tensor"));
         return EmitWrite(call, t, indent);
       }
+      if (op == "pld.system.notify" || op == "pld.system.wait") return EmitSignal(call, indent);
+      if (op == "pld.tile.put" || op == "pld.tensor.put" || op == "pld.tile.get" ||
+          op == "pld.tensor.get") {
+        return EmitPutGet(call, indent);
+      }
+      if (op == "pld.tile.remote_load") return EmitRemoteLoad(call, indent);
+      // A value op evaluated for its effect (e.g. a tile.store whose result is
+      // unused): bound to an unused temporary.
+      if (call != nullptr && !ir::Is<ir::GlobalVar>(call->op()) &&
+          !ir::Is<ir::UnknownType>(call->type())) {
+        auto tmp = std::make_shared<const ir::Var>("unused", call->type(), call->span());
+        temps_.push_back(tmp);
+        return EmitCallAssign(tmp, call, indent);
+      }
       return Unsupported(e->span(), op.empty() ? std::string("this statement") : op);
     }
     if (auto f = ir::As<ir::ForStmt>(stmt)) return EmitFor(f, indent);
@@ -694,7 +983,7 @@ class Generator {
       if (!IsLastTopLevel(stmt)) pto::StrAppend(&body_, in, "return;\n");
       return absl::OkStatus();
     }
-    if (ir::Is<ir::WhileStmt>(stmt)) return Unsupported(stmt->span(), "a while loop");
+    if (auto w = ir::As<ir::WhileStmt>(stmt)) return EmitWhile(w, indent);
     return Unsupported(stmt->span(), "this statement");
   }
 
@@ -704,15 +993,41 @@ class Generator {
     return seq != nullptr && !seq->stmts().empty() && seq->stmts().back() == stmt;
   }
 
-  absl::Status EmitFor(const std::shared_ptr<const ir::ForStmt>& f, int indent) {
-    const std::string in = Indent(indent);
-    std::vector<std::string> carried;
-    for (const ir::IterArgPtr& ia : f->iter_args()) {
+  // Mutable C++ variables for loop-carried values, set to their inits.
+  absl::StatusOr<std::vector<const ir::Var*>> DeclareCarried(
+      const std::vector<ir::IterArgPtr>& iter_args, int indent) {
+    std::vector<const ir::Var*> carried;
+    for (const ir::IterArgPtr& ia : iter_args) {
       ASSIGN_OR_RETURN(Value init, Operand(ia->init_value(), indent));
       ASSIGN_OR_RETURN(std::string decl, Declare(ia, /*mut=*/true));
-      pto::StrAppend(&body_, in, decl, " = ", init.name, ";\n");
-      carried.push_back(values_[ia.get()].name);
+      values_[ia.get()].ctx = init.ctx;
+      pto::StrAppend(&body_, Indent(indent), decl, " = ", init.name, ";\n");
+      carried.push_back(ia.get());
     }
+    return carried;
+  }
+
+  // The loop's return vars take the final carried values.
+  absl::Status BindLoopResults(const std::vector<const ir::Var*>& carried,
+                               const std::vector<ir::VarPtr>& return_vars, const Span& span,
+                               int indent) {
+    if (return_vars.empty()) return absl::OkStatus();  // results not named
+    if (return_vars.size() != carried.size()) {
+      return InternalErrorF(span, "loop with ", carried.size(), " iter args and ",
+                            return_vars.size(), " return vars");
+    }
+    for (size_t i = 0; i < carried.size(); ++i) {
+      const Value c = values_[carried[i]];
+      ASSIGN_OR_RETURN(std::string decl, Declare(return_vars[i]));
+      values_[return_vars[i].get()].ctx = c.ctx;
+      pto::StrAppend(&body_, Indent(indent), decl, " = ", c.name, ";\n");
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status EmitFor(const std::shared_ptr<const ir::ForStmt>& f, int indent) {
+    const std::string in = Indent(indent);
+    ASSIGN_OR_RETURN(std::vector<const ir::Var*> carried, DeclareCarried(f->iter_args(), indent));
     ASSIGN_OR_RETURN(std::string start, Scalar(f->start()));
     ASSIGN_OR_RETURN(std::string stop, Scalar(f->stop()));
     ASSIGN_OR_RETURN(std::string step, Scalar(f->step()));
@@ -730,25 +1045,32 @@ class Generator {
     RETURN_IF_ERROR(EmitStmt(f->body(), indent + 1));
     yield_targets_.pop_back();
     pto::StrAppend(&body_, in, "}\n");
-    if (f->return_vars().size() != carried.size()) {
-      return InternalErrorF(f->span(), "for loop with ", carried.size(), " iter args and ",
-                            f->return_vars().size(), " return vars");
-    }
-    for (size_t i = 0; i < carried.size(); ++i) {
-      ASSIGN_OR_RETURN(std::string decl, Declare(f->return_vars()[i]));
-      pto::StrAppend(&body_, in, decl, " = ", carried[i], ";\n");
-    }
-    return absl::OkStatus();
+    return BindLoopResults(carried, f->return_vars(), f->span(), indent);
+  }
+
+  // `while (cond) { body }`: the condition reads the carried values, which
+  // the body's yield updates for the next test.
+  absl::Status EmitWhile(const std::shared_ptr<const ir::WhileStmt>& w, int indent) {
+    const std::string in = Indent(indent);
+    ASSIGN_OR_RETURN(std::vector<const ir::Var*> carried, DeclareCarried(w->iter_args(), indent));
+    ASSIGN_OR_RETURN(std::string cond, Scalar(w->condition()));
+    if (cond.size() < 2 || cond.front() != '(' || cond.back() != ')') cond = "(" + cond + ")";
+    pto::StrAppend(&body_, in, "while ", cond, " {\n");
+    yield_targets_.push_back(carried);
+    RETURN_IF_ERROR(EmitStmt(w->body(), indent + 1));
+    yield_targets_.pop_back();
+    pto::StrAppend(&body_, in, "}\n");
+    return BindLoopResults(carried, w->return_vars(), w->span(), indent);
   }
 
   absl::Status EmitIf(const std::shared_ptr<const ir::IfStmt>& s, int indent) {
     const std::string in = Indent(indent);
-    std::vector<std::string> results;
+    std::vector<const ir::Var*> results;
     for (const ir::VarPtr& rv : s->return_vars()) {
       ASSIGN_OR_RETURN(std::string decl, Declare(rv, /*mut=*/true));
       const Kind kind = values_[rv.get()].kind;
       pto::StrAppend(&body_, in, decl, kind == Kind::kTensor ? " = nullptr" : "{}", ";\n");
-      results.push_back(values_[rv.get()].name);
+      results.push_back(rv.get());
     }
     ASSIGN_OR_RETURN(std::string cond, Scalar(s->condition()));
     if (cond.size() < 2 || cond.front() != '(' || cond.back() != ')') cond = "(" + cond + ")";
@@ -769,7 +1091,7 @@ class Generator {
   std::set<const ir::Var*> used_;
   std::map<const ir::Var*, Value> values_;
   std::set<std::string> names_ = {"args"};
-  std::vector<std::vector<std::string>> yield_targets_;
+  std::vector<std::vector<const ir::Var*>> yield_targets_;
   std::vector<ir::VarPtr> temps_;  // keeps the temporaries' keys alive
   ir::StmtPtr top_body_;
   std::string body_;

@@ -23,18 +23,35 @@ namespace pto::codegen {
 // differs from the declared one faults); the CommCtx and scalar params follow
 // in param order.
 //
-// Supported: scalar arithmetic and casts; for loops with iter args and if/else
-// with yields; pl.tile.load/store (one TLOAD/TSTORE per contiguous run, through
-// a UB tile per tile-valued assignment, bump-allocated); pl.tile.create/full;
-// pl.tile.add/sub/mul/maximum (tile or scalar rhs where the API has it), neg
-// and relu; pl.tensor.read/write as ReadGm/WriteGm (each write is written back
-// at once with dcci, so the cache model applies to reads);
-// pl.system.cacheinvalid (whole data cache) and pl.system.fence (dsb); return
-// of tensors. Tensor-valued variables (params, store/write results, iter args,
-// yields) are TensorDesc pointers: every one aliases the GM buffer of the
-// param it derives from, so a tensor iter arg updates that buffer in place.
+// Supported: scalar arithmetic and casts; for loops with iter args, while
+// loops (`pl.while_` with `pl.cond`, or a plain `while c:`; the condition is
+// re-evaluated before every iteration and may read GM with pl.tensor.read)
+// and if/else with yields; pl.tile.load/store (one TLOAD/TSTORE per
+// contiguous run, through a UB tile per tile-valued assignment,
+// bump-allocated); pl.tile.create/full; pl.tile.add/sub/mul/maximum/minimum
+// (tile or scalar rhs where the API has it), neg and relu; pl.tensor.read/
+// write as ReadGm/WriteGm (each write is written back at once with dcci, so
+// the cache model applies to reads); pl.tensor.reshape (a descriptor of the
+// new shape over the same GM); pl.system.cacheinvalid (whole data cache) and
+// pl.system.fence (dsb); FP16 elements as pto::half; return of tensors; a
+// value op used as a statement (its result unused).
+//
+// The InCore collective rail: everything LowerCompositeOps expands a kernel
+// collective into. pld.system.get_comm_ctx/nranks/rank read the CommContext
+// param MaterializeDistTensorCtx gave each window param (rankNum/rankId);
+// pld.system.notify is TNOTIFY (AtomicAdd or Set) into the peer's cell of an
+// INT32 window through CommRemotePtr, pld.system.wait is TWAIT (Eq or Ge) on
+// this rank's own cell; pld.tile/tensor.put and .get move a box between a
+// local tensor and the peer's window through the staging tile, as one
+// TPUT/TGET when the box is contiguous on both sides (so the all_to_all_v
+// sends exactly its clamped rows in one transfer per peer, like the builtin
+// kernel) and one per innermost row otherwise; pld.tile.remote_load is a
+// TLOAD of the peer's box. Peers outside [0, rankNum) and remote accesses to
+// tensors outside this rank's window fault at run time.
+//
 // Anything else is the located user error "code generation does not support
-// <construct> in a kernel yet"; an unknown function is NotFound.
+// <construct> in a kernel yet" (e.g. a put with an atomic mode, a tile or
+// tensor op written inline as an operand); an unknown function is NotFound.
 absl::StatusOr<std::string> GenerateKernel(const ir::ProgramPtr& program,
                                            std::string_view function);
 

@@ -151,26 +151,195 @@ TEST(KernelCodegenTest, TileOpsAndIfYields) {
                                "    }\n"));
 }
 
+// A while loop with pl.cond over its carried values (examples/kernels.pto):
+// the carried values are mutable C++ variables the yield updates.
+TEST(KernelCodegenTest, WhileLoopCarriesValues) {
+  ir::ProgramPtr program = Lower(ReadFile("examples/kernels.pto"));
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(program, "countdown");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_EQ(KernelPart(*code), R"(namespace pto::kernels {
+
+// args: 1 tensor descriptors, then 1 scalars, in the order of the params. UB use: 0 bytes.
+void countdown(int64_t* args) {
+  const int32_t n = static_cast<int32_t>(args[1]);
+  const pto::TensorDesc* data = pto::TensorArg(args, 0);
+  pto::kernels::internal::CheckTensor(data, 1, sizeof(int32_t), "countdown: tensor 'data' has the wrong rank or dtype");
+  int32_t k = n;
+  const pto::TensorDesc* d = data;
+  while ((k > int32_t{0}) && !((k == int32_t{7}))) {
+    const int64_t slot = pto::kernels::internal::FloorMod(static_cast<int64_t>(static_cast<int64_t>(k)), static_cast<int64_t>(16));
+    pto::kernels::internal::WriteElement<int32_t>(d, {slot}, ((k * 2) - 1));
+    const pto::TensorDesc* d2 = d;
+    k = (k - 1);
+    d = d2;
+  }
+  [[maybe_unused]] const int32_t k_out = k;
+  [[maybe_unused]] const pto::TensorDesc* d_out = d;
+}
+
+}  // namespace pto::kernels
+)");
+}
+
+// A plain `while c:` has no carried values and no results; here it spins on
+// a GM flag.
+TEST(KernelCodegenTest, PlainWhileLoop) {
+  ir::ProgramPtr program = Lower(R"(import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def spin(self, flag: pl.Tensor[[1], pl.INT32]):
+        while pl.tensor.read(flag, [0]) == 0:
+            pl.system.cacheinvalid()
+        return
+)");
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(program, "spin");
+  ASSERT_TRUE(code.ok()) << code.status();
+  // The GM read is inline in the condition, so every test re-reads it.
+  EXPECT_THAT(*code, HasSubstr("  while (pto::kernels::internal::ReadElement<int32_t>(flag, {0}) "
+                               "== 0) {\n"
+                               "    pto::dcci(nullptr, pto::ENTIRE_DATA_CACHE);\n"
+                               "  }\n"));
+}
+
+// The InCore rail (examples/all_to_all_v_incore.pto): the all_to_all_v that
+// LowerCompositeOps expanded becomes the comm-context queries, the count
+// notify (Set) into the peer's recv_counts, one bounded put per destination,
+// the credit barrier on the signal (notify +1, wait >= 1) and its epilogue.
+TEST(KernelCodegenTest, InCoreAllToAllV) {
+  ir::ProgramPtr program = Lower(ReadFile("examples/all_to_all_v_incore.pto"));
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(program, "exchange");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("// args: 7 tensor descriptors, then 3 scalars"));
+  EXPECT_THAT(*code, HasSubstr("  const pto::CommContext* data_ctx = "
+                               "reinterpret_cast<const pto::CommContext*>(args[7]);\n"));
+  EXPECT_THAT(*code, HasSubstr("  const pto::CommContext* ctx_0 = data_ctx;\n"
+                               "  const int32_t nranks_1 = static_cast<int32_t>(ctx_0->rankNum);\n"
+                               "  const int64_t nranks_idx_2 = static_cast<int64_t>(nranks_1);\n"
+                               "  const int32_t my_rank_3 = static_cast<int32_t>(ctx_0->rankId);\n"
+                               "  pto::Tile<float> stage_4 = pto::TASSIGN<float>(2048, 256);\n"));
+  EXPECT_THAT(*code,
+              HasSubstr("    pto::TNOTIFY(pto::kernels::internal::RemoteCell(recv_ctx, recv, "
+                        "{my_rank_3, 0}, static_cast<int64_t>(dest_5)), "
+                        "static_cast<int32_t>(static_cast<int32_t>(rows_7)), "
+                        "pto::NotifyOp::Set);\n"
+                        "    if (rows_7 > 0) {\n"
+                        "      {\n"
+                        "        const pto::TensorDesc remote = pto::kernels::internal::RemoteView("
+                        "data_ctx, data, static_cast<int64_t>(dest_5));\n"
+                        "        pto::kernels::internal::CopyGmBox<float>(true, &remote, "
+                        "{(my_rank_3 * 4), 0}, st_out, {(dest_5 * 4), 0}, {rows_7, 64}, "
+                        "stage_4);\n"
+                        "      }\n"
+                        "      pto::dsb(pto::DSB_DDR);\n"
+                        "    }\n"));
+  EXPECT_THAT(*code, HasSubstr("      pto::TNOTIFY(pto::kernels::internal::RemoteCell(signal_ctx, "
+                               "signal, {my_rank_3, 0}, static_cast<int64_t>(peer_8)), "
+                               "static_cast<int32_t>(int32_t{1}), pto::NotifyOp::AtomicAdd);\n"));
+  EXPECT_THAT(*code, HasSubstr("      pto::TWAIT(pto::kernels::internal::LocalCell(signal, "
+                               "{src_9, 0}), static_cast<int32_t>(int32_t{1}), "
+                               "pto::WaitCmp::GE);\n"));
+  EXPECT_THAT(*code, HasSubstr("      pto::TNOTIFY(pto::kernels::internal::RemoteCell(signal_ctx, "
+                               "signal, {src_10, 0}, static_cast<int64_t>(my_rank_3)), "
+                               "static_cast<int32_t>(int32_t{-1}), "
+                               "pto::NotifyOp::AtomicAdd);\n"));
+}
+
+// The other InCore collectives' primitives: a flattening reshape, remote
+// loads, tile minimum, a get, and tile.store evaluated for its effect.
+TEST(KernelCodegenTest, InCoreCollectivePrimitives) {
+  ir::ProgramPtr program = Lower(R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, t: pld.DistributedTensor[[2, 64], pl.FP32], s: pld.DistributedTensor[[2, 1], pl.INT32]):
+        t = pld.tensor.allreduce(t, s, op=2, core_num=1)
+        t = pld.tensor.broadcast(t, s, root=1)
+        return
+)");
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(program, "k");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("const pto::TensorDesc flat_"));
+  EXPECT_THAT(*code, HasSubstr(" = pto::kernels::internal::Reshape(t, {1, 128});\n"));
+  EXPECT_THAT(*code, HasSubstr("pto::kernels::internal::CopyBox(true, stage_"));
+  EXPECT_THAT(*code, HasSubstr("pto::TMIN("));
+  EXPECT_THAT(*code, HasSubstr("pto::kernels::internal::CopyGmBox<float>(false, t_1, {0, 0}, "
+                               "&remote_1, {0, 0}, {2, 64}, stage_"));
+  EXPECT_THAT(*code, HasSubstr("[[maybe_unused]] const pto::TensorDesc* unused = flat_"));
+}
+
 TEST(KernelCodegenTest, UnsupportedConstructsAreLocatedUserErrors) {
   ir::ProgramPtr program = Lower(ReadFile("examples/kernels.pto"));
   ASSERT_NE(program, nullptr);
-  absl::StatusOr<std::string> loop = GenerateKernel(program, "countdown");
-  ASSERT_FALSE(loop.ok());
-  EXPECT_EQ(loop.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(loop.status().message()),
-              HasSubstr("code generation does not support a while loop in a kernel yet"));
-  EXPECT_THAT(loop.status().ToString(), HasSubstr("36:9:36:55:test.pto"));
-
-  absl::StatusOr<std::string> fp16 = GenerateKernel(program, "scaled_add");
-  ASSERT_FALSE(fp16.ok());
-  EXPECT_THAT(std::string(fp16.status().message()),
-              HasSubstr("code generation does not support a FP16 value in a kernel yet"));
-
   absl::StatusOr<std::string> orch = GenerateKernel(program, "pipeline");
   ASSERT_FALSE(orch.ok());
   EXPECT_THAT(std::string(orch.status().message()), HasSubstr("is not an InCore or AIV function"));
 
   EXPECT_EQ(GenerateKernel(program, "nope").status().code(), absl::StatusCode::kNotFound);
+
+  ir::ProgramPtr bf16 = Lower(ReplaceAll(ReadFile("examples/kernels.pto"), "FP16", "BF16"));
+  ASSERT_NE(bf16, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(bf16, "scaled_add");
+  ASSERT_FALSE(code.ok());
+  EXPECT_EQ(code.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(code.status().message()),
+              HasSubstr("code generation does not support a BF16 value in a kernel yet"));
+}
+
+// A put with an atomic mode has no device primitive yet.
+TEST(KernelCodegenTest, AtomicPutIsALocatedUserError) {
+  ir::ProgramPtr program = Lower(R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, src: pl.Tensor[[2, 64], pl.FP32], data: pld.DistributedTensor[[2, 64], pl.FP32]):
+        stage = pl.tile.create([1, 64], dtype=pl.FP32, target_memory="Vec")
+        pld.tile.put(data, 1, src, stage, [0, 0], [0, 0], [1, 64], atomic=1)
+        return
+)");
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(program, "k");
+  ASSERT_FALSE(code.ok());
+  EXPECT_EQ(code.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(code.status().message()),
+              HasSubstr("code generation does not support pld.tile.put with an atomic mode in a "
+                        "kernel yet"));
+  EXPECT_THAT(code.status().ToString(), HasSubstr("10:9:10:77:test.pto"));
+}
+
+// Signals are INT32 cells: a notify on a data window is rejected at its place.
+TEST(KernelCodegenTest, NotifyOnANonInt32WindowIsALocatedUserError) {
+  ir::ProgramPtr program = Lower(R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, data: pld.DistributedTensor[[2, 64], pl.FP32]):
+        pld.system.notify(data, 1, [0, 0], 1, op=0)
+        return
+)");
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(program, "k");
+  ASSERT_FALSE(code.ok());
+  EXPECT_EQ(code.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(code.status().message()),
+              HasSubstr("code generation does not support pld.system.notify on a non-INT32 "
+                        "window in a kernel yet"));
+  EXPECT_THAT(code.status().ToString(), HasSubstr("9:9:9:52:test.pto"));
 }
 
 TEST(KernelCodegenTest, UnsupportedTileOpNamesTheOp) {

@@ -13,6 +13,9 @@
 
 namespace pto {
 
+// FP16 elements (the board's `half`); the simulator computes in _Float16.
+using half = _Float16;
+
 // A tile in UB: `count` elements of T at `data`.
 template <typename T>
 struct Tile {
@@ -182,6 +185,15 @@ void TMAX(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b) {
     dst.data[i] = std::max(a.data[i], b.data[i]);
   }
   CurrentCore()->Vector(VecOp::kMax, dst.data, a.data, b.data, dst.bytes());
+}
+template <typename T>
+void TMIN(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b) {
+  internal::CheckSameShape(dst, a, "TMIN: shape mismatch");
+  internal::CheckSameShape(dst, b, "TMIN: shape mismatch");
+  for (uint64_t i = 0; i < dst.count; ++i) {
+    dst.data[i] = std::min(a.data[i], b.data[i]);
+  }
+  CurrentCore()->Vector(VecOp::kMin, dst.data, a.data, b.data, dst.bytes());
 }
 template <typename T>
 void TADDS(Tile<T>& dst, const Tile<T>& a, T s) {

@@ -13,7 +13,7 @@ enum class WaitCmp { EQ, NE, GT, GE, LT, LE };
 enum Pipe { PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3, PIPE_ALL };
 enum DsbMode { DSB_DDR };
 enum DcciMode { SINGLE_CACHE_LINE, ENTIRE_DATA_CACHE, CACHELINE_OUT };
-enum class VecOp { kAdd, kSub, kMul, kMax, kAddS, kMulS, kFill, kCopy };
+enum class VecOp { kAdd, kSub, kMul, kMax, kMin, kAddS, kMulS, kFill, kCopy };
 
 inline bool CompareSignal(int32_t v, int32_t target, WaitCmp cmp) {
   switch (cmp) {

@@ -1,7 +1,7 @@
 // Generated kernels on one simulated 910B chip with hand-made inputs, checked
 // element by element: the seed pipeline's own kernels
-// (examples/all_to_all_v_chip.pto: stage_step, consume_step) and scaled_add of
-// examples/kernels.pto in FP32.
+// (examples/all_to_all_v_chip.pto: stage_step, consume_step), scaled_add of
+// examples/kernels.pto in FP32 and FP16 and its while loop (countdown).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -11,6 +11,7 @@
 #include "runtime/api/host.h"
 #include "runtime/api/orchestrator.h"
 #include "runtime/api/task_args.h"
+#include "runtime/device/device_api.h"
 #include "runtime/device/kernel_abi.h"
 #include "sim/system/system.h"
 #include "sim/system/test_kernels.h"
@@ -19,6 +20,8 @@ namespace pto::kernels {
 void stage_step(int64_t* args);
 void consume_step(int64_t* args);
 void scaled_add(int64_t* args);
+void countdown(int64_t* args);
+void scaled_add_fp16(int64_t* args);
 }  // namespace pto::kernels
 
 namespace pto::sim {
@@ -187,6 +190,109 @@ TEST(KernelSimTest, ScaledAddScalesAndRelusByRowBlock) {
       });
   ASSERT_EQ(r.error_code(), 0) << r.error_text();
   ExpectClean(r, "out");
+}
+
+// scaled_add of examples/kernels.pto as written, on FP16 tiles: the values are
+// small multiples of 1/4, so FP16 holds every input and result exactly.
+TEST(KernelSimTest, ScaledAddInFp16) {
+  constexpr int kRows = 16;
+  constexpr int kCols = 128;
+  constexpr int kN = kRows * kCols;
+  auto a = [](int i) { return static_cast<float>(i % 37) - 20.0f; };
+  auto b = [](int i) { return static_cast<float>(i % 11) * 0.25f - 1.0f; };
+  std::vector<rt::Tensor> t;
+  const RunReport r = testing::Simulate(
+      testing::Opts(1),
+      [&](SimSystem& sys) -> absl::Status {
+        std::vector<pto::half> va(kN), vb(kN), vo(kN, static_cast<pto::half>(-7.0f));
+        for (int i = 0; i < kN; ++i) {
+          va[i] = static_cast<pto::half>(a(i));
+          vb[i] = static_cast<pto::half>(b(i));
+        }
+        for (const std::vector<pto::half>* v : {&va, &vb, &vo}) {
+          absl::StatusOr<rt::Tensor> x = sys.Alloc(0, kN * 2, "t");
+          if (!x.ok()) return x.status();
+          x->elem_bytes = 2;
+          t.push_back(x->WithShape({kRows, kCols}));
+          absl::Status st = sys.CopyTo(t.back(), v->data(), kN * 2);
+          if (!st.ok()) return st;
+        }
+        rt::ChipCallable c =
+            testing::SingleTask("scaled_add_fp16", &kernels::scaled_add_fp16, 1, false);
+        return sys.Dispatch(0, c, rt::ChipArgs{t, {}});
+      },
+      [&](SimSystem& sys, RunReport& rep) {
+        std::vector<pto::half> out(kN);
+        (void)sys.CopyFrom(out.data(), t[2], kN * 2);
+        int64_t errors = 0;
+        int64_t first = -1;
+        for (int i = 0; i < kN; ++i) {
+          const float scaled = (a(i) + b(i)) * 0.5f;
+          const float want = i / kCols < kRows / 2 ? scaled : std::max(scaled, 0.0f);
+          if (static_cast<float>(out[i]) != want && errors++ == 0) first = i;
+        }
+        (*rep.mutable_values())["out_errors"] = errors;
+        (*rep.mutable_values())["out_first"] = first;
+      });
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  ExpectClean(r, "out");
+}
+
+// countdown(n, data) of examples/kernels.pto: while k > 0 and k != 7, write
+// 2k - 1 to data[k % 16] and decrement k (k starts at n).
+RunReport RunCountdown(int32_t n) {
+  constexpr int kRows = 16;
+  constexpr int32_t kInit = -1;
+  std::vector<rt::Tensor> t;
+  return testing::Simulate(
+      testing::Opts(1),
+      [&](SimSystem& sys) -> absl::Status {
+        absl::StatusOr<rt::Tensor> x = sys.Alloc(0, kRows * 4, "data");
+        if (!x.ok()) return x.status();
+        x->elem_bytes = 4;
+        t.push_back(x->WithShape({kRows}));
+        std::vector<int32_t> init(kRows, kInit);
+        if (absl::Status st = sys.CopyTo(t[0], init.data(), kRows * 4); !st.ok()) return st;
+        rt::ChipCallable c = testing::SingleTask("countdown", &kernels::countdown, 1, false);
+        return sys.Dispatch(0, c, rt::ChipArgs{t, {static_cast<uint64_t>(n)}});
+      },
+      [&](SimSystem& sys, RunReport& rep) {
+        std::vector<int32_t> data(kRows);
+        (void)sys.CopyFrom(data.data(), t[0], kRows * 4);
+        std::vector<int32_t> want(kRows, kInit);
+        for (int32_t k = n; k > 0 && k != 7; --k) want[k % kRows] = 2 * k - 1;
+        int64_t errors = 0;
+        int64_t first = -1;
+        for (int i = 0; i < kRows; ++i) {
+          if (data[i] != want[i] && errors++ == 0) first = i;
+        }
+        (*rep.mutable_values())["data_errors"] = errors;
+        (*rep.mutable_values())["data_first"] = first;
+        (*rep.mutable_values())["data_4"] = data[4];
+        (*rep.mutable_values())["data_7"] = data[7];
+        (*rep.mutable_values())["data_8"] = data[8];
+      });
+}
+
+// From 20 the loop wraps around the 16 slots (20 % 16 = 4) and stops at 7.
+TEST(KernelSimTest, CountdownWhileLoopStopsAtSeven) {
+  const RunReport r = RunCountdown(20);
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  ExpectClean(r, "data");
+  EXPECT_EQ(r.values().at("data_4"), 2 * 20 - 1);  // the last write to slot 4
+  EXPECT_EQ(r.values().at("data_8"), 2 * 8 - 1);
+  EXPECT_EQ(r.values().at("data_7"), -1);  // never written
+}
+
+// From 5 the condition k > 0 ends the loop; a non-positive n never enters it.
+TEST(KernelSimTest, CountdownWhileLoopEndsAtZero) {
+  const RunReport five = RunCountdown(5);
+  ASSERT_EQ(five.error_code(), 0) << five.error_text();
+  ExpectClean(five, "data");
+  const RunReport none = RunCountdown(-3);
+  ASSERT_EQ(none.error_code(), 0) << none.error_text();
+  ExpectClean(none, "data");
+  EXPECT_EQ(none.values().at("data_4"), -1);
 }
 
 }  // namespace
