@@ -22,6 +22,7 @@
 #include "sim/system/isolated_run.h"
 #include "sim/system/system.h"
 #include "sim/system/test_kernels.h"
+#include "testing/reference/all_to_all_v_cases.h"
 #include "testing/reference/collectives.h"
 
 namespace pto::builtins::all_to_all_v_float {
@@ -46,45 +47,8 @@ KernelEntry Kernel() {
   }
 }
 
-enum class Skew { kZeroAndFull, kOneAndFull, kOverCapacity, kNegative };
-
-std::string SkewName(Skew s) {
-  switch (s) {
-    case Skew::kZeroAndFull: return "zero_and_full";
-    case Skew::kOneAndFull: return "one_and_full";
-    case Skew::kOverCapacity: return "over_capacity";
-    case Skew::kNegative: return "negative";
-  }
-  return "?";
-}
-
-// send_counts[r][d]: pairs alternate by (r + d) so every rank both sends and
-// receives each kind.
-int32_t SkewCount(Skew s, int r, int d, int32_t max_recv) {
-  const bool even = (r + d) % 2 == 0;
-  switch (s) {
-    case Skew::kZeroAndFull: return even ? 0 : max_recv;
-    case Skew::kOneAndFull: return even ? 1 : max_recv;
-    case Skew::kOverCapacity: return max_recv + 3;
-    case Skew::kNegative: return even ? -2 : max_recv;
-  }
-  return 0;
-}
-
-// Never 0 (so a missing row differs from the zeroed window) and distinct per
-// call round, so a round-2 kernel released by a stale round-1 credit or
-// reading stale counts shows up in the data.
-template <typename T>
-T Payload(int round, int r, int d, int64_t row, int64_t col) {
-  if constexpr (std::is_same_v<T, float>) {
-    return static_cast<float>(1 + round * 100000 + r * 10000 + d * 1000 +
-                              row * 10 + col % 10) +
-           0.25f;
-  } else {
-    return static_cast<T>(1 + (round * 67 + r * 29 + d * 13 + row * 7 + col) %
-                                  250);
-  }
-}
+using ref::Skew;
+using ref::SkewName;
 
 struct Call {
   ref::PerRank<int32_t> send_counts;  // [rank][dest]
@@ -218,16 +182,7 @@ rt::ChipCallable AllToAllVCallable(KernelEntry kernel, const Config& c) {
 
 template <typename T>
 std::vector<T> InputOf(const Config& c, int call, int r) {
-  std::vector<T> in(c.p * c.max_recv * c.size);
-  for (int d = 0; d < c.p; ++d) {
-    for (int64_t row = 0; row < c.max_recv; ++row) {
-      for (int64_t col = 0; col < c.size; ++col) {
-        in[(d * c.max_recv + row) * c.size + col] =
-            Payload<T>(call, r, d, row, col);
-      }
-    }
-  }
-  return in;
+  return ref::PayloadInput<T>(call, r, c.p, c.max_recv, c.size);
 }
 
 template <typename T>
@@ -393,12 +348,7 @@ Outcome RunAndCheck(const Config& c) {
 }
 
 Call SkewCall(Skew s, int p, int32_t max_recv) {
-  Call call;
-  call.send_counts.assign(p, std::vector<int32_t>(p));
-  for (int r = 0; r < p; ++r) {
-    for (int d = 0; d < p; ++d) call.send_counts[r][d] = SkewCount(s, r, d, max_recv);
-  }
-  return call;
+  return Call{ref::SkewCounts(s, p, max_recv)};
 }
 
 // The kernel time of one call: first block start to last block end over

@@ -1,0 +1,65 @@
+// Launch-width admission through compiled programs (spec §4.8, §4.9):
+// core_num L = 51 on P = 2 gives B = 50, more blocks than the 48 AIVs of a
+// 910B chip.
+//
+// CHIP rail (A2AV_RAIL "chip", signal [2, 51]): B is folded at compile time
+// and the sync-start launch must be refused at submit with the admission
+// error (code 7, naming B, not L).
+// HOST rail (A2AV_RAIL "host", signal [2, 1]: the compiler accepts no wider
+// HOST all_to_all_v signal yet): the entry computes B at run time and
+// rejects S < B with INVALID_ARGS before submitting.
+// Either way no block of the collective starts, and the run ends on the
+// error instead of hanging at the barrier.
+#include <cstdint>
+#include <string_view>
+
+#include "common/launch_width.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/api/error_codes.h"
+#include "testing/reference/all_to_all_v_cases.h"
+#include "testing/system/all_to_all_v_program.h"
+
+namespace pto::sim::system_test {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr std::string_view kRail = A2AV_RAIL;
+static_assert(kNr == 2 && kL == 51, "built for the P=2, L=51 row of spec §4.8");
+
+TEST(AllToAllVAdmissionTest, OverCapacityLaunchFailsBeforeAnyBlockStarts) {
+  ASSERT_EQ(*CalAllToAllVBlocks(kNr, kL), 50);
+  const Counts counts[2] = {ref::SkewCounts(ref::Skew::kOverCapacity, kNr, kMaxRecv), SecondCall()};
+  const Outcome out = RunProgram(counts);
+  const RunReport& r = out.report;
+  if (kRail == "chip") {
+    EXPECT_EQ(r.error_code(), rt::kErrorRequireSyncStartInvalid) << r.error_text();
+    EXPECT_THAT(r.error_text(), HasSubstr("require_sync_start block_num=50 > limit=48"));
+  } else {
+    EXPECT_EQ(r.error_code(), rt::kErrorInvalidArgs) << r.error_text();
+    EXPECT_THAT(
+        r.error_text(),
+        HasSubstr("signal stride 1 < launched_core_num=50 (requested_core_num=51 nranks=2)"));
+  }
+  // Not the simulator's deadlock report: the run ended on the admission
+  // error.
+  EXPECT_THAT(r.error_text(), ::testing::Not(HasSubstr("no agent can make progress")));
+  // No block of the collective ran: the staging task is the only task that
+  // started, on any chip.
+  for (const TaskStat& t : r.tasks()) {
+    EXPECT_EQ(t.kernel(), "stage_step") << "chip " << t.chip();
+  }
+  // Nothing reached a consumer: every row of every Out param keeps its
+  // initial bytes.
+  for (int p : {kOutputs0, kRecvs0, kOutputs1, kRecvs1, kSignals}) {
+    for (int d = 0; d < kNr; ++d) {
+      for (char byte : out.params[p][d]) {
+        ASSERT_EQ(static_cast<uint8_t>(byte), kOutInit) << "param " << p << " device " << d;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pto::sim::system_test
