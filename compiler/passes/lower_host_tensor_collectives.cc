@@ -370,7 +370,11 @@ class Lowerer : public ir::IRMutator {
         kwargs = {{"op", op}, {"dtype", data_dtype}, {ir::kAttrCoreNum, core_num}};
       }
     } else {
-      RETURN_IF_ERROR(CheckStaticSignalCapacity(c.op, *sig, n, 1, false, span));
+      // K2: an all_to_all_v signal may be wider than one lane; its entry
+      // checks the stride against the launched width B at run time (§4.9).
+      RETURN_IF_ERROR(CheckStaticSignalCapacity(c.op, *sig, n, 1,
+                                                /*allow_wider=*/c.short_name == "all_to_all_v",
+                                                span));
       if (c.short_name == "broadcast") {
         int64_t root = ir::GetAttr<int64_t>(call->kwargs(), "root").value_or(0);
         if (n > 0 && (root < 0 || root >= n)) {
