@@ -8,11 +8,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
 
 #include "benchmark/benchmark.h"
+#include "sim/platforms/platform.h"
 #include "sim/system/isolated_run.h"
 #include "sim/system/system.h"
 #include "sim/system/test_kernels.h"
+#include "testing/benchmarks/collective_metrics.h"
 
 namespace pto::sim {
 namespace {
@@ -76,16 +79,19 @@ void BM_AllToAll(benchmark::State& state) {
     end = std::max(end, t.end_ps());
   }
   const double kernel_s = (end - start) * 1e-12;
-  // busbw = algbw * (n-1)/n with algbw = n*m / t (anchors.md §3.1).
-  const double busbw = (chips - 1) * static_cast<double>(chunk) / kernel_s;
-  // Full mesh, direct routing (anchors.md §3.3): T >= alpha + m / b. Beta-only
-  // bound: busbw <= (n-1) * b. Alpha: the platform's shortest signalled
-  // transfer, i.e. the data hop, the TNOTIFY hop + atomic and the GM read
-  // that observes the signal (1000 + 1100 + 400 ns on 910B).
-  const double b = 56e9;
-  const double alpha = (1000 + 1000 + 100 + 400) * 1e-9;
-  const double bound = (chips - 1) * b;
-  const double t_bound = alpha + chunk / b;
+  // busbw = algbw * (n-1)/n with algbw = n*m / t (anchors.md §3.1); bounds:
+  // full mesh, direct routing (anchors.md §3.3), T >= alpha + m / b, and the
+  // beta-only busbw <= (n-1) * b (testing/benchmarks/collective_metrics.h).
+  const absl::StatusOr<Platform> platform = LoadPlatform("a2a3");
+  if (!platform.ok()) {
+    state.SkipWithError(std::string(platform.status().message()).c_str());
+    return;
+  }
+  const bench::LinkModel link = bench::LinkModelOf(*platform);
+  const double busbw =
+      bench::AllToAllBusBandwidth((chips - 1) * static_cast<double>(chunk), kernel_s);
+  const double bound = bench::FullMeshBusBound(link, chips);
+  const double t_bound = bench::FullMeshTimeBound(link, static_cast<double>(chunk));
   state.counters["sim_seconds"] = last.sim_time_ps() * 1e-12;
   state.counters["kernel_sim_seconds"] = kernel_s;
   state.counters["systemc_waits"] = static_cast<double>(last.model_waits());
