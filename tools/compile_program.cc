@@ -1,0 +1,47 @@
+#include "tools/compile_program.h"
+
+#include <iostream>
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "compiler/codegen/program_codegen.h"
+#include "compiler/codegen/template_source.h"
+#include "compiler/ir/verifier.h"
+#include "compiler/parser/parser.h"
+#include "compiler/passes/pass_manager.h"
+#include "tools/driver_util.h"
+
+namespace pto::tools {
+
+int CompileProgram(const std::string& tool, const std::string& input, const passes::Target& target,
+                   const std::string& templates, CompiledProgram* out) {
+  passes::PassManagerOptions pm_options;
+  pm_options.verify_each = true;
+  pm_options.dump = &std::cerr;
+  pm_options.target = target;
+  passes::PassManager pm(pm_options);
+  if (absl::Status s = pm.AddPipeline("default"); !s.ok()) {
+    std::cerr << tool << ": " << s.message() << "\n";
+    return 2;
+  }
+  std::string text;
+  if (!ReadInput(input, &text)) {
+    std::cerr << tool << ": cannot read '" << input << "'\n";
+    return 2;
+  }
+  out->file = std::make_shared<const SourceFile>(input == "-" ? std::string("<stdin>") : input,
+                                                 std::move(text));
+  absl::StatusOr<ir::ProgramPtr> program = parser::ParseProgram(out->file, {});
+  if (!program.ok()) return Report(program.status(), out->file.get());
+  if (absl::Status s = ir::VerifyProgram(*program); !s.ok()) return Report(s, out->file.get());
+  absl::StatusOr<ir::ProgramPtr> lowered = pm.Run(*program);
+  if (!lowered.ok()) return Report(lowered.status(), out->file.get());
+  out->lowered = *lowered;
+  codegen::DirectoryTemplateSource source(templates);
+  absl::StatusOr<codegen::Bundle> bundle = codegen::GenerateProgram(*lowered, source);
+  if (!bundle.ok()) return Report(bundle.status(), out->file.get());
+  out->bundle = *std::move(bundle);
+  return 0;
+}
+
+}  // namespace pto::tools

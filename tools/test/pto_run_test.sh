@@ -1,0 +1,220 @@
+#!/bin/bash
+# pto-run end to end (docs/pto-run.md): examples/all_to_all_v_chip.pto on 2
+# simulated 910B chips, its outputs checked against the all_to_all_v golden
+# computed here from the inputs, and its summary against the README's; the
+# trace, the stats and --keep-build; the HOST-rail example; the first program
+# of docs/pto-run.md; input file errors; failing runs; an unmergeable output;
+# usage, program and internal errors.
+set -euo pipefail
+run="$1"
+doc="$2"
+readme="$3"
+shift 3
+example=""
+kernels=""
+host=""
+for f in "$@"; do
+  case "$f" in
+    */all_to_all_v_chip.pto) example="$f" ;;
+    */kernels.pto) kernels="$f" ;;
+    */all_to_all_v_host.pto) host="$f" ;;
+  esac
+done
+if [[ -z "$example" || -z "$kernels" || -z "$host" ]]; then
+  echo "FAIL: example programs not passed" >&2
+  exit 1
+fi
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+# Runs pto-run expecting exit status $1; stdout/stderr in $tmp/out, $tmp/err.
+expect() {
+  local want="$1"
+  shift
+  local rc=0
+  "$run" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+  [[ "$rc" == "$want" ]] || fail "pto-run $* exited $rc, want $want; stderr: $(cat "$tmp/err")"
+}
+expect_err() {
+  grep -qF -- "$1" "$tmp/err" || fail "stderr lacks '$1': $(cat "$tmp/err")"
+}
+
+# A .npy writer and reader in plain Python (no numpy in CI).
+cat >"$tmp/npy.py" <<'PY'
+import ast, struct, sys
+
+def save(path, descr, shape, values):
+    fmt = {"<f4": "f", "<i4": "i"}[descr]
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, repr(tuple(shape)))
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
+
+def load(path):
+    b = open(path, "rb").read()
+    assert b[:8] == b"\x93NUMPY\x01\x00", b[:8]
+    n = struct.unpack("<H", b[8:10])[0]
+    assert (10 + n) % 64 == 0, "data not 64-byte aligned"
+    h = ast.literal_eval(b[10:10 + n].decode())
+    count = 1
+    for d in h["shape"]:
+        count *= d
+    fmt = {"<f4": "f", "<i4": "i"}[h["descr"]]
+    return h, list(struct.unpack("<%d%s" % (count, fmt), b[10 + n:]))
+PY
+
+# The example's constants: NR ranks, MAX_RECV rows per peer, SIZE columns.
+NR=2 MAX_RECV=4 SIZE=64
+mkdir -p "$tmp/in"
+python3 - "$tmp" <<PY
+import sys
+sys.path.insert(0, sys.argv[1])
+import npy
+n = $NR * $NR * $MAX_RECV * $SIZE
+# Distinct per element, exact in FP32.
+npy.save(sys.argv[1] + "/in/inputs.npy", "<f4", [$NR, $NR * $MAX_RECV, $SIZE],
+         [(i * 7 % 1000) * 0.5 - 100 for i in range(n)])
+PY
+
+# 1. The golden run: inputs from the file, outputs from the pattern.
+expect 0 "$example" --platform=a2a3 --ranks=2 --inputs="$tmp/in" --outputs="$tmp/out_dir" \
+  --trace="$tmp/trace.json" --stats="$tmp/stats.txt" --keep-build="$tmp/build"
+# The README shows this line (the timing does not depend on the data).
+readme_line="$(grep -m1 '^pto-run: AllToAllVChip on 2 ranks' "$readme")"
+[[ "$(cat "$tmp/out")" == "$readme_line" ]] || fail "summary '$(cat "$tmp/out")' != README '$readme_line'"
+python3 - "$tmp" <<PY
+import sys
+sys.path.insert(0, sys.argv[1])
+import npy
+NR, MAX_RECV, SIZE = $NR, $MAX_RECV, $SIZE
+TOTAL = NR * MAX_RECV
+_, inp = npy.load(sys.argv[1] + "/in/inputs.npy")
+h, out = npy.load(sys.argv[1] + "/out_dir/outputs.npy")
+assert h["descr"] == "<f4" and h["shape"] == (NR, TOTAL, SIZE) and not h["fortran_order"], h
+# Every device starts from the documented pattern; device r changes only
+# row r of its copy, so the merged file has row r from device r.
+want = [((i * 31 + 7) % 1021) * 0.25 - 64 for i in range(NR * TOTAL * SIZE)]
+# Rank src stages row src of its copy doubled, MAX_RECV rows per peer;
+# all_to_all_v lands src's rows for r in slot src of r, which consume_step
+# copies to outputs[r].
+for r in range(NR):
+    for src in range(NR):
+        for j in range(MAX_RECV):
+            for c in range(SIZE):
+                want[(r * TOTAL + src * MAX_RECV + j) * SIZE + c] = \
+                    2 * inp[(src * TOTAL + r * MAX_RECV + j) * SIZE + c]
+bad = [i for i in range(len(want)) if out[i] != want[i]]
+assert not bad, "%d wrong elements, first %d: %r != %r" % (len(bad), bad[0], out[bad[0]], want[bad[0]])
+PY
+[[ ! -e "$tmp/out_dir/inputs.npy" ]] || fail "an input parameter was written to --outputs"
+python3 - "$tmp/trace.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+xs = [e for e in ev if e["ph"] == "X"]
+assert xs, "no slices in the trace"
+names = {e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
+assert "AICPU orchestrator" in names, names
+assert {e["pid"] for e in xs} >= {0, 1}, "slices of both chips"
+PY
+grep -q 'name: "dispatch fifo c0"' "$tmp/stats.txt" || fail "stats lack the dispatch FIFO"
+grep -qE '^sim_time_ps: [0-9]+$' "$tmp/stats.txt" || fail "stats lack sim_time_ps"
+grep -q 'kernel: "stage_step"' "$tmp/stats.txt" || fail "stats lack the tasks"
+for f in program.cc entry.cc program.so; do
+  [[ -s "$tmp/build/$f" ]] || fail "--keep-build did not keep $f"
+done
+grep -q 'absl::Status RunHost(pto::rt::Host& host,' "$tmp/build/program.cc" || fail "program.cc"
+
+# The HOST rail: its generated entry needs common/launch_width and the
+# builtin's entry_support.h, shipped with pto-run; one builtin dispatch per
+# card between the stage and consume pipelines.
+expect 0 "$host" --platform=a2a3 --ranks=2
+grep -qE '^pto-run: AllToAllVHost on 2 ranks \(a2a3\): .* dispatches per card: c0=3 c1=3$' "$tmp/out" ||
+  fail "HOST rail summary: $(cat "$tmp/out")"
+
+# The first program of docs/pto-run.md, run as the page says, prints the
+# page's line and doubles every device's row.
+python3 - "$doc" "$tmp/hello.pto" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+start = text.index("```python\n", text.index("## A first run")) + len("```python\n")
+open(sys.argv[2], "w").write(text[start:text.index("```", start)])
+PY
+doc_line="$(grep -m1 '^pto-run: Hello on 2 ranks' "$doc")"
+expect 0 "$tmp/hello.pto" --platform=a2a3 --ranks=2 --outputs="$tmp/hello_out"
+[[ "$(cat "$tmp/out")" == "$doc_line" ]] || fail "hello: '$(cat "$tmp/out")' != docs '$doc_line'"
+python3 - "$tmp" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import npy
+h, y = npy.load(sys.argv[1] + "/hello_out/y.npy")
+assert h["shape"] == (2, 64), h
+want = [2 * (((i * 31 + 7) % 1021) * 0.25 - 64) for i in range(128)]
+assert y == want, (y[:4], want[:4])
+PY
+
+# 2. Input files must match the parameter exactly.
+python3 - "$tmp" <<PY
+import sys
+sys.path.insert(0, sys.argv[1])
+import npy
+npy.save(sys.argv[1] + "/in/inputs.npy", "<f4", [$NR, 8, 32], [0.0] * ($NR * 8 * 32))
+PY
+expect 1 "$example" --platform=a2a3 --ranks=2 --inputs="$tmp/in"
+expect_err "in/inputs.npy: parameter 'inputs' is FP32 of shape (2, 8, 64) ('<f4'), but the file holds '<f4' of shape (2, 8, 32)"
+python3 - "$tmp" <<PY
+import sys
+sys.path.insert(0, sys.argv[1])
+import npy
+npy.save(sys.argv[1] + "/in/inputs.npy", "<i4", [$NR, 8, 64], [0] * ($NR * 8 * 64))
+PY
+expect 1 "$example" --platform=a2a3 --ranks=2 --inputs="$tmp/in"
+expect_err "but the file holds '<i4' of shape (2, 8, 64)"
+printf 'not an npy file' >"$tmp/in/inputs.npy"
+expect 1 "$example" --platform=a2a3 --ranks=2 --inputs="$tmp/in"
+expect_err "in/inputs.npy: not a .npy file (bad magic)"
+
+# 3. A failing run: the program is written for 2 ranks, so on 4 the HOST
+# orchestration views rows past its [NR, ...] params and a kernel faults.
+expect 1 "$example" --platform=a2a3 --ranks=4 --outputs="$tmp/out4"
+expect_err "pto-run: run failed: chip 2: code=110 AICORE_FAULT:"
+expect_err "TLOAD: 1024 bytes at an address outside every GM allocation"
+[[ ! -e "$tmp/out4" ]] || fail "a failed run wrote outputs"
+
+# A HOST orchestration that fails before the simulation: a window larger
+# than a chip's GM.
+sed 's/data_buf = pld.alloc_window_buffer(TOTAL \* SIZE \* pl.FP32.get_byte())/data_buf = pld.alloc_window_buffer(TOTAL * SIZE * pl.FP32.get_byte() * 100000000)/' \
+  "$example" >"$tmp/bigwin.pto"
+grep -q '100000000' "$tmp/bigwin.pto" || fail "the big-window variant did not apply"
+expect 1 "$tmp/bigwin.pto" --platform=a2a3 --ranks=2 --trace="$tmp/bigwin.json"
+expect_err "pto-run: run failed: HOST orchestration failed: chip 0 GM: 204800000128 bytes for 'window comm_d0 r0' exceed the remaining"
+[[ ! -e "$tmp/bigwin.json" ]] || fail "a run that never started wrote a trace"
+
+# 4. Two devices writing one output element differently cannot be merged:
+# every rank's pipeline writes row 0 of its own copy of `outputs`.
+sed 's/outputs\[r\], stage/outputs[0], stage/' "$example" >"$tmp/conflict.pto"
+grep -q 'outputs\[0\], stage' "$tmp/conflict.pto" || fail "the conflict variant did not apply"
+# (read from standard input, FILE "-").
+expect 1 - --platform=a2a3 --ranks=2 <"$tmp/conflict.pto"
+expect_err "pto-run: output 'outputs' element [0, 0, 0]: device 0 wrote"
+expect_err "and device 1 wrote"
+
+# 5. Usage, program and internal errors.
+expect 2 "$example" --platform=a2a3 --ranks=9
+expect_err "pto-run: --ranks=9: platform 'a2a3' simulates 1..8 chips"
+expect 2 "$example" --platform=a2a3
+expect_err "pto-run: --ranks=N is required"
+expect 2 "$example" --platform=b9 --ranks=2
+expect 2 "$example" --platform=a2a3 --ranks=2 --inputs="$tmp/no_such_dir"
+expect_err "pto-run: --inputs=$tmp/no_such_dir: not a directory"
+printf 'import pypto.language as pl\n@pl.program\nclass P:\n    @pl.function\n    def f(self, x: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:\n        return y\n' \
+  >"$tmp/bad.pto"
+expect 1 "$tmp/bad.pto" --platform=a2a3 --ranks=2
+expect_err "bad.pto:6:16: error: unknown name 'y'"
+expect 1 "$kernels" --platform=a2a3 --ranks=2
+expect_err "the program has no HOST orchestrator"
+expect 2 "$example" --platform=a2a3 --ranks=2 --cxx=/bin/false
+expect_err "compiling the generated program failed (internal error; exit status 1)"
+echo "ok"
