@@ -7,23 +7,13 @@
 // internal error.
 #include <fstream>
 #include <iostream>
-#include <map>
-#include <memory>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "compiler/codegen/program_codegen.h"
-#include "compiler/codegen/template_source.h"
-#include "compiler/ir/function.h"
-#include "compiler/ir/verifier.h"
-#include "compiler/parser/parser.h"
-#include "compiler/passes/pass_manager.h"
+#include "compiler/codegen/builtin_kernels.h"
 #include "compiler/passes/target.h"
-#include "compiler/support/diagnostics.h"
-#include "tools/driver_util.h"
+#include "tools/compile_program.h"
 
 namespace {
 
@@ -87,7 +77,7 @@ struct Options {
   std::string output_dir;
   std::string single_file;
   std::string templates = "runtime/builtins";
-  pto::passes::PassManagerOptions pm;
+  pto::passes::Target target;
 };
 
 int UsageError(const std::string& message) {
@@ -111,7 +101,7 @@ int ParseArgs(int argc, char** argv, Options* opts) {
       absl::StatusOr<pto::passes::Target> target =
           pto::passes::TargetForPlatform(value("--platform="));
       if (!target.ok()) return UsageError(std::string(target.status().message()));
-      opts->pm.target = *target;
+      opts->target = *target;
     } else if (a == "-o") {
       if (i + 1 >= argc) return UsageError("-o needs a directory");
       opts->output_dir = argv[++i];
@@ -132,47 +122,28 @@ int ParseArgs(int argc, char** argv, Options* opts) {
   return -1;
 }
 
-using pto::tools::ReadInput;
-using pto::tools::Report;
 
 }  // namespace
 
 int main(int argc, char** argv) {
   Options opts;
   if (int rc = ParseArgs(argc, argv, &opts); rc >= 0) return rc;
-  opts.pm.verify_each = true;
-  opts.pm.dump = &std::cerr;
-  pto::passes::PassManager pm(opts.pm);
-  if (absl::Status s = pm.AddPipeline("default"); !s.ok()) {
-    std::cerr << "pto-compile: " << s.message() << "\n";
-    return 2;
+  pto::tools::CompiledProgram compiled;
+  if (int rc = pto::tools::CompileProgram("pto-compile", opts.input, opts.target, opts.templates,
+                                          &compiled);
+      rc != 0) {
+    return rc;
   }
-
-  std::string text;
-  if (!ReadInput(opts.input, &text)) {
-    std::cerr << "pto-compile: cannot read '" << opts.input << "'\n";
-    return 2;
-  }
-  auto file = std::make_shared<const pto::SourceFile>(
-      opts.input == "-" ? std::string("<stdin>") : opts.input, std::move(text));
-  absl::StatusOr<pto::ir::ProgramPtr> program = pto::parser::ParseProgram(file, {});
-  if (!program.ok()) return Report(program.status(), file.get());
-  if (absl::Status s = pto::ir::VerifyProgram(*program); !s.ok()) return Report(s, file.get());
-  absl::StatusOr<pto::ir::ProgramPtr> lowered = pm.Run(*program);
-  if (!lowered.ok()) return Report(lowered.status(), file.get());
-
-  pto::codegen::DirectoryTemplateSource templates(opts.templates);
-  absl::StatusOr<pto::codegen::Bundle> bundle = pto::codegen::GenerateProgram(*lowered, templates);
-  if (!bundle.ok()) return Report(bundle.status(), file.get());
+  const pto::codegen::Bundle& bundle = compiled.bundle;
   if (!opts.output_dir.empty()) {
-    if (absl::Status s = pto::codegen::WriteBundle(*bundle, opts.output_dir); !s.ok()) {
+    if (absl::Status s = pto::codegen::WriteBundle(bundle, opts.output_dir); !s.ok()) {
       std::cerr << "pto-compile: " << s.message() << "\n";
       return 2;
     }
   }
   if (!opts.single_file.empty()) {
     std::ofstream f(opts.single_file, std::ios::binary);
-    f << bundle->at("program.cc");
+    f << bundle.at("program.cc");
     if (!f) {
       std::cerr << "pto-compile: cannot write '" << opts.single_file << "'\n";
       return 2;
