@@ -53,10 +53,7 @@ namespace ref = ::pto::reference;
 // The constants of testing/benchmarks/headline.pto.
 constexpr int kNr = 8;
 constexpr int64_t kSize = 1024;
-#ifndef HEADLINE_MAX_ROWS
-#define HEADLINE_MAX_ROWS 4096
-#endif
-constexpr int64_t kMaxRows = HEADLINE_MAX_ROWS;  // 64 in :headline_benchmark_small
+constexpr int64_t kMaxRows = 4096;
 constexpr int64_t kTotal = kNr * kMaxRows;
 constexpr uint64_t kRowBytes = kSize * sizeof(float);
 
