@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "compiler/codegen/cpp_names.h"
 #include "compiler/codegen/chip_callees.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ir/expr.h"
@@ -141,12 +142,7 @@ class Generator {
   }
 
   // A C++ identifier from `hint`, unique in the entry.
-  std::string Fresh(std::string_view hint) {
-    std::string base(hint.empty() ? "v" : hint);
-    std::string name = base;
-    for (int i = 1; !names_.insert(name).second; ++i) name = pto::StrCat(base, "_", i);
-    return name;
-  }
+  std::string Fresh(std::string_view hint) { return FreshCppName(hint, &names_); }
 
   void Line(int indent, std::string_view text) {
     pto::StrAppend(&body_, std::string(2 * indent, ' '), text, "\n");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "compiler/codegen/cpp_names.h"
 #include "compiler/codegen/builtin_kernels.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ir/expr.h"
@@ -86,19 +87,19 @@ class Generator {
         "#include \"runtime/api/task_args.h\"\n\n"
         "namespace {\n\n"
         "// `t` typed and shaped as a kernel sees it.\n"
-        "pto::rt::Tensor Typed(pto::rt::Tensor t, uint32_t elem_bytes,\n"
+        "[[maybe_unused]] pto::rt::Tensor Typed(pto::rt::Tensor t, uint32_t elem_bytes,\n"
         "                      std::initializer_list<uint64_t> dims) {\n"
         "  t.elem_bytes = elem_bytes;\n"
         "  return t.WithShape(dims);\n"
         "}\n\n"
         "// The rank of `device` in `domain`; nullptr if it is not a member.\n"
-        "const pto::rt::ChipDomainContext* RankOf(const pto::rt::Domain& domain, int device) {\n"
+        "[[maybe_unused]] const pto::rt::ChipDomainContext* RankOf(const pto::rt::Domain& domain, int device) {\n"
         "  for (const pto::rt::ChipDomainContext& rank : domain.ranks) {\n"
         "    if (rank.device == device) return &rank;\n"
         "  }\n"
         "  return nullptr;\n"
         "}\n\n"
-        "const pto::rt::ChipCallable* Find(\n"
+        "[[maybe_unused]] const pto::rt::ChipCallable* Find(\n"
         "    const std::map<std::string, pto::rt::ChipCallable>& callables,\n"
         "    const std::string& name) {\n"
         "  auto it = callables.find(name);\n"
@@ -137,12 +138,7 @@ class Generator {
                       " in a HOST orchestrator yet");
   }
 
-  std::string Fresh(std::string_view hint) {
-    std::string base(hint.empty() ? "v" : hint);
-    std::string name = base;
-    for (int i = 1; !names_.insert(name).second; ++i) name = pto::StrCat(base, "_", i);
-    return name;
-  }
+  std::string Fresh(std::string_view hint) { return FreshCppName(hint, &names_); }
 
   void Line(int indent, std::string_view text) {
     pto::StrAppend(&body_, std::string(2 * indent, ' '), text, "\n");

@@ -64,21 +64,21 @@ constexpr char kHostRailGolden[] = R"GOLDEN(// Host orchestration of host_orch, 
 namespace {
 
 // `t` typed and shaped as a kernel sees it.
-pto::rt::Tensor Typed(pto::rt::Tensor t, uint32_t elem_bytes,
+[[maybe_unused]] pto::rt::Tensor Typed(pto::rt::Tensor t, uint32_t elem_bytes,
                       std::initializer_list<uint64_t> dims) {
   t.elem_bytes = elem_bytes;
   return t.WithShape(dims);
 }
 
 // The rank of `device` in `domain`; nullptr if it is not a member.
-const pto::rt::ChipDomainContext* RankOf(const pto::rt::Domain& domain, int device) {
+[[maybe_unused]] const pto::rt::ChipDomainContext* RankOf(const pto::rt::Domain& domain, int device) {
   for (const pto::rt::ChipDomainContext& rank : domain.ranks) {
     if (rank.device == device) return &rank;
   }
   return nullptr;
 }
 
-const pto::rt::ChipCallable* Find(
+[[maybe_unused]] const pto::rt::ChipCallable* Find(
     const std::map<std::string, pto::rt::ChipCallable>& callables,
     const std::string& name) {
   auto it = callables.find(name);
@@ -191,21 +191,21 @@ constexpr char kChipRailGolden[] = R"GOLDEN(// Host orchestration of host_orch, 
 namespace {
 
 // `t` typed and shaped as a kernel sees it.
-pto::rt::Tensor Typed(pto::rt::Tensor t, uint32_t elem_bytes,
+[[maybe_unused]] pto::rt::Tensor Typed(pto::rt::Tensor t, uint32_t elem_bytes,
                       std::initializer_list<uint64_t> dims) {
   t.elem_bytes = elem_bytes;
   return t.WithShape(dims);
 }
 
 // The rank of `device` in `domain`; nullptr if it is not a member.
-const pto::rt::ChipDomainContext* RankOf(const pto::rt::Domain& domain, int device) {
+[[maybe_unused]] const pto::rt::ChipDomainContext* RankOf(const pto::rt::Domain& domain, int device) {
   for (const pto::rt::ChipDomainContext& rank : domain.ranks) {
     if (rank.device == device) return &rank;
   }
   return nullptr;
 }
 
-const pto::rt::ChipCallable* Find(
+[[maybe_unused]] const pto::rt::ChipCallable* Find(
     const std::map<std::string, pto::rt::ChipCallable>& callables,
     const std::string& name) {
   auto it = callables.find(name);

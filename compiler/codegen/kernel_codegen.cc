@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "compiler/codegen/cpp_names.h"
 #include "compiler/ir/expr.h"
 #include "compiler/ir/stmt.h"
 #include "compiler/ir/type.h"
@@ -332,7 +333,7 @@ class Generator {
                        " scalars, in the order of the params. UB use: ", ub_bytes_,
                        " bytes.\n"
                        "void ",
-                       function_, "(int64_t* args) {\n", params, body_,
+                       CppIdentifier(function_), "(int64_t* args) {\n", params, body_,
                        "}\n\n"
                        "}  // namespace pto::kernels\n");
   }
@@ -363,13 +364,7 @@ class Generator {
 
   // A C++ identifier from `hint`, unique in the kernel.
   std::string Fresh(std::string_view hint) {
-    std::string base;
-    for (char c : hint) base += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
-    if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "v" + base;
-    if (base == "args") base = "args_";
-    std::string name = base;
-    for (int i = 1; !names_.insert(name).second; ++i) name = pto::StrCat(base, "_", i);
-    return name;
+    return FreshCppName(hint == "args" ? std::string_view("args_") : hint, &names_);
   }
 
   static std::string Indent(int n) { return std::string(2 * n, ' '); }

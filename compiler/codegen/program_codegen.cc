@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "compiler/codegen/builtin_kernels.h"
 #include "compiler/codegen/chip_callees.h"
+#include "compiler/codegen/cpp_names.h"
 #include "compiler/codegen/chip_orchestration.h"
 #include "compiler/codegen/host_orchestration.h"
 #include "compiler/codegen/kernel_codegen.h"
@@ -209,7 +210,8 @@ absl::StatusOr<std::string> ProgramTranslationUnit(const ir::ProgramPtr& program
                  << "    c.expected_arg_count = " << f->params().size() << ";\n";
     for (const std::string& k : *kernels) {
       auto it = builtin_symbol.find(k);
-      const std::string symbol = it != builtin_symbol.end() ? it->second : "pto::kernels::" + k;
+      const std::string symbol =
+          it != builtin_symbol.end() ? it->second : "pto::kernels::" + CppIdentifier(k);
       registration << "    c.kernels.push_back(&" << symbol << ");\n"
                    << "    c.kernel_names.push_back(\"" << k << "\");\n";
     }
