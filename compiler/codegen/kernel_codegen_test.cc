@@ -260,7 +260,7 @@ import pypto.language.distributed as pld
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.InCore)
-    def k(self, t: pld.DistributedTensor[[2, 64], pl.FP32], s: pld.DistributedTensor[[2, 1], pl.INT32]):
+    def k(self, t: pl.InOut[pld.DistributedTensor[[2, 64], pl.FP32]], s: pl.InOut[pld.DistributedTensor[[2, 1], pl.INT32]]):
         t = pld.tensor.allreduce(t, s, op=2, core_num=1)
         t = pld.tensor.broadcast(t, s, root=1)
         return
@@ -304,7 +304,7 @@ import pypto.language.distributed as pld
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.InCore)
-    def k(self, src: pl.Tensor[[2, 64], pl.FP32], data: pld.DistributedTensor[[2, 64], pl.FP32]):
+    def k(self, src: pl.Tensor[[2, 64], pl.FP32], data: pl.InOut[pld.DistributedTensor[[2, 64], pl.FP32]]):
         stage = pl.tile.create([1, 64], dtype=pl.FP32, target_memory="Vec")
         pld.tile.put(data, 1, src, stage, [0, 0], [0, 0], [1, 64], atomic=1)
         return
@@ -328,7 +328,7 @@ import pypto.language.distributed as pld
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.InCore)
-    def k(self, data: pld.DistributedTensor[[2, 64], pl.FP32]):
+    def k(self, data: pl.InOut[pld.DistributedTensor[[2, 64], pl.FP32]]):
         pld.system.notify(data, 1, [0, 0], 1, op=0)
         return
 )");

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/printer.h"
@@ -244,9 +245,50 @@ class DirectionMutator : public ir::IRMutator {
   absl::flat_hash_set<const ir::Var*> inout_params_;
 };
 
+// A kernel that writes a parameter it declares In: every call would get
+// Input for it, so nothing orders later readers after the kernel (a silent
+// race, e.g. a kernel collective whose target is a plain In parameter).
+absl::Status CheckKernelWritesDeclaredParams(const ir::Program& program,
+                                             const ir::Function& kernel) {
+  absl::flat_hash_map<const ir::Var*, size_t> param_index;
+  for (size_t i = 0; i < kernel.params().size(); ++i) param_index[kernel.params()[i].get()] = i;
+  absl::Status status = absl::OkStatus();
+  CallWalker* walker_ptr = nullptr;
+  CallWalker walker(&program, [&](const ir::CallPtr& call) {
+    if (!status.ok() || CalleeOf(program, *call) != nullptr) return;
+    const ops::OpDef* def = ops::OpRegistry::Global().Find(call->op()->name());
+    if (def == nullptr) return;
+    for (size_t i = 0; i < call->args().size(); ++i) {
+      if (def->EffectOf(i) == ops::ArgEffect::kRead || !IsTensorLikeValue(call->args()[i])) {
+        continue;
+      }
+      const ir::Var* root = walker_ptr->roots().RootOf(call->args()[i]);
+      auto it = root == nullptr ? param_index.end() : param_index.find(root);
+      if (it == param_index.end() || it->second >= kernel.param_directions().size() ||
+          kernel.param_directions()[it->second] != ParamDirection::kIn) {
+        continue;
+      }
+      status = UserErrorF(call->span(), "kernel '", kernel.name(), "' writes its parameter '",
+                          root->name_hint(), "' (", call->op()->name(),
+                          " here) but declares it In, so its callers would not order later "
+                          "reads after it; declare it pl.InOut (read and written) or pl.Out "
+                          "(only written)");
+      return;
+    }
+  });
+  walker_ptr = &walker;
+  walker.VisitStmt(kernel.body());
+  return status;
+}
+
 }  // namespace
 
 absl::StatusOr<ir::ProgramPtr> DeriveCallDirectionsPass::Run(const ir::ProgramPtr& program) {
+  for (const auto& [gv, f] : program->functions()) {
+    if (ir::IsInCoreType(f->func_type()) && f->body() != nullptr) {
+      RETURN_IF_ERROR(CheckKernelWritesDeclaredParams(*program, *f));
+    }
+  }
   ASSIGN_OR_RETURN(ir::ProgramPtr current, MaterializeWrapperDirections(program));
   std::vector<ir::FunctionPtr> funcs;
   bool changed = current != program;
