@@ -13,15 +13,10 @@
 #include "absl/status/status.h"
 #include "examples/sim_run.h"
 #include "gtest/gtest.h"
+#include "runtime/api/generated_program.h"
 #include "runtime/api/host.h"
 #include "runtime/api/task_args.h"
 #include "testing/reference/collectives.h"
-
-// Defined by the generated program (:all_to_all_v_chip): host_orch with its
-// params in order, each one tensor per device.
-namespace pto::generated {
-absl::Status RunHost(rt::Host& host, const std::vector<std::vector<rt::Tensor>>& params);
-}  // namespace pto::generated
 
 namespace pto::sim {
 namespace {
@@ -57,7 +52,8 @@ Outcome RunProgram() {
       {{"inputs", {kNr, kTotal, kSize}, InputOf},
        {"outputs", {kNr, kTotal, kSize}, [](int, int64_t) { return kOutputInit; }}},
       &generated::RunHost);
-  for (int d = 0; d < kNr; ++d) out.outputs.push_back(examples::DeviceCopy(out.report, "outputs", d));
+  for (int d = 0; d < kNr; ++d)
+    out.outputs.push_back(examples::DeviceCopy(out.report, "outputs", d));
   return out;
 }
 

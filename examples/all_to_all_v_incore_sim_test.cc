@@ -16,18 +16,13 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "runtime/api/generated_program.h"
 #include "runtime/api/host.h"
 #include "runtime/api/orchestrator.h"
 #include "runtime/api/task_args.h"
 #include "sim/system/system.h"
 #include "sim/system/test_kernels.h"
 #include "testing/reference/collectives.h"
-
-// Defined by the generated program (:all_to_all_v_incore): host_orch with its
-// params in order, each one tensor per device.
-namespace pto::generated {
-absl::Status RunHost(rt::Host& host, const std::vector<std::vector<rt::Tensor>>& params);
-}  // namespace pto::generated
 
 namespace pto::sim {
 namespace {
@@ -163,8 +158,7 @@ TEST(AllToAllVInCoreSimTest, OneBoundedTransferPerPeerAndFencedNotifies) {
       const std::string name = absl::StrCat("link c", src, "->c", dst);
       ASSERT_TRUE(links.count(name)) << name;
       EXPECT_EQ(links[name]->transfers(), 1) << name;
-      EXPECT_EQ(links[name]->bytes(),
-                static_cast<int64_t>(SendCount(dst) * kSize * sizeof(float)))
+      EXPECT_EQ(links[name]->bytes(), static_cast<int64_t>(SendCount(dst) * kSize * sizeof(float)))
           << name;
     }
   }

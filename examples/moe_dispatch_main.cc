@@ -22,15 +22,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "runtime/api/generated_program.h"
 #include "runtime/api/host.h"
 #include "sim/system/system.h"
 #include "testing/benchmarks/collective_metrics.h"
 #include "testing/reference/collectives.h"
-
-// Defined by the generated program (:moe_dispatch_program).
-namespace pto::generated {
-absl::Status RunHost(rt::Host& host, const std::vector<std::vector<rt::Tensor>>& params);
-}  // namespace pto::generated
 
 namespace pto::examples {
 namespace {

@@ -102,6 +102,7 @@ absl::StatusOr<std::string> ProgramTranslationUnit(const ir::ProgramPtr& program
                                                    const Bundle& bundle) {
   std::vector<std::string> includes = {"#include <map>", "#include <string>",
                                        "#include <vector>", "#include \"absl/status/status.h\"",
+                                       "#include \"runtime/api/generated_program.h\"",
                                        "#include \"runtime/api/orchestrator.h\""};
   std::ostringstream body;
   auto add = [&](const Piece& p) {

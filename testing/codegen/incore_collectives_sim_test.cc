@@ -13,16 +13,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "runtime/api/generated_program.h"
 #include "runtime/api/host.h"
 #include "sim/system/system.h"
 #include "sim/system/test_kernels.h"
 #include "testing/reference/collectives.h"
-
-// Defined by the generated program (:incore_collectives): host_orch with its
-// params in order, each one tensor per device.
-namespace pto::generated {
-absl::Status RunHost(rt::Host& host, const std::vector<std::vector<rt::Tensor>>& params);
-}  // namespace pto::generated
 
 namespace pto::sim {
 namespace {

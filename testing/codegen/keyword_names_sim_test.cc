@@ -6,10 +6,7 @@
 
 #include "examples/sim_run.h"
 #include "gtest/gtest.h"
-
-namespace pto::generated {
-absl::Status RunHost(rt::Host& host, const std::vector<std::vector<rt::Tensor>>& params);
-}  // namespace pto::generated
+#include "runtime/api/generated_program.h"
 
 namespace pto::examples {
 namespace {
@@ -18,9 +15,9 @@ constexpr int kN = 64;
 
 TEST(KeywordNamesSimTest, KernelNamedDoubleDoubles) {
   auto x = [](int device, int64_t i) { return static_cast<float>(device * 1000 + i); };
-  const sim::RunReport report = RunFloatProgram(
-      2, {{"xs", {2, kN}, x}, {"ys", {2, kN}, [](int, int64_t) { return -1.0f; }}},
-      &generated::RunHost);
+  const sim::RunReport report =
+      RunFloatProgram(2, {{"xs", {2, kN}, x}, {"ys", {2, kN}, [](int, int64_t) { return -1.0f; }}},
+                      &generated::RunHost);
   ASSERT_EQ(report.error_code(), 0) << report.error_text();
   for (int d = 0; d < 2; ++d) {
     const std::vector<float> ys = DeviceCopy(report, "ys", d);
