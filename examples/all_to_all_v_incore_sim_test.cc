@@ -15,13 +15,12 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "examples/sim_run.h"
 #include "gtest/gtest.h"
 #include "runtime/api/generated_program.h"
 #include "runtime/api/host.h"
 #include "runtime/api/orchestrator.h"
 #include "runtime/api/task_args.h"
-#include "sim/system/system.h"
-#include "sim/system/test_kernels.h"
 #include "testing/reference/collectives.h"
 
 namespace pto::sim {
@@ -36,7 +35,6 @@ constexpr int kSize = 64;
 constexpr int kTotal = kNr * kMaxRecv;
 constexpr int kRankElems = kTotal * kSize;     // one [TOTAL, SIZE] block
 constexpr int kParamElems = kNr * kRankElems;  // a host param [NR, TOTAL, SIZE]
-constexpr uint64_t kParamBytes = kParamElems * sizeof(float);
 // The simulator's L3 -> L2 dispatch round trip on 910B (docs/simulator.md).
 constexpr int64_t kRoundTripPs = 51'000'000;
 
@@ -44,7 +42,7 @@ constexpr int64_t kRoundTripPs = 51'000'000;
 int32_t SendCount(int dest) { return dest + 1; }
 
 // Device d's copy of `inputs`, element i (deterministic, distinct per copy).
-float InputOf(int device, int i) {
+float InputOf(int device, int64_t i) {
   return static_cast<float>((device * 7919 + i * 31) % 1021) * 0.25f - 64.0f;
 }
 // The initial content of every copy of `outputs`.
@@ -57,49 +55,13 @@ struct Outcome {
 
 Outcome RunProgram() {
   Outcome out;
-  std::vector<rt::Tensor> inputs;
-  std::vector<rt::Tensor> outputs;
-  SimOptions o = testing::Opts(kNr);
-  o.trace = false;
-  out.report = testing::Simulate(
-      o,
-      [&](SimSystem& sys) -> absl::Status {
-        for (int d = 0; d < kNr; ++d) {
-          for (auto* param : {&inputs, &outputs}) {
-            absl::StatusOr<rt::Tensor> t =
-                sys.Alloc(d, kParamBytes, param == &inputs ? "inputs" : "outputs");
-            if (!t.ok()) return t.status();
-            t->elem_bytes = sizeof(float);
-            param->push_back(t->WithShape({kNr, kTotal, kSize}));
-          }
-          std::vector<float> in(kParamElems), init(kParamElems, kOutputInit);
-          for (int i = 0; i < kParamElems; ++i) in[i] = InputOf(d, i);
-          if (absl::Status st = sys.CopyTo(inputs[d], in.data(), kParamBytes); !st.ok()) {
-            return st;
-          }
-          if (absl::Status st = sys.CopyTo(outputs[d], init.data(), kParamBytes); !st.ok()) {
-            return st;
-          }
-        }
-        return generated::RunHost(sys, {inputs, outputs});
-      },
-      [&](SimSystem& sys, RunReport& r) {
-        for (int d = 0; d < static_cast<int>(outputs.size()); ++d) {
-          std::string bytes(kParamBytes, '\0');
-          if (sys.CopyFrom(bytes.data(), outputs[d], kParamBytes).ok()) {
-            (*r.mutable_outputs())[absl::StrCat("outputs@", d)] = bytes;
-          }
-        }
-      });
-  for (int d = 0; d < kNr; ++d) {
-    auto it = out.report.outputs().find(absl::StrCat("outputs@", d));
-    std::vector<float> v;
-    if (it != out.report.outputs().end()) {
-      v.resize(it->second.size() / sizeof(float));
-      std::memcpy(v.data(), it->second.data(), it->second.size());
-    }
-    out.outputs.push_back(v);
-  }
+  out.report = examples::RunFloatProgram(
+      kNr,
+      {{"inputs", {kNr, kTotal, kSize}, InputOf},
+       {"outputs", {kNr, kTotal, kSize}, [](int, int64_t) { return kOutputInit; }}},
+      &generated::RunHost);
+  for (int d = 0; d < kNr; ++d)
+    out.outputs.push_back(examples::DeviceCopy(out.report, "outputs", d));
   return out;
 }
 
