@@ -24,39 +24,19 @@ namespace {
 
 namespace ref = ::pto::reference;
 
-// The constants of examples/all_to_all_v_host.pto.
-constexpr int kNr = 2;
-constexpr int kMaxRecv = 4;
-constexpr int kSize = 64;
-constexpr int kTotal = kNr * kMaxRecv;
-constexpr int kRankElems = kTotal * kSize;     // one [TOTAL, SIZE] block
-constexpr int kParamElems = kNr * kRankElems;  // a host param [NR, TOTAL, SIZE]
-// The simulator's L3 -> L2 dispatch round trip on 910B (docs/simulator.md).
-constexpr int64_t kRoundTripPs = 51'000'000;
+// The constants of examples/all_to_all_v_host.pto and the run.
+using examples::a2av::InputOf;
+using examples::a2av::kMaxRecv;
+using examples::a2av::kNr;
+using examples::a2av::kOutputInit;
+using examples::a2av::kParamElems;
+using examples::a2av::kRankElems;
+using examples::a2av::kRoundTripPs;
+using examples::a2av::kSize;
+using examples::a2av::kTotal;
+using examples::a2av::Outcome;
 
-// Device d's copy of `inputs`, element i (deterministic, distinct per copy).
-float InputOf(int device, int64_t i) {
-  return static_cast<float>((device * 7919 + i * 31) % 1021) * 0.25f - 64.0f;
-}
-// The initial content of every copy of `outputs`.
-constexpr float kOutputInit = -3.0f;
-
-struct Outcome {
-  RunReport report;
-  ref::PerRank<float> outputs;  // [device][NR * TOTAL * SIZE]
-};
-
-Outcome RunProgram() {
-  Outcome out;
-  out.report = examples::RunFloatProgram(
-      kNr,
-      {{"inputs", {kNr, kTotal, kSize}, InputOf},
-       {"outputs", {kNr, kTotal, kSize}, [](int, int64_t) { return kOutputInit; }}},
-      &generated::RunHost);
-  for (int d = 0; d < kNr; ++d)
-    out.outputs.push_back(examples::DeviceCopy(out.report, "outputs", d));
-  return out;
-}
+Outcome RunProgram() { return examples::a2av::Run(&generated::RunHost); }
 
 TEST(AllToAllVHostSimTest, EveryRankMatchesTheGolden) {
   const Outcome run = RunProgram();

@@ -57,4 +57,23 @@ std::vector<float> DeviceCopy(const sim::RunReport& report, const std::string& n
   return v;
 }
 
+namespace a2av {
+
+float InputOf(int device, int64_t i) {
+  return static_cast<float>((device * 7919 + i * 31) % 1021) * 0.25f - 64.0f;
+}
+
+Outcome Run(RunHostFn run_host) {
+  Outcome out;
+  out.report =
+      RunFloatProgram(kNr,
+                      {{"inputs", {kNr, kTotal, kSize}, InputOf},
+                       {"outputs", {kNr, kTotal, kSize}, [](int, int64_t) { return kOutputInit; }}},
+                      run_host);
+  for (int d = 0; d < kNr; ++d) out.outputs.push_back(DeviceCopy(out.report, "outputs", d));
+  return out;
+}
+
+}  // namespace a2av
+
 }  // namespace pto::examples

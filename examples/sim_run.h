@@ -36,6 +36,36 @@ sim::RunReport RunFloatProgram(int chips, const std::vector<FloatParam>& params,
 // that far).
 std::vector<float> DeviceCopy(const sim::RunReport& report, const std::string& name, int device);
 
+// What the three all_to_all_v examples (examples/all_to_all_v_{chip,host,
+// incore}.pto) share: their constants and host params inputs/outputs
+// [NR, TOTAL, SIZE].
+namespace a2av {
+
+inline constexpr int kNr = 2;
+inline constexpr int kMaxRecv = 4;
+inline constexpr int kSize = 64;
+inline constexpr int kTotal = kNr * kMaxRecv;
+inline constexpr int kRankElems = kTotal * kSize;     // one [TOTAL, SIZE] block
+inline constexpr int kParamElems = kNr * kRankElems;  // a host param [NR, TOTAL, SIZE]
+// The simulator's L3 -> L2 dispatch round trip on 910B (docs/simulator.md).
+inline constexpr int64_t kRoundTripPs = 51'000'000;
+// The initial content of every copy of `outputs`.
+inline constexpr float kOutputInit = -3.0f;
+
+// Device d's copy of `inputs`, element i (deterministic, distinct per copy).
+float InputOf(int device, int64_t i);
+
+struct Outcome {
+  sim::RunReport report;
+  std::vector<std::vector<float>> outputs;  // [device][NR * TOTAL * SIZE]
+};
+
+// Runs an example on kNr chips with inputs from InputOf and outputs at
+// kOutputInit.
+Outcome Run(RunHostFn run_host);
+
+}  // namespace a2av
+
 }  // namespace pto::examples
 
 #endif  // PTO_EXAMPLES_SIM_RUN_H_
