@@ -24,18 +24,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/api/error_codes.h"
+#include "runtime/api/generated_program.h"
 #include "runtime/api/host.h"
 #include "runtime/api/task_args.h"
 #include "sim/system/system.h"
 #include "sim/system/test_kernels.h"
 #include "testing/reference/all_to_all_v_cases.h"
 #include "testing/reference/collectives.h"
-
-// Defined by the generated program (:chip_contiguity_program).
-namespace pto::generated {
-absl::Status RunHost(rt::Host& host, const std::vector<std::vector<rt::Tensor>>& params);
-std::map<std::string, rt::ChipCallable> Callables();
-}  // namespace pto::generated
 
 namespace pto::sim {
 namespace {

@@ -5,31 +5,28 @@
 // system_test.bzl):
 //   A2AV_NR      ranks (= simulated chips)
 //   A2AV_INT8    1: INT8 payload, 0: FP32
-//   A2AV_L       core_num of the call (1 on the HOST and InCore rails)
+//   A2AV_L       core_num of the calls (1 on the InCore rail)
 //   A2AV_S       signal lanes (columns of the [NR, S] signal)
 // Include it from exactly one test source per binary.
 #ifndef PTO_TESTING_SYSTEM_ALL_TO_ALL_V_PROGRAM_H_
 #define PTO_TESTING_SYSTEM_ALL_TO_ALL_V_PROGRAM_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/api/generated_program.h"
 #include "runtime/api/host.h"
 #include "runtime/api/task_args.h"
 #include "sim/system/system.h"
 #include "sim/system/test_kernels.h"
 #include "testing/reference/all_to_all_v_cases.h"
 #include "testing/reference/collectives.h"
-
-// Defined by the generated program: host_orch with its params in order, each
-// one tensor per device.
-namespace pto::generated {
-absl::Status RunHost(rt::Host& host, const std::vector<std::vector<rt::Tensor>>& params);
-}  // namespace pto::generated
 
 namespace pto::sim::system_test {
 
@@ -164,6 +161,25 @@ inline Outcome RunProgram(const Counts (&counts)[2]) {
     }
   }
   return out;
+}
+
+// The line the HOST rail's builtin entry logs before it submits the kernel
+// (runtime/builtins/all_to_all_v/entry.cpp.in, spec §4.9), as RunReport.log
+// tags it: chip `chip` in its chip dispatch `run`, launching `b` blocks.
+inline std::string EntryLogLine(int chip, int run, int64_t b) {
+  return absl::StrCat("c", chip, " run", run, ": builtin.tensor.all_to_all_v__",
+                      A2AV_INT8 ? "int8" : "fp32", ": rank=", chip, " requested_core_num=", kL,
+                      " launched_core_num=", b, " active_lanes=", std::min<int64_t>(b, kS),
+                      " nranks=", kNr);
+}
+
+// The lines of `report.log` that report a launch width (any entry's).
+inline std::vector<std::string> EntryLogLines(const RunReport& report) {
+  std::vector<std::string> lines;
+  for (const std::string& line : report.log()) {
+    if (absl::StrContains(line, "requested_core_num=")) lines.push_back(line);
+  }
+  return lines;
 }
 
 // The second call: a ragged mix with round-distinct payloads, so rows of the

@@ -22,6 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/launch_width.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "testing/reference/all_to_all_v_cases.h"
 #include "testing/reference/collectives.h"
@@ -95,12 +96,18 @@ void RunAndCheck(const Counts& first) {
   // The collective ran twice per chip, B blocks wide.
   const int64_t b = *CalAllToAllVBlocks(kNr, kL);
   int launches = 0;
+  // On the HOST rail the builtin entry folded L to B at run time and logged
+  // it, once per call, in the dispatch that ran the kernel (spec §4.9); the
+  // other rails fold B at compile time and have no entry.
+  std::vector<std::string> want_log;
   for (const TaskStat& t : r.tasks()) {
     if (t.kernel() != A2AV_KERNEL) continue;
     ++launches;
     EXPECT_EQ(t.blocks(), b) << "chip " << t.chip();
+    if (kRail == "host") want_log.push_back(EntryLogLine(t.chip(), t.run(), b));
   }
   EXPECT_EQ(launches, 2 * kNr);
+  EXPECT_THAT(EntryLogLines(r), ::testing::UnorderedElementsAreArray(want_log));
   // Where the collective runs (DESIGN.md §1): on the CHIP and InCore rails
   // inside the one chip dispatch per card that runs the whole pipeline; on
   // the HOST rail as a builtin chip dispatch of its own.

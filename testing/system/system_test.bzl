@@ -40,7 +40,8 @@ def all_to_all_v_system_test(
       nr: ranks (NR) and simulated chips.
       int8: INT8 payload, else FP32.
       kernel: the task name of the collective's kernel (A2AV_KERNEL).
-      l: core_num of the calls (CHIP rail).
+      l: core_num of the calls (CHIP and HOST rails; the InCore program
+        always passes 1).
       s: signal lanes.
       skew_matrix: the first call runs every skew case, else over_capacity.
       src: the test source; it includes all_to_all_v_program.h.
