@@ -1,10 +1,12 @@
 // The headline measurement: testing/benchmarks/headline.pto's stage ->
 // all_to_all_v -> consume pipeline on 8 simulated 910B chips, once with the
-// collective on the HOST rail and once on the CHIP rail, for payloads of 4 KiB
-// to 16 MiB per peer. Every run is checked against the golden (the row
-// placement and recv counts of reference::AllToAllV, the stage and consume
-// math in plain C++) before its figures count. Prints a Markdown table of
-// simulated figures (deterministic) and the wall time of each run.
+// collective on the HOST rail and once on the CHIP rail, each with
+// all_to_all_v core_num=1 and core_num=32, for payloads of 4 KiB to 16 MiB per
+// peer. Every run is checked against the golden (the row placement and recv
+// counts of reference::AllToAllV, the stage and consume math in plain C++),
+// and its all_to_all_v launch width against its core_num, before its figures
+// count. Prints a Markdown table of simulated figures (deterministic) and the
+// wall time of each run.
 //
 //   bazel run //testing/benchmarks:headline_benchmark [-- --sizes=4,64]
 #include <algorithm>
@@ -27,7 +29,7 @@
 #include "testing/benchmarks/collective_metrics.h"
 #include "testing/reference/collectives.h"
 
-// The generated program (:headline_program) has two HOST orchestrators, each
+// The generated program (:headline_program) has four HOST orchestrators, each
 // in its own namespace.
 #define PTO_HEADLINE_ENTRY(ns)                                                               \
   namespace pto_gen::ns {                                                                    \
@@ -38,6 +40,7 @@
                                         const std::vector<pto::rt::Tensor>& outs);           \
   }
 PTO_HEADLINE_ENTRY(host_host_rail)
+PTO_HEADLINE_ENTRY(host_host_rail_wide)
 PTO_HEADLINE_ENTRY(host_chip_rail)
 PTO_HEADLINE_ENTRY(host_chip_rail_wide)
 #undef PTO_HEADLINE_ENTRY
@@ -56,20 +59,41 @@ constexpr int64_t kSize = 1024;
 constexpr int64_t kMaxRows = 4096;
 constexpr int64_t kTotal = kNr * kMaxRows;
 constexpr uint64_t kRowBytes = kSize * sizeof(float);
+constexpr int kWide = 32;  // WIDE: 4 lanes per peer
 
-// kChipWide: the CHIP rail with core_num=32 (4 lanes per peer), which the
-// HOST rail cannot express today.
-enum class Rail { kHost, kChip, kChipWide };
+// kHost / kChip: core_num=1; kHostWide / kChipWide: core_num=WIDE.
+enum class Rail { kHost, kChip, kHostWide, kChipWide };
 const char* Name(Rail r) {
   switch (r) {
     case Rail::kHost:
       return "HOST";
     case Rail::kChip:
       return "CHIP";
+    case Rail::kHostWide:
+      return "HOST, core_num=32";
     case Rail::kChipWide:
       return "CHIP, core_num=32";
   }
   return "?";
+}
+bool IsHost(Rail r) { return r == Rail::kHost || r == Rail::kHostWide; }
+int CoreNum(Rail r) { return r == Rail::kHostWide || r == Rail::kChipWide ? kWide : 1; }
+
+using Entry = absl::Status (*)(rt::Host&, const std::map<std::string, rt::ChipCallable>&,
+                               const std::vector<rt::Tensor>&, const std::vector<rt::Tensor>&,
+                               const std::vector<rt::Tensor>&);
+Entry EntryOf(Rail r) {
+  switch (r) {
+    case Rail::kHost:
+      return &pto_gen::host_host_rail::host_orchestration_entry;
+    case Rail::kChip:
+      return &pto_gen::host_chip_rail::host_orchestration_entry;
+    case Rail::kHostWide:
+      return &pto_gen::host_host_rail_wide::host_orchestration_entry;
+    case Rail::kChipWide:
+      return &pto_gen::host_chip_rail_wide::host_orchestration_entry;
+  }
+  return nullptr;
 }
 
 // Row i of device d's input: mixed signs, so relu matters; small binary
@@ -158,11 +182,7 @@ sim::RunReport RunOnce(Rail rail, int64_t rows_per_peer) {
       return fail(st);
     }
   }
-  const auto entry = rail == Rail::kHost ? &pto_gen::host_host_rail::host_orchestration_entry
-                     : rail == Rail::kChip
-                         ? &pto_gen::host_chip_rail::host_orchestration_entry
-                         : &pto_gen::host_chip_rail_wide::host_orchestration_entry;
-  if (absl::Status st = entry(s, generated::Callables(), *xs, *rows, *outs); !st.ok()) {
+  if (absl::Status st = EntryOf(rail)(s, generated::Callables(), *xs, *rows, *outs); !st.ok()) {
     return fail(st);
   }
   r = s.Run();
@@ -221,6 +241,22 @@ Result Measure(Rail rail, int64_t kib) {
     res.check = absl::StrCat("FAIL: ", r.values().at("bad_rows"), " rows, first ", r.error_text());
     return res;
   }
+  // The launch width: B = core_num blocks of all_to_all_v on every chip (32 is
+  // a multiple of NR, so CalAllToAllVBlocks(8, 32) = 32).
+  int a2a_tasks = 0;
+  for (const sim::TaskStat& t : r.tasks()) {
+    if (t.kernel().find("all_to_all_v") == std::string::npos) continue;
+    ++a2a_tasks;
+    if (t.blocks() != CoreNum(rail)) {
+      res.check = absl::StrCat("FAIL: chip ", t.chip(), " ran all_to_all_v on ", t.blocks(),
+                               " blocks, want ", CoreNum(rail));
+      return res;
+    }
+  }
+  if (a2a_tasks != kNr) {
+    res.check = absl::StrCat("FAIL: ", a2a_tasks, " all_to_all_v tasks, want ", kNr);
+    return res;
+  }
   res.check = "OK";
   res.min_trips = INT32_MAX;
   for (const auto& [chip, n] : RoundTripsPerChip(r)) {
@@ -276,25 +312,30 @@ int Main(int argc, char** argv) {
   std::printf(
       "stage -> all_to_all_v -> consume on %d simulated 910B chips "
       "(testing/benchmarks/headline.pto), FP32; all_to_all_v core_num=1 unless the rail says "
-      "otherwise\n\n",
+      "otherwise; speed-up = end to end of the HOST row with the same core_num / this row's\n\n",
       kNr);
   std::printf(
       "| Payload / peer | Rail | L3->L2 round trips / card | End to end (sim) | stage | "
-      "all_to_all_v | consume | busbw | of link bound | α–β fraction | speed-up vs HOST | "
+      "all_to_all_v | consume | busbw | of link bound | α–β fraction | "
+      "speed-up vs HOST, same core_num | "
       "check | wall |\n");
   std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   int failures = 0;
   for (int64_t kib : sizes) {
+    // Each CHIP row follows the HOST row of its core_num, its speed-up base:
+    // rs[0] for rs[1], rs[2] for rs[3].
     const Result rs[] = {Measure(Rail::kHost, kib), Measure(Rail::kChip, kib),
-                         Measure(Rail::kChipWide, kib)};
-    for (const Result& x : rs) {
+                         Measure(Rail::kHostWide, kib), Measure(Rail::kChipWide, kib)};
+    for (int i = 0; i < 4; ++i) {
+      const Result& x = rs[i];
+      const Result& base = rs[i & ~1];
       const bool ok = x.check == "OK";
       failures += ok ? 0 : 1;
       const std::string trips = x.min_trips == x.max_trips
                                     ? absl::StrCat(x.min_trips)
                                     : absl::StrCat(x.min_trips, "-", x.max_trips);
-      const std::string speedup = x.rail != Rail::kHost && ok && rs[0].check == "OK" && x.e2e_s > 0
-                                      ? absl::StrFormat("%.2fx", rs[0].e2e_s / x.e2e_s)
+      const std::string speedup = !IsHost(x.rail) && ok && base.check == "OK" && x.e2e_s > 0
+                                      ? absl::StrFormat("%.2fx", base.e2e_s / x.e2e_s)
                                       : "";
       if (!ok) {
         std::printf("| %s | %s | | | | | | | | | | %s | %.2f s |\n", Payload(kib).c_str(),
