@@ -30,16 +30,19 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr std::string_view kRail = A2AV_RAIL;
-static_assert(kNr == 2 && kL == 51, "built for the P=2, L=51 row of spec §4.8");
 constexpr int64_t kB = 50;
-// The launch reaches the runtime's admission check: always on the CHIP rail
-// (the compiler checked S >= B), on the HOST rail when the signal is wide
-// enough for the entry.
-constexpr bool kSubmitted = kRail == "chip" || kS >= kB;
 
 TEST(AllToAllVAdmissionTest, OverCapacityLaunchFailsBeforeAnyBlockStarts) {
-  ASSERT_EQ(*CalAllToAllVBlocks(kNr, kL), kB);
+  const Config& cfg = Cfg();
+  const int kNr = cfg.nr;
+  const int kS = cfg.s;
+  const std::string& kRail = cfg.rail;
+  ASSERT_TRUE(kNr == 2 && cfg.l == 51) << "built for the P=2, L=51 row of spec §4.8";
+  ASSERT_EQ(*CalAllToAllVBlocks(kNr, cfg.l), kB);
+  // The launch reaches the runtime's admission check: always on the CHIP rail
+  // (the compiler checked S >= B), on the HOST rail when the signal is wide
+  // enough for the entry.
+  const bool kSubmitted = kRail == "chip" || kS >= kB;
   const Counts counts[2] = {ref::SkewCounts(ref::Skew::kOverCapacity, kNr, kMaxRecv), SecondCall()};
   const Outcome out = RunProgram(counts);
   const RunReport& r = out.report;

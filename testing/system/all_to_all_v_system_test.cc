@@ -6,12 +6,11 @@
 // target and recv_counts, and the signal after both, into Out params. Every
 // rank is checked against the golden of testing/reference.
 //
-// Besides the macros of all_to_all_v_program.h, the build sets
-//   A2AV_RAIL    "chip", "host" or "incore"
-//   A2AV_KERNEL  the task name of the collective's kernel
-//   A2AV_SKEW_MATRIX  1: the first call runs each skew case; 0: only
-//                over_capacity (the multi-block programs)
+// Compiled once and linked with each program; the configuration (rail,
+// kernel, NR, dtype, L, S, skew matrix) comes from all_to_all_v_program.h's
+// Cfg().
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -31,16 +30,22 @@
 namespace pto::sim::system_test {
 namespace {
 
-constexpr std::string_view kRail = A2AV_RAIL;
-// The InCore protocol has no start barrier, so its program gives each call
-// its own target window (all_to_all_v_incore.pto.in).
-constexpr bool kSharedTarget = kRail != "incore";
 // The simulator's L3 -> L2 dispatch round trip on 910B (docs/simulator.md).
 constexpr int64_t kRoundTripPs = 51'000'000;
 
 // Runs the two calls and checks both against the golden, the signal, the
 // untouched rows of every Out param and the collective's launches.
+template <typename Elem>
 void RunAndCheck(const Counts& first) {
+  const Config& cfg = Cfg();
+  const int kNr = cfg.nr;
+  const int kL = cfg.l;
+  const int kS = cfg.s;
+  const int kRankElems = RankElems();
+  const std::string& kRail = cfg.rail;
+  // The InCore protocol has no start barrier, so its program gives each call
+  // its own target window (all_to_all_v_incore.pto.in).
+  const bool kSharedTarget = kRail != "incore";
   const Counts counts[2] = {first, SecondCall()};
   const Outcome out = RunProgram(counts);
   const RunReport& r = out.report;
@@ -101,7 +106,7 @@ void RunAndCheck(const Counts& first) {
   // other rails fold B at compile time and have no entry.
   std::vector<std::string> want_log;
   for (const TaskStat& t : r.tasks()) {
-    if (t.kernel() != A2AV_KERNEL) continue;
+    if (t.kernel() != cfg.kernel) continue;
     ++launches;
     EXPECT_EQ(t.blocks(), b) << "chip " << t.chip();
     if (kRail == "host") want_log.push_back(EntryLogLine(t.chip(), t.run(), b));
@@ -116,7 +121,7 @@ void RunAndCheck(const Counts& first) {
   for (const auto& [run, kernels] : kernels_by_run) {
     SCOPED_TRACE(absl::StrCat("chip ", run.first, " dispatch ", run.second));
     if (kRail == "host") {
-      if (kernels.count(A2AV_KERNEL) > 0) {
+      if (kernels.count(cfg.kernel) > 0) {
         EXPECT_EQ(kernels.size(), 1u);
       }
     } else {
@@ -136,23 +141,29 @@ void RunAndCheck(const Counts& first) {
   ::testing::Test::RecordProperty("sim_time_ps", std::to_string(r.sim_time_ps()));
 }
 
+// The skews this binary runs: every case, or over_capacity only (the
+// multi-block programs). Read at test registration, before main.
+std::vector<ref::Skew> Skews() {
+  if (Cfg().skew_matrix)
+    return std::vector<ref::Skew>(std::begin(ref::kAllSkews), std::end(ref::kAllSkews));
+  return {ref::Skew::kOverCapacity};
+}
+
 class AllToAllVSystemTest : public ::testing::TestWithParam<ref::Skew> {};
 
 TEST_P(AllToAllVSystemTest, TwoCallsMatchTheGolden) {
-  RunAndCheck(ref::SkewCounts(GetParam(), kNr, kMaxRecv));
+  const Counts first = ref::SkewCounts(GetParam(), Cfg().nr, kMaxRecv);
+  if (Cfg().int8) {
+    RunAndCheck<int8_t>(first);
+  } else {
+    RunAndCheck<float>(first);
+  }
 }
 
-#if A2AV_SKEW_MATRIX
-INSTANTIATE_TEST_SUITE_P(Skew, AllToAllVSystemTest, ::testing::ValuesIn(ref::kAllSkews),
+INSTANTIATE_TEST_SUITE_P(Skew, AllToAllVSystemTest, ::testing::ValuesIn(Skews()),
                          [](const ::testing::TestParamInfo<ref::Skew>& i) {
                            return ref::SkewName(i.param);
                          });
-#else
-INSTANTIATE_TEST_SUITE_P(Skew, AllToAllVSystemTest, ::testing::Values(ref::Skew::kOverCapacity),
-                         [](const ::testing::TestParamInfo<ref::Skew>& i) {
-                           return ref::SkewName(i.param);
-                         });
-#endif
 
 }  // namespace
 }  // namespace pto::sim::system_test

@@ -1,8 +1,9 @@
 """One all_to_all_v system test per compiled program (testing/system).
 
 all_to_all_v_system_test renders a rail's .pto template with
-//common:render_template, compiles it with pto_program and links it into
-all_to_all_v_system_test.cc, configured by macros (see that file).
+//common:render_template, compiles it with pto_program and links it with a
+test library compiled once (:system_test_lib or :admission_test_lib),
+configured through the test's environment (all_to_all_v_program.h).
 """
 
 load("@rules_cc//cc:defs.bzl", "cc_test")
@@ -30,7 +31,7 @@ def all_to_all_v_system_test(
         l = 1,
         s = 1,
         skew_matrix = True,
-        src = "all_to_all_v_system_test.cc",
+        lib = ":system_test_lib",
         size = "small"):
     """A program of rail `rail` with NR = `nr` and its system test `name`.
 
@@ -44,7 +45,7 @@ def all_to_all_v_system_test(
         always passes 1).
       s: signal lanes.
       skew_matrix: the first call runs every skew case, else over_capacity.
-      src: the test source; it includes all_to_all_v_program.h.
+      lib: the test library (its TESTs) to link with the program.
       size: of the cc_test.
     """
     dtype = "pl.INT8" if int8 else "pl.FP32"
@@ -58,28 +59,18 @@ def all_to_all_v_system_test(
     cc_test(
         name = name,
         size = size,
-        srcs = [src, "all_to_all_v_program.h"],
-        local_defines = [
-            "A2AV_RAIL=\\\"%s\\\"" % rail,
-            "A2AV_KERNEL=\\\"%s\\\"" % kernel,
-            "A2AV_NR=%d" % nr,
-            "A2AV_INT8=%d" % (1 if int8 else 0),
-            "A2AV_L=%d" % l,
-            "A2AV_S=%d" % s,
-            "A2AV_SKEW_MATRIX=%d" % (1 if skew_matrix else 0),
-        ],
+        env = {
+            "A2AV_RAIL": rail,
+            "A2AV_KERNEL": kernel,
+            "A2AV_NR": str(nr),
+            "A2AV_INT8": "1" if int8 else "0",
+            "A2AV_L": str(l),
+            "A2AV_S": str(s),
+            "A2AV_SKEW_MATRIX": "1" if skew_matrix else "0",
+        },
         deps = [
             ":" + prog,
-            "//common:launch_width",
-            "//runtime/api",
-            "//sim/system",
+            lib,
             "//sim/system:sc_main_gtest",
-            "//sim/system:test_kernels",
-            "//sim/trace:report_cc_proto",
-            "//testing/reference",
-            "//testing/reference:all_to_all_v_cases",
-            "@system_libs//:absl",
-            "@system_libs//:gmock",
-            "@system_libs//:gtest",
         ],
     )
