@@ -183,12 +183,7 @@ constexpr char kEntrySource[] = R"(// pto-run's C entry into the generated progr
 #include <vector>
 
 #include "absl/status/status.h"
-#include "runtime/api/host.h"
-
-namespace pto::generated {
-absl::Status RunHost(pto::rt::Host& host,
-                     const std::vector<std::vector<pto::rt::Tensor>>& params);
-}  // namespace pto::generated
+#include "runtime/api/generated_program.h"
 
 extern "C" void pto_run_entry(pto::rt::Host* host,
                               const std::vector<std::vector<pto::rt::Tensor>>* params,
