@@ -9,10 +9,10 @@
 
 namespace pto::examples {
 
-sim::RunReport RunFloatProgram(int chips, const std::vector<FloatParam>& params,
-                               RunHostFn run_host) {
+sim::RunReport RunFloatProgram(int chips, const std::vector<FloatParam>& params, RunHostFn run_host,
+                               const std::string& platform) {
   std::vector<std::vector<rt::Tensor>> tensors(params.size());
-  sim::SimOptions o = sim::testing::Opts(chips);
+  sim::SimOptions o = sim::testing::Opts(chips, platform);
   o.trace = false;
   return sim::testing::Simulate(
       o,

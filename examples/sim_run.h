@@ -26,11 +26,12 @@ struct FloatParam {
   std::function<float(int device, int64_t i)> init;
 };
 
-// Runs `run_host` with `params` (in host_orch order) on `chips` chips in an
-// isolated simulation; the report's outputs hold every param's copy on
-// device d after the run under "<name>@<d>".
-sim::RunReport RunFloatProgram(int chips, const std::vector<FloatParam>& params,
-                               RunHostFn run_host);
+// Runs `run_host` with `params` (in host_orch order) on `chips` chips of
+// `platform` (a2a3 or a5; the program's pto_program platform) in an isolated
+// simulation; the report's outputs hold every param's copy on device d after
+// the run under "<name>@<d>".
+sim::RunReport RunFloatProgram(int chips, const std::vector<FloatParam>& params, RunHostFn run_host,
+                               const std::string& platform = "a2a3");
 
 // Device d's copy of `name` after the run (empty if the run did not get
 // that far).

@@ -31,6 +31,8 @@ using ir::TypePtr;
 using ir::VarPtr;
 
 constexpr int64_t kInt32Max = 2147483647;
+// The only platform with URMA queues (spec/runtime-and-sim.md §2.6).
+constexpr char kUrmaPlatform[] = "a5";
 
 // Public collectives of spec §2.4 and the operand their result aliases.
 struct ManagedOp {
@@ -467,8 +469,9 @@ struct Kernels {
 // Rewrites the collectives of one CHIP orchestration body.
 class Lowerer : public ir::IRMutator {
  public:
-  Lowerer(FunctionPtr func, ContiguityTracer* tracer, Kernels* kernels)
-      : func_(std::move(func)), tracer_(tracer), kernels_(kernels) {}
+  Lowerer(FunctionPtr func, ContiguityTracer* tracer, Kernels* kernels,
+          const LowerL2TensorCollectivesOptions* options)
+      : func_(std::move(func)), tracer_(tracer), kernels_(kernels), options_(options) {}
   const absl::Status& status() const { return status_; }
 
  protected:
@@ -528,6 +531,13 @@ class Lowerer : public ir::IRMutator {
       return InternalErrorF(call->span(), r.op, " expects ", n, " tensor operands",
                             r.fold ? " and an optional core_num" : "", ", got ", args.size(),
                             " arguments");
+    }
+    // spec §5: the indexed variant runs only on the A5 URMA PER_PEER queues.
+    if (&r == &IndexedAllToAllV() && !options_->platform.empty() &&
+        options_->platform != kUrmaPlatform) {
+      return UserErrorF(call->span(), r.op, " needs the A5 URMA PER_PEER queues, which platform '",
+                        options_->platform,
+                        "' does not have; compile for --platform=", kUrmaPlatform);
     }
     ASSIGN_OR_RETURN(int64_t l, CoreNum(r, call));
     auto target = ir::As<ir::DistributedTensorType>(args[1]->type());
@@ -671,6 +681,7 @@ class Lowerer : public ir::IRMutator {
   FunctionPtr func_;
   ContiguityTracer* tracer_;
   Kernels* kernels_;
+  const LowerL2TensorCollectivesOptions* options_;
   absl::Status status_;
 };
 
@@ -706,6 +717,8 @@ bool OwnsResidualCheck(const ir::Function& f) {
 
 class LowerL2TensorCollectivesPass : public Pass {
  public:
+  explicit LowerL2TensorCollectivesPass(LowerL2TensorCollectivesOptions options)
+      : options_(std::move(options)) {}
   std::string_view name() const override { return "LowerL2TensorCollectives"; }
 
   absl::StatusOr<ir::ProgramPtr> Run(const ir::ProgramPtr& program) override {
@@ -716,7 +729,7 @@ class LowerL2TensorCollectivesPass : public Pass {
     for (const auto& [gv, func] : program->functions()) {
       FunctionPtr out = func;
       if (IsL2RailBody(*func)) {
-        Lowerer lowerer(func, &tracer, &kernels);
+        Lowerer lowerer(func, &tracer, &kernels, &options_);
         out = lowerer.MutateFunction(func);
         RETURN_IF_ERROR(lowerer.status());
       }
@@ -736,6 +749,8 @@ class LowerL2TensorCollectivesPass : public Pass {
   }
 
  private:
+  LowerL2TensorCollectivesOptions options_;
+
   static absl::Status CheckResidual(const ir::Function& f) {
     if (ir::IsInCoreType(f.func_type())) {
       // InCore collectives belong to LowerCompositeOps, except the indexed
@@ -764,8 +779,8 @@ class LowerL2TensorCollectivesPass : public Pass {
 
 }  // namespace
 
-std::unique_ptr<Pass> CreateLowerL2TensorCollectivesPass() {
-  return std::make_unique<LowerL2TensorCollectivesPass>();
+std::unique_ptr<Pass> CreateLowerL2TensorCollectivesPass(LowerL2TensorCollectivesOptions options) {
+  return std::make_unique<LowerL2TensorCollectivesPass>(std::move(options));
 }
 
 }  // namespace pto::passes

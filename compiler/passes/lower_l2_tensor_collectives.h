@@ -8,12 +8,21 @@
 #define PTO_COMPILER_PASSES_LOWER_L2_TENSOR_COLLECTIVES_H_
 
 #include <memory>
+#include <string>
 
 #include "compiler/passes/pass.h"
 
 namespace pto::passes {
 
-std::unique_ptr<Pass> CreateLowerL2TensorCollectivesPass();
+struct LowerL2TensorCollectivesOptions {
+  // The target platform (passes::Target::platform); empty = pure IR, no
+  // platform checks. pld.tensor.indexed_all_to_all_v needs the A5 URMA
+  // queues, so any other platform rejects it.
+  std::string platform;
+};
+
+std::unique_ptr<Pass> CreateLowerL2TensorCollectivesPass(
+    LowerL2TensorCollectivesOptions options = {});
 
 }  // namespace pto::passes
 

@@ -16,8 +16,9 @@ namespace pto::passes {
 
 void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("LowerCompositeOps", [] { return CreateLowerCompositeOpsPass(); });
-  registry.RegisterPass("LowerL2TensorCollectives",
-                        [] { return CreateLowerL2TensorCollectivesPass(); });
+  registry.RegisterPass("LowerL2TensorCollectives", [](const Target& target) {
+    return CreateLowerL2TensorCollectivesPass({.platform = target.platform});
+  });
   registry.RegisterPass("SynthesizeAllReduceSignals",
                         [] { return CreateSynthesizeAllReduceSignalsPass(); });
   registry.RegisterPass("MaterializeCommDomainScopes",

@@ -151,6 +151,78 @@ absl::Status CompareAllToAllV(const AllToAllVShape& shape,
   return absl::OkStatus();
 }
 
+// --------------------------------------------------- indexed_all_to_all_v
+
+// Geometry of one indexed_all_to_all_v call (docs/indexed_all_to_all_v.md):
+// input is [input_rows, size] with any input_rows, target is [P * max_recv,
+// size], index is [P * max_recv] INT32, send_counts and recv_counts [P].
+struct IndexedAllToAllVShape {
+  int nranks = 0;
+  int64_t max_recv = 0;    // rows per source slot of the target
+  int64_t size = 0;        // elements per row
+  int64_t input_rows = 0;  // N
+  AllToAllVShape target_shape() const { return {nranks, max_recv, size}; }
+};
+
+// Indexed all_to_all_v, a gather: rank r sends to rank d the rows
+// input[r][index[r][d*MAX_RECV + j]] for j < clamp(send_counts[r][d]) (spec
+// §4.3), landing at target[d][(r*MAX_RECV + j) * SIZE ...]; afterwards
+// recv_counts[d][r] is that clamped count. Rows past the count keep the
+// target's previous content. An index entry a sent row uses outside
+// [0, input_rows) is InvalidArgument, checked before anything is written;
+// entries past the count are not read.
+template <typename T>
+absl::Status IndexedAllToAllV(const IndexedAllToAllVShape& shape, const PerRank<T>& input,
+                              const PerRank<int32_t>& send_counts, const PerRank<int32_t>& index,
+                              PerRank<T>* target, PerRank<int32_t>* recv_counts) {
+  if (shape.nranks <= 0 || shape.max_recv <= 0 || shape.size <= 0 || shape.input_rows < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("indexed_all_to_all_v: P, MAX_RECV and SIZE must be positive and N "
+                     "non-negative, got ",
+                     shape.nranks, ", ", shape.max_recv, ", ", shape.size, ", ", shape.input_rows));
+  }
+  const size_t p = shape.nranks;
+  const AllToAllVShape t = shape.target_shape();
+  if (input.size() != p || send_counts.size() != p || index.size() != p || target->size() != p) {
+    return absl::InvalidArgumentError("indexed_all_to_all_v: one operand per rank");
+  }
+  for (size_t r = 0; r < p; ++r) {
+    if (input[r].size() != static_cast<size_t>(shape.input_rows * shape.size) ||
+        (*target)[r].size() != static_cast<size_t>(t.elems()) ||
+        index[r].size() != static_cast<size_t>(shape.nranks * shape.max_recv) ||
+        send_counts[r].size() != p) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("indexed_all_to_all_v: rank ", r,
+                       " operand extents differ from input [N, SIZE], target "
+                       "[P*MAX_RECV, SIZE], index [P*MAX_RECV], send_counts [P]"));
+    }
+    for (size_t d = 0; d < p; ++d) {
+      const int32_t rows = ClampCount(send_counts[r][d], shape.max_recv);
+      for (int64_t j = 0; j < rows; ++j) {
+        const int64_t e = d * shape.max_recv + j;
+        if (index[r][e] < 0 || index[r][e] >= shape.input_rows) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("indexed_all_to_all_v: rank ", r, " index[", e, "] = ", index[r][e],
+                           " is outside the input rows [0, ", shape.input_rows, ")"));
+        }
+      }
+    }
+  }
+  recv_counts->assign(p, std::vector<int32_t>(p, 0));
+  for (size_t r = 0; r < p; ++r) {
+    for (size_t d = 0; d < p; ++d) {
+      const int32_t rows = ClampCount(send_counts[r][d], shape.max_recv);
+      (*recv_counts)[d][r] = rows;
+      for (int64_t j = 0; j < rows; ++j) {
+        const int64_t src = index[r][d * shape.max_recv + j];
+        std::copy_n(input[r].begin() + src * shape.size, shape.size,
+                    (*target)[d].begin() + r * t.slot_elems() + j * shape.size);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 // ------------------------------------------------- reductions and the rest
 
 template <typename T>

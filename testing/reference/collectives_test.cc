@@ -90,6 +90,52 @@ TEST(CompareAllToAllVTest, ReportsCountAndDataMismatches) {
   EXPECT_TRUE(CompareAllToAllV(shape, want, recv, want, recv, true).ok());
 }
 
+// P = 2, MAX_RECV = 2, SIZE = 2, N = 3. Rank 0 gathers rows 2, 2 for
+// itself (repeated index) and 3 (clamped to 2) rows 0, 1 for rank 1; rank 1
+// sends -1 (0) to rank 0 and 1 row (row 0; the unread entry past the count
+// is out of range and ignored) to itself.
+template <typename T>
+void TwoRankIndexedAllToAllV() {
+  const IndexedAllToAllVShape shape{2, 2, 2, 3};
+  const PerRank<T> input = {{1, 2, 3, 4, 5, 6}, {11, 12, 13, 14, 15, 16}};
+  const PerRank<int32_t> counts = {{2, 3}, {-1, 1}};
+  const PerRank<int32_t> index = {{2, 2, 0, 1}, {1, 1, 0, 99}};
+  PerRank<T> target = {{9, 9, 9, 9, 9, 9, 9, 9}, {0, 0, 0, 0, 0, 0, 0, 0}};
+  PerRank<int32_t> recv;
+  ASSERT_TRUE(IndexedAllToAllV(shape, input, counts, index, &target, &recv).ok());
+  EXPECT_THAT(recv[0], ElementsAre(2, 0));
+  EXPECT_THAT(recv[1], ElementsAre(2, 1));
+  EXPECT_THAT(target[0], ElementsAre(5, 6, 5, 6, 9, 9, 9, 9));
+  EXPECT_THAT(target[1], ElementsAre(1, 2, 3, 4, 11, 12, 0, 0));
+}
+
+TEST(IndexedAllToAllVTest, TwoRanksFloat) { TwoRankIndexedAllToAllV<float>(); }
+TEST(IndexedAllToAllVTest, TwoRanksInt8) { TwoRankIndexedAllToAllV<int8_t>(); }
+
+TEST(IndexedAllToAllVTest, RejectsAnIndexOutsideTheInputBeforeWriting) {
+  const IndexedAllToAllVShape shape{2, 2, 1, 3};
+  PerRank<float> target = {{0, 0, 0, 0}, {0, 0, 0, 0}};
+  PerRank<int32_t> recv;
+  for (int32_t bad : {3, -1}) {
+    const absl::Status st = IndexedAllToAllV<float>(shape, {{1, 2, 3}, {4, 5, 6}}, {{1, 1}, {1, 1}},
+                                                    {{0, 0, 0, 0}, {1, 0, bad, 0}}, &target, &recv);
+    EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(st.message(), HasSubstr(absl::StrCat("rank 1 index[2] = ", bad,
+                                                     " is outside the input rows [0, 3)")));
+    EXPECT_THAT(target[0], ElementsAre(0, 0, 0, 0));
+  }
+}
+
+TEST(IndexedAllToAllVTest, RejectsBadExtents) {
+  const IndexedAllToAllVShape shape{2, 2, 1, 3};
+  PerRank<float> target = {{0, 0, 0, 0}, {0, 0, 0, 0}};
+  PerRank<int32_t> recv;
+  const absl::Status st = IndexedAllToAllV<float>(shape, {{1, 2, 3}, {4, 5, 6}}, {{1, 1}, {1, 1}},
+                                                  {{0, 0, 0}, {0, 0, 0, 0}}, &target, &recv);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(st.message(), HasSubstr("rank 0 operand extents differ"));
+}
+
 TEST(AllReduceTest, EveryOpOnFloat) {
   const PerRank<float> in = {{1, -2, 0.5f}, {3, 4, 2}, {-1, 1, 4}};
   PerRank<float> d = in;

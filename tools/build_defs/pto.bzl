@@ -23,6 +23,7 @@ _TEMPLATES = [
     "//runtime/builtins/all_to_all_v:entry.cpp.in",
     "//runtime/builtins/all_to_all_v:kernel.cpp.in",
     "//runtime/builtins/all_to_all_v:kernel_config.textproto.in",
+    "//runtime/builtins/indexed_all_to_all_v:kernel.cpp.in",
 ]
 
 def pto_program(name, src, platform = "a2a3", visibility = None, **kwargs):
