@@ -39,22 +39,15 @@ sim::RunReport RunFloatProgram(int chips, const std::vector<FloatParam>& params,
       [&](sim::SimSystem& sys, sim::RunReport& r) {
         for (size_t p = 0; p < params.size(); ++p) {
           for (size_t d = 0; d < tensors[p].size(); ++d) {
-            std::string bytes(tensors[p][d].bytes, '\0');
-            if (sys.CopyFrom(bytes.data(), tensors[p][d], bytes.size()).ok()) {
-              (*r.mutable_outputs())[absl::StrCat(params[p].name, "@", d)] = bytes;
-            }
+            sim::testing::CaptureOutput(sys, tensors[p][d], absl::StrCat(params[p].name, "@", d),
+                                        r);
           }
         }
       });
 }
 
 std::vector<float> DeviceCopy(const sim::RunReport& report, const std::string& name, int device) {
-  std::vector<float> v;
-  auto it = report.outputs().find(absl::StrCat(name, "@", device));
-  if (it == report.outputs().end()) return v;
-  v.resize(it->second.size() / sizeof(float));
-  std::memcpy(v.data(), it->second.data(), v.size() * sizeof(float));
-  return v;
+  return sim::testing::OutputAs<float>(report, absl::StrCat(name, "@", device));
 }
 
 namespace a2av {

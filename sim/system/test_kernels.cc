@@ -46,8 +46,7 @@ void AllToAllKernel(int64_t* args) {
     for (uint64_t p = 0; p < len; p += stage_bytes) {
       const uint64_t m = std::min(stage_bytes, len - p);
       GlobalTensor<uint8_t> src{my_send + peer * chunk + off + p, m};
-      GlobalTensor<uint8_t> dst{
-          CommRemotePtr(ctx, my_recv + me * chunk + off + p, peer), m};
+      GlobalTensor<uint8_t> dst{CommRemotePtr(ctx, my_recv + me * chunk + off + p, peer), m};
       Tile<uint8_t> t{stage[pp].data, m};
       TPUT(dst, src, t);
       pp ^= 1;
@@ -57,8 +56,7 @@ void AllToAllKernel(int64_t* args) {
   pipe_barrier(PIPE_ALL);
   for (int item = b; item < n * slices; item += nb) {
     if ((item % slices) * slice >= chunk) continue;
-    TNOTIFY(CommRemotePtr(ctx, my_sig + me, peer_of(item)), 1,
-            NotifyOp::AtomicAdd);
+    TNOTIFY(CommRemotePtr(ctx, my_sig + me, peer_of(item)), 1, NotifyOp::AtomicAdd);
   }
   int expected = 0;
   for (int s = 0; s < slices; ++s) expected += (s * slice < chunk) ? 1 : 0;
@@ -69,14 +67,13 @@ void AllToAllKernel(int64_t* args) {
 
 }  // namespace
 
-rt::ChipCallable SingleTask(const std::string& name, KernelEntry kernel,
-                            int core_num, bool sync_start) {
+rt::ChipCallable SingleTask(const std::string& name, KernelEntry kernel, int core_num,
+                            bool sync_start) {
   rt::ChipCallable c;
   c.name = name;
   c.kernels = {kernel};
   c.kernel_names = {name};
-  c.entry = [core_num, sync_start](rt::Orchestrator& orch,
-                                   const rt::ChipArgs& a) {
+  c.entry = [core_num, sync_start](rt::Orchestrator& orch, const rt::ChipArgs& a) {
     rt::TaskArgs args;
     for (const rt::Tensor& t : a.tensors) args.add_inout(t);
     for (uint64_t s : a.scalars) args.add_scalar(s);
@@ -87,16 +84,14 @@ rt::ChipCallable SingleTask(const std::string& name, KernelEntry kernel,
   return c;
 }
 
-absl::StatusOr<AllToAllSetup> SetUpAllToAll(SimSystem& sys,
-                                            uint64_t chunk_bytes, int blocks,
+absl::StatusOr<AllToAllSetup> SetUpAllToAll(SimSystem& sys, uint64_t chunk_bytes, int blocks,
                                             uint64_t stage_bytes) {
   const int n = sys.device_count();
   rt::DomainSpec spec;
   spec.name = "a2a";
   for (int i = 0; i < n; ++i) spec.devices.push_back(i);
-  spec.buffers = {{"send", n * chunk_bytes},
-                  {"recv", n * chunk_bytes},
-                  {"sig", 64 * sizeof(int32_t)}};
+  spec.buffers = {
+      {"send", n * chunk_bytes}, {"recv", n * chunk_bytes}, {"sig", 64 * sizeof(int32_t)}};
   spec.window_size = 2 * n * chunk_bytes + 4096;
   absl::StatusOr<rt::Domain> dom = sys.CreateDomain(spec);
   if (!dom.ok()) return dom.status();
@@ -110,19 +105,17 @@ absl::StatusOr<AllToAllSetup> SetUpAllToAll(SimSystem& sys,
       }
     }
     const rt::ChipDomainContext& c = s.domain.ranks[r];
-    absl::Status st = sys.CopyTo(c.buffers.at("send"), words.data(),
-                                 words.size() * 4);
+    absl::Status st = sys.CopyTo(c.buffers.at("send"), words.data(), words.size() * 4);
     if (!st.ok()) return st;
     rt::ChipArgs a;
-    a.tensors = {c.buffers.at("send"), c.buffers.at("recv"),
-                 c.buffers.at("sig")};
+    a.tensors = {c.buffers.at("send"), c.buffers.at("recv"), c.buffers.at("sig")};
     a.scalars = {c.device_ctx.addr(), chunk_bytes, stage_bytes};
     args.push_back(a);
   }
   std::vector<int> devices;
   for (int i = 0; i < n; ++i) devices.push_back(i);
-  absl::Status st = sys.DispatchGroup(
-      devices, SingleTask("all_to_all", &AllToAllKernel, blocks, true), args);
+  absl::Status st =
+      sys.DispatchGroup(devices, SingleTask("all_to_all", &AllToAllKernel, blocks, true), args);
   if (!st.ok()) return st;
   return s;
 }
@@ -132,9 +125,7 @@ uint64_t AllToAllErrors(SimSystem& sys, const AllToAllSetup& s) {
   uint64_t errors = 0;
   std::vector<uint32_t> words(n * s.chunk_bytes / 4);
   for (int r = 0; r < n; ++r) {
-    if (!sys.CopyFrom(words.data(), s.domain.ranks[r].buffers.at("recv"),
-                      words.size() * 4)
-             .ok()) {
+    if (!sys.CopyFrom(words.data(), s.domain.ranks[r].buffers.at("recv"), words.size() * 4).ok()) {
       return ~uint64_t{0};
     }
     for (int src = 0; src < n; ++src) {
@@ -148,9 +139,8 @@ uint64_t AllToAllErrors(SimSystem& sys, const AllToAllSetup& s) {
   return errors;
 }
 
-RunReport Simulate(
-    SimOptions o, const std::function<absl::Status(SimSystem&)>& setup,
-    const std::function<void(SimSystem&, RunReport&)>& collect) {
+RunReport Simulate(SimOptions o, const std::function<absl::Status(SimSystem&)>& setup,
+                   const std::function<void(SimSystem&, RunReport&)>& collect) {
   return RunIsolated([&] {
     RunReport r;
     auto sys = SimSystem::Create(o);
@@ -176,6 +166,11 @@ SimOptions Opts(int chips, const std::string& platform) {
   o.chips = chips;
   o.platform = platform;
   return o;
+}
+
+void CaptureOutput(SimSystem& sys, const rt::Tensor& t, const std::string& key, RunReport& r) {
+  std::string bytes(t.bytes, '\0');
+  if (sys.CopyFrom(bytes.data(), t, t.bytes).ok()) (*r.mutable_outputs())[key] = std::move(bytes);
 }
 
 }  // namespace pto::sim::testing

@@ -4,6 +4,7 @@
 #define PTO_SIM_SYSTEM_TEST_KERNELS_H_
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -29,24 +30,37 @@ struct AllToAllSetup {
 // send buffer and group-dispatches one all-to-all task of `blocks` AIV blocks
 // (require_sync_start) per chip. `stage_bytes` is each of the two UB
 // staging tiles.
-absl::StatusOr<AllToAllSetup> SetUpAllToAll(SimSystem& sys,
-                                            uint64_t chunk_bytes, int blocks,
+absl::StatusOr<AllToAllSetup> SetUpAllToAll(SimSystem& sys, uint64_t chunk_bytes, int blocks,
                                             uint64_t stage_bytes = 64 * 1024);
 // Number of words of rank r's recv buffer that differ from the expected data.
 uint64_t AllToAllErrors(SimSystem& sys, const AllToAllSetup& s);
 
 // A chip callable that submits one AIV task of `kernel` with the given
 // tensors (INOUT) and scalars and launch spec.
-rt::ChipCallable SingleTask(const std::string& name, KernelEntry kernel,
-                            int core_num, bool sync_start);
+rt::ChipCallable SingleTask(const std::string& name, KernelEntry kernel, int core_num,
+                            bool sync_start);
 
 // Builds a system in a child process (RunIsolated), lets `setup` stage and
 // dispatch, runs, then lets `collect` read results into the report.
-RunReport Simulate(
-    SimOptions o, const std::function<absl::Status(SimSystem&)>& setup,
-    const std::function<void(SimSystem&, RunReport&)>& collect = nullptr);
+RunReport Simulate(SimOptions o, const std::function<absl::Status(SimSystem&)>& setup,
+                   const std::function<void(SimSystem&, RunReport&)>& collect = nullptr);
 
 SimOptions Opts(int chips, const std::string& platform = "a2a3");
+
+// For a `collect` callback: copies all of `t` into report.outputs[key]
+// (nothing if the copy fails, e.g. after a fault).
+void CaptureOutput(SimSystem& sys, const rt::Tensor& t, const std::string& key, RunReport& r);
+
+// report.outputs[key] as elements of E; empty when the key is absent.
+template <typename E>
+std::vector<E> OutputAs(const RunReport& r, const std::string& key) {
+  std::vector<E> v;
+  auto it = r.outputs().find(key);
+  if (it == r.outputs().end()) return v;
+  v.resize(it->second.size() / sizeof(E));
+  std::memcpy(v.data(), it->second.data(), v.size() * sizeof(E));
+  return v;
+}
 
 }  // namespace pto::sim::testing
 

@@ -118,10 +118,7 @@ Outcome RunProgram(const Counts (&counts)[2]) {
       [&](SimSystem& sys, RunReport& r) {
         for (int p = 0; p < kNumParams; ++p) {
           for (int d = 0; d < static_cast<int>(params[p].size()); ++d) {
-            std::string bytes(params[p][d].bytes, '\0');
-            if (sys.CopyFrom(bytes.data(), params[p][d], bytes.size()).ok()) {
-              (*r.mutable_outputs())[absl::StrCat("param", p, "@", d)] = bytes;
-            }
+            testing::CaptureOutput(sys, params[p][d], absl::StrCat("param", p, "@", d), r);
           }
         }
       });

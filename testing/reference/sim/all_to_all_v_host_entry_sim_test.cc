@@ -28,10 +28,8 @@
 // The rendered entries (no header is rendered; these are their symbols).
 namespace pto::builtins::builtin_tensor_all_to_all_v__fp32 {
 OrchestrationConfig aicpu_orchestration_config(const rt::ChipArgs& args);
-void aicpu_orchestration_entry(rt::Orchestrator& orch,
-                               const rt::ChipArgs& args);
-void builtin_tensor_all_to_all_v__fp32(rt::Orchestrator& orch,
-                                       const rt::ChipArgs& args);
+void aicpu_orchestration_entry(rt::Orchestrator& orch, const rt::ChipArgs& args);
+void builtin_tensor_all_to_all_v__fp32(rt::Orchestrator& orch, const rt::ChipArgs& args);
 rt::ChipCallable MakeChipCallable();
 }  // namespace pto::builtins::builtin_tensor_all_to_all_v__fp32
 namespace pto::builtins::builtin_tensor_all_to_all_v__int8 {
@@ -184,8 +182,7 @@ Outcome RunHostRail(const Config& c) {
               buf("recv_counts", 4).WithShape({p, 1}),
           };
           if (c.ord) a.tensors.push_back(*ord);  // the per-rank `_ord` token
-          const uint64_t scalars[] = {dom->ranks[r].device_ctx.addr(),
-                                      c.core_num};
+          const uint64_t scalars[] = {dom->ranks[r].device_ctx.addr(), c.core_num};
           a.scalars.assign(scalars, scalars + c.scalars);
           st = sys.Dispatch(r, callable, a);  // one dispatch per device
           if (!st.ok()) return st;
@@ -193,24 +190,17 @@ Outcome RunHostRail(const Config& c) {
         return absl::OkStatus();
       },
       [&](SimSystem& sys, RunReport& r) {
-        auto& outs = *r.mutable_outputs();
         if (!dom) return;
         for (int rk = 0; rk < c.p; ++rk) {
           for (const char* name : {"target", "recv_counts", "signal"}) {
-            const rt::Tensor& b = dom->ranks[rk].buffers.at(name);
-            std::string bytes(b.bytes, '\0');
-            if (sys.CopyFrom(bytes.data(), b, b.bytes).ok()) {
-              outs[absl::StrCat(name, "@", rk)] = bytes;
-            }
+            testing::CaptureOutput(sys, dom->ranks[rk].buffers.at(name),
+                                   absl::StrCat(name, "@", rk), r);
           }
         }
       });
   auto get = [&](const std::string& key, auto* vec) {
-    auto it = out.report.outputs().find(key);
-    if (it == out.report.outputs().end()) return;
     using E = typename std::decay_t<decltype(*vec)>::value_type;
-    vec->resize(it->second.size() / sizeof(E));
-    std::memcpy(vec->data(), it->second.data(), it->second.size());
+    *vec = testing::OutputAs<E>(out.report, key);
   };
   out.target.resize(c.p);
   out.recv_counts.resize(c.p);
@@ -270,20 +260,18 @@ TEST_P(HostRailTest, MatchesTheGoldenAndLogsTheLaunch) {
   if (rp.int8) {
     ref::PerRank<int8_t> input, target(c.p, std::vector<int8_t>(shape.elems()));
     for (int rk = 0; rk < c.p; ++rk) input.push_back(InputOf<int8_t>(c, rk));
-    ASSERT_TRUE(
-        ref::AllToAllV(shape, input, SendCounts(c), &target, &recv).ok());
-    const absl::Status st = ref::CompareAllToAllV(
-        shape, target, recv, AsPerRank<int8_t>(out.target), out.recv_counts,
-        /*all_rows=*/true);
+    ASSERT_TRUE(ref::AllToAllV(shape, input, SendCounts(c), &target, &recv).ok());
+    const absl::Status st =
+        ref::CompareAllToAllV(shape, target, recv, AsPerRank<int8_t>(out.target), out.recv_counts,
+                              /*all_rows=*/true);
     EXPECT_TRUE(st.ok()) << st;
   } else {
     ref::PerRank<float> input, target(c.p, std::vector<float>(shape.elems()));
     for (int rk = 0; rk < c.p; ++rk) input.push_back(InputOf<float>(c, rk));
-    ASSERT_TRUE(
-        ref::AllToAllV(shape, input, SendCounts(c), &target, &recv).ok());
-    const absl::Status st = ref::CompareAllToAllV(
-        shape, target, recv, AsPerRank<float>(out.target), out.recv_counts,
-        /*all_rows=*/true);
+    ASSERT_TRUE(ref::AllToAllV(shape, input, SendCounts(c), &target, &recv).ok());
+    const absl::Status st =
+        ref::CompareAllToAllV(shape, target, recv, AsPerRank<float>(out.target), out.recv_counts,
+                              /*all_rows=*/true);
     EXPECT_TRUE(st.ok()) << st;
   }
   EXPECT_EQ(out.recv_counts, recv);
@@ -295,8 +283,8 @@ TEST_P(HostRailTest, MatchesTheGoldenAndLogsTheLaunch) {
   int tasks = 0;
   for (const TaskStat& t : r.tasks()) {
     ++tasks;
-    EXPECT_EQ(t.kernel(), absl::StrCat("builtin_tensor_all_to_all_v__",
-                                       rp.int8 ? "int8" : "fp32", "_kernel"));
+    EXPECT_EQ(t.kernel(),
+              absl::StrCat("builtin_tensor_all_to_all_v__", rp.int8 ? "int8" : "fp32", "_kernel"));
     EXPECT_EQ(t.blocks(), rp.b);
   }
   EXPECT_EQ(tasks, c.p);
@@ -305,12 +293,10 @@ TEST_P(HostRailTest, MatchesTheGoldenAndLogsTheLaunch) {
   const int64_t s = rp.stride == 0 ? 1 : rp.stride;
   ASSERT_EQ(out.log.size(), static_cast<size_t>(c.p));
   for (int rk = 0; rk < c.p; ++rk) {
-    EXPECT_EQ(out.log[rk],
-              absl::StrCat("c", rk, " run0: builtin.tensor.all_to_all_v__",
-                           rp.int8 ? "int8" : "fp32", ": rank=", rk,
-                           " requested_core_num=", rp.l,
-                           " launched_core_num=", rp.b, " active_lanes=",
-                           std::min(rp.b, s), " nranks=", rp.p));
+    EXPECT_EQ(out.log[rk], absl::StrCat("c", rk, " run0: builtin.tensor.all_to_all_v__",
+                                        rp.int8 ? "int8" : "fp32", ": rank=", rk,
+                                        " requested_core_num=", rp.l, " launched_core_num=", rp.b,
+                                        " active_lanes=", std::min(rp.b, s), " nranks=", rp.p));
   }
 }
 
@@ -320,11 +306,10 @@ INSTANTIATE_TEST_SUITE_P(
                       RailParam{4, 1, 0, 1, false}, RailParam{4, 1, 0, 1, true},
                       // L = 5 on P = 2 launches B = 4 and fits S = 4.
                       RailParam{2, 5, 4, 4, false}, RailParam{2, 5, 4, 4, true},
-                      RailParam{4, 10, 10, 8, false},
-                      RailParam{4, 3, 3, 3, true}),
+                      RailParam{4, 10, 10, 8, false}, RailParam{4, 3, 3, 3, true}),
     [](const ::testing::TestParamInfo<RailParam>& i) {
-      return absl::StrCat("P", i.param.p, "_L", i.param.l, "_S", i.param.stride,
-                          "_", i.param.int8 ? "int8" : "fp32");
+      return absl::StrCat("P", i.param.p, "_L", i.param.l, "_S", i.param.stride, "_",
+                          i.param.int8 ? "int8" : "fp32");
     });
 
 TEST(HostEntryTest, AliasSymbolRunsTheSameEntry) {
@@ -365,11 +350,9 @@ TEST(HostEntryAdmissionTest, NarrowSignalFailsOnEveryRankBeforeAnyKernel) {
     c.core_num = 2 * p;  // B = 2P
     c.stride = p;        // S = P < B
     const Outcome out = RunHostRail<float>(c);
-    EXPECT_EQ(out.report.error_code(), rt::kErrorInvalidArgs)
-        << out.report.error_text();
+    EXPECT_EQ(out.report.error_code(), rt::kErrorInvalidArgs) << out.report.error_text();
     EXPECT_THAT(out.report.error_text(),
-                HasSubstr(absl::StrCat("signal stride ", p,
-                                       " < launched_core_num=", 2 * p)));
+                HasSubstr(absl::StrCat("signal stride ", p, " < launched_core_num=", 2 * p)));
     ExpectNoBlockRan(out.report);
     EXPECT_THAT(out.log, IsEmpty());
   }
@@ -380,8 +363,7 @@ TEST(HostEntryAdmissionTest, RankOneSignalAdmitsOneBlockOnly) {
   c.core_num = 2;  // B = 2 > S = 1
   const Outcome out = RunHostRail<int8_t>(c);
   EXPECT_EQ(out.report.error_code(), rt::kErrorInvalidArgs);
-  EXPECT_THAT(out.report.error_text(),
-              HasSubstr("signal stride 1 < launched_core_num=2"));
+  EXPECT_THAT(out.report.error_text(), HasSubstr("signal stride 1 < launched_core_num=2"));
   ExpectNoBlockRan(out.report);
 }
 
@@ -409,8 +391,7 @@ TEST(HostEntryAdmissionTest, OverCapacityFailsWithCode7NamingB) {
   c.core_num = 51;
   c.stride = 51;
   const Outcome out = RunHostRail<float>(c);
-  EXPECT_EQ(out.report.error_code(), rt::kErrorRequireSyncStartInvalid)
-      << out.report.error_text();
+  EXPECT_EQ(out.report.error_code(), rt::kErrorRequireSyncStartInvalid) << out.report.error_text();
   EXPECT_THAT(out.report.error_text(), HasSubstr("block_num=50"));
   EXPECT_THAT(out.report.error_text(), Not(HasSubstr("51")));
   ExpectNoBlockRan(out.report);

@@ -58,18 +58,18 @@ struct Config {
   int p = 2;
   int64_t max_recv = 4;
   int64_t size = 16;
-  int64_t core_num = 1;     // L
-  int64_t stride = 0;       // signal columns S; 0 = 1-D [P] signal
-  bool check_stride = true; // the §4.9 entry's S >= B admission
-  int64_t shape_size = 0;   // SIZE in the tensors' shapes; 0 = size
-  bool consume = true;      // a consumer task snapshots each call
-  std::vector<Call> calls;  // consecutive calls on the same target/signal
+  int64_t core_num = 1;      // L
+  int64_t stride = 0;        // signal columns S; 0 = 1-D [P] signal
+  bool check_stride = true;  // the §4.9 entry's S >= B admission
+  int64_t shape_size = 0;    // SIZE in the tensors' shapes; 0 = size
+  bool consume = true;       // a consumer task snapshots each call
+  std::vector<Call> calls;   // consecutive calls on the same target/signal
 };
 
 struct Outcome {
   RunReport report;
   ref::PerRank<uint8_t> target_bytes;
-  std::vector<ref::PerRank<uint8_t>> seen_bytes;  // [call][rank]: consumed
+  std::vector<ref::PerRank<uint8_t>> seen_bytes;   // [call][rank]: consumed
   std::vector<ref::PerRank<int32_t>> recv_counts;  // [call][rank][src]
   ref::PerRank<int32_t> signal;
   int64_t blocks = 0;  // B as launched
@@ -87,8 +87,7 @@ void ConsumeKernel(int64_t* args) {
   for (int64_t rep = 0; rep < args[3]; ++rep) {
     for (uint64_t off = 0; off < total; off += slot) {
       const uint64_t n = std::min(slot, total - off);
-      TPUT(GlobalTensor<uint8_t>{seen + off, n},
-           GlobalTensor<uint8_t>{target + off, n}, stage);
+      TPUT(GlobalTensor<uint8_t>{seen + off, n}, GlobalTensor<uint8_t>{target + off, n}, stage);
     }
   }
   pipe_barrier(PIPE_ALL);
@@ -110,22 +109,19 @@ rt::ChipCallable AllToAllVCallable(KernelEntry kernel, const Config& c) {
     const int64_t l = c.core_num;
     if (l < 1 || l > std::numeric_limits<int32_t>::max()) {
       orch.report_fatal(rt::kErrorInvalidArgs,
-                        absl::StrCat("all_to_all_v: core_num=", l,
-                                     " outside [1, INT32_MAX]"));
+                        absl::StrCat("all_to_all_v: core_num=", l, " outside [1, INT32_MAX]"));
       return;
     }
     const int64_t b = *CalAllToAllVBlocks(c.p, l);
     const int64_t s = c.stride == 0 ? 1 : c.stride;
     if (c.check_stride && s < b) {
-      orch.report_fatal(rt::kErrorInvalidArgs,
-                        absl::StrCat("all_to_all_v: signal stride ", s,
-                                     " < launched_core_num=", b));
+      orch.report_fatal(rt::kErrorInvalidArgs, absl::StrCat("all_to_all_v: signal stride ", s,
+                                                            " < launched_core_num=", b));
       return;
     }
     const int rank = orch.device_id();  // devices 0..P-1 are ranks 0..P-1
     const uint64_t p = static_cast<uint64_t>(c.p);
-    const uint64_t size =
-        static_cast<uint64_t>(c.shape_size ? c.shape_size : c.size);
+    const uint64_t size = static_cast<uint64_t>(c.shape_size ? c.shape_size : c.size);
     // [P * MAX_RECV, SIZE]: the rows follow from the buffer's bytes.
     auto rows = [&](const rt::Tensor& t) {
       return t.WithShape({t.bytes / t.elem_bytes / size, size});
@@ -141,12 +137,10 @@ rt::ChipCallable AllToAllVCallable(KernelEntry kernel, const Config& c) {
         int32_t first = 0;
         orch.read_tensor(a.tensors[5 * (k - 1) + 4], 0, &first, 4);
         if (c.consume) {  // and after the (slow on one rank) consumer
-          orch.read_tensor(a.tensors[5 * c.calls.size() + k - 1], 0, &first,
-                           4);
+          orch.read_tensor(a.tensors[5 * c.calls.size() + k - 1], 0, &first, 4);
         }
         const std::vector<int32_t>& counts = c.calls[k].send_counts[rank];
-        orch.write_tensor(a.tensors[5 * k + 3], 0, counts.data(),
-                          counts.size() * 4);
+        orch.write_tensor(a.tensors[5 * k + 3], 0, counts.data(), counts.size() * 4);
       }
       rt::TaskArgs args;
       args.add_input(rows(a.tensors[5 * k + 0]));
@@ -154,8 +148,7 @@ rt::ChipCallable AllToAllVCallable(KernelEntry kernel, const Config& c) {
       // [P] (S = 1) or [P, S]
       args.add_inout(c.stride == 0
                          ? a.tensors[5 * k + 2].WithShape({p})
-                         : a.tensors[5 * k + 2].WithShape(
-                               {p, static_cast<uint64_t>(c.stride)}));
+                         : a.tensors[5 * k + 2].WithShape({p, static_cast<uint64_t>(c.stride)}));
       args.add_input(a.tensors[5 * k + 3].WithShape({p}));
       args.add_inout(a.tensors[5 * k + 4].WithShape({p, 1}));
       for (uint64_t v : a.scalars) args.add_scalar(v);
@@ -202,9 +195,8 @@ Outcome RunAllToAllV(const Config& c) {
         for (int r = 0; r < c.p; ++r) spec.devices.push_back(r);
         // One send_counts window for every call: the orchestration restages
         // it between calls.
-        spec.buffers = {{"target", data_bytes},
-                        {"signal", sig_bytes},
-                        {"send_counts", count_bytes}};
+        spec.buffers = {
+            {"target", data_bytes}, {"signal", sig_bytes}, {"send_counts", count_bytes}};
         for (size_t k = 0; k < c.calls.size(); ++k) {
           spec.buffers.push_back({absl::StrCat("input", k), data_bytes});
           spec.buffers.push_back({absl::StrCat("recv_counts", k), count_bytes});
@@ -227,12 +219,10 @@ Outcome RunAllToAllV(const Config& c) {
           rt::ChipArgs a;
           for (size_t k = 0; k < c.calls.size(); ++k) {
             const std::vector<T> in = InputOf<T>(c, k, r);
-            absl::Status st = sys.CopyTo(buf(absl::StrCat("input", k), 1),
-                                         in.data(), data_bytes);
+            absl::Status st = sys.CopyTo(buf(absl::StrCat("input", k), 1), in.data(), data_bytes);
             if (!st.ok()) return st;
             if (k == 0) {
-              st = sys.CopyTo(buf("send_counts", 4),
-                              c.calls[0].send_counts[r].data(), count_bytes);
+              st = sys.CopyTo(buf("send_counts", 4), c.calls[0].send_counts[r].data(), count_bytes);
               if (!st.ok()) return st;
             }
             a.tensors.push_back(buf(absl::StrCat("input", k), sizeof(T)));
@@ -247,26 +237,18 @@ Outcome RunAllToAllV(const Config& c) {
           a.scalars = {dom->ranks[r].device_ctx.addr()};
           args.push_back(std::move(a));
         }
-        return sys.DispatchGroup(spec.devices,
-                                 AllToAllVCallable(Kernel<T>(), c), args);
+        return sys.DispatchGroup(spec.devices, AllToAllVCallable(Kernel<T>(), c), args);
       },
       [&](SimSystem& sys, RunReport& r) {
-        auto& outs = *r.mutable_outputs();
         for (int rk = 0; rk < c.p; ++rk) {
           for (const auto& [name, buffer] : dom->ranks[rk].buffers) {
-            std::string bytes(buffer.bytes, '\0');
-            if (sys.CopyFrom(bytes.data(), buffer, buffer.bytes).ok()) {
-              outs[absl::StrCat(name, "@", rk)] = bytes;
-            }
+            testing::CaptureOutput(sys, buffer, absl::StrCat(name, "@", rk), r);
           }
         }
       });
   auto get = [&](const std::string& key, auto* vec) {
-    auto it = out.report.outputs().find(key);
-    if (it == out.report.outputs().end()) return;
     using E = typename std::decay_t<decltype(*vec)>::value_type;
-    vec->resize(it->second.size() / sizeof(E));
-    std::memcpy(vec->data(), it->second.data(), it->second.size());
+    *vec = testing::OutputAs<E>(out.report, key);
   };
   out.target_bytes.resize(c.p);
   out.signal.resize(c.p);
@@ -313,9 +295,7 @@ Outcome RunAndCheck(const Config& c) {
   for (size_t k = 0; k < c.calls.size(); ++k) {
     ref::PerRank<T> input;
     for (int rk = 0; rk < c.p; ++rk) input.push_back(InputOf<T>(c, k, rk));
-    EXPECT_TRUE(ref::AllToAllV(shape, input, c.calls[k].send_counts, &target,
-                               &recv)
-                    .ok());
+    EXPECT_TRUE(ref::AllToAllV(shape, input, c.calls[k].send_counts, &target, &recv).ok());
     EXPECT_EQ(out.recv_counts[k], recv) << "call " << k;
     if (!c.consume) continue;
     const absl::Status st =
@@ -323,9 +303,8 @@ Outcome RunAndCheck(const Config& c) {
                               out.recv_counts[k], /*all_rows=*/true);
     EXPECT_TRUE(st.ok()) << "call " << k << " as consumed: " << st;
   }
-  const absl::Status st =
-      ref::CompareAllToAllV(shape, target, recv, AsPerRank<T>(out.target_bytes),
-                            out.recv_counts.back(), /*all_rows=*/true);
+  const absl::Status st = ref::CompareAllToAllV(shape, target, recv, AsPerRank<T>(out.target_bytes),
+                                                out.recv_counts.back(), /*all_rows=*/true);
   EXPECT_TRUE(st.ok()) << "final target: " << st;
   // Self-clearing: every lane [0, B) (indeed every cell) of every row reads 0.
   for (int rk = 0; rk < c.p; ++rk) {
@@ -347,9 +326,7 @@ Outcome RunAndCheck(const Config& c) {
   return out;
 }
 
-Call SkewCall(Skew s, int p, int32_t max_recv) {
-  return Call{ref::SkewCounts(s, p, max_recv)};
-}
+Call SkewCall(Skew s, int p, int32_t max_recv) { return Call{ref::SkewCounts(s, p, max_recv)}; }
 
 // The kernel time of one call: first block start to last block end over
 // every chip.
@@ -391,20 +368,18 @@ TEST_P(SkewMatrixTest, MatchesTheGolden) {
 std::vector<SkewParam> SkewParams() {
   std::vector<SkewParam> v;
   for (int p : {2, 4, 8}) {
-    for (Skew s : {Skew::kZeroAndFull, Skew::kOneAndFull, Skew::kOverCapacity,
-                   Skew::kNegative}) {
+    for (Skew s : {Skew::kZeroAndFull, Skew::kOneAndFull, Skew::kOverCapacity, Skew::kNegative}) {
       for (bool int8 : {false, true}) v.push_back({p, s, int8});
     }
   }
   return v;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllToAllV, SkewMatrixTest, ::testing::ValuesIn(SkewParams()),
-    [](const ::testing::TestParamInfo<SkewParam>& i) {
-      return absl::StrCat("P", i.param.p, "_", SkewName(i.param.skew), "_",
-                          i.param.int8 ? "int8" : "fp32");
-    });
+INSTANTIATE_TEST_SUITE_P(AllToAllV, SkewMatrixTest, ::testing::ValuesIn(SkewParams()),
+                         [](const ::testing::TestParamInfo<SkewParam>& i) {
+                           return absl::StrCat("P", i.param.p, "_", SkewName(i.param.skew), "_",
+                                               i.param.int8 ? "int8" : "fp32");
+                         });
 
 // ------------------------------------------------------------ multi-block
 
@@ -437,10 +412,9 @@ TEST_P(MultiBlockTest, TwoCallsReuseTheSignal) {
 
 std::vector<BlockParam> BlockParams() {
   // The §4.8 rows with P <= 8 (a2a3 has 8 chips) and B <= 48.
-  const std::vector<BlockParam> rows = {
-      {8, 1, 1},  {8, 7, 7},  {8, 8, 8}, {8, 10, 8}, {8, 15, 8},
-      {8, 16, 16}, {4, 2, 2}, {4, 10, 8}, {8, 2, 2}, {8, 4, 4},
-      {2, 5, 4},  {2, 6, 6},  {4, 16, 16}};
+  const std::vector<BlockParam> rows = {{8, 1, 1},   {8, 7, 7}, {8, 8, 8},  {8, 10, 8}, {8, 15, 8},
+                                        {8, 16, 16}, {4, 2, 2}, {4, 10, 8}, {8, 2, 2},  {8, 4, 4},
+                                        {2, 5, 4},   {2, 6, 6}, {4, 16, 16}};
   std::vector<BlockParam> v;
   for (const BlockParam& r : rows) {
     v.push_back(r);
@@ -449,12 +423,11 @@ std::vector<BlockParam> BlockParams() {
   return v;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllToAllV, MultiBlockTest, ::testing::ValuesIn(BlockParams()),
-    [](const ::testing::TestParamInfo<BlockParam>& i) {
-      return absl::StrCat("P", i.param.p, "_L", i.param.l, "_B", i.param.b,
-                          "_", i.param.int8 ? "int8" : "fp32");
-    });
+INSTANTIATE_TEST_SUITE_P(AllToAllV, MultiBlockTest, ::testing::ValuesIn(BlockParams()),
+                         [](const ::testing::TestParamInfo<BlockParam>& i) {
+                           return absl::StrCat("P", i.param.p, "_L", i.param.l, "_B", i.param.b,
+                                               "_", i.param.int8 ? "int8" : "fp32");
+                         });
 
 // ------------------------------------------------------- launch admission
 
@@ -465,10 +438,8 @@ TEST(AllToAllVAdmissionTest, OverCapacityFailsAtSubmitWithCode7) {
   c.stride = 51;
   c.calls = {SkewCall(Skew::kOverCapacity, 2, 4)};
   const Outcome out = RunAllToAllV<float>(c);
-  EXPECT_EQ(out.report.error_code(), rt::kErrorRequireSyncStartInvalid)
-      << out.report.error_text();
-  EXPECT_THAT(out.report.error_text(),
-              HasSubstr("require_sync_start block_num=50 > limit=48"));
+  EXPECT_EQ(out.report.error_code(), rt::kErrorRequireSyncStartInvalid) << out.report.error_text();
+  EXPECT_THAT(out.report.error_text(), HasSubstr("require_sync_start block_num=50 > limit=48"));
   // Refused before any block started: no task ran, nothing was moved.
   for (const CoreStat& core : out.report.cores()) EXPECT_EQ(core.blocks(), 0);
   for (const auto& t : out.target_bytes) {
@@ -519,8 +490,7 @@ TEST(AllToAllVKernelTest, BlocksPastTheSignalStrideRetire) {
     c.core_num = 8;
     c.stride = stride;
     c.check_stride = false;
-    c.calls = {SkewCall(Skew::kOneAndFull, 4, 4),
-               SkewCall(Skew::kNegative, 4, 4)};
+    c.calls = {SkewCall(Skew::kOneAndFull, 4, 4), SkewCall(Skew::kNegative, 4, 4)};
     RunAndCheck<float>(c);
   }
 }
@@ -588,8 +558,7 @@ TEST(AllToAllVKernelTest, LaneBoundariesAre32ByteAligned) {
       }
     }
     std::sort(lane_bytes.begin(), lane_bytes.end());
-    EXPECT_THAT(lane_bytes, ::testing::ElementsAre(64, 64, 96, 96, 96, 96))
-        << "chip " << chip;
+    EXPECT_THAT(lane_bytes, ::testing::ElementsAre(64, 64, 96, 96, 96, 96)) << "chip " << chip;
   }
 }
 

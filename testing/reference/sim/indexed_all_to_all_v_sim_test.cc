@@ -255,24 +255,17 @@ Outcome RunIndexed(const Config& c) {
         return sys.DispatchGroup(spec.devices, Callable(Kernel<T>(), c), args);
       },
       [&](SimSystem& sys, RunReport& r) {
-        auto& outs = *r.mutable_outputs();
         for (int rk = 0; rk < c.p; ++rk) {
           auto all = dom->ranks[rk].buffers;
           for (const auto& [name, t] : local[rk]) all[name] = t;
           for (const auto& [name, buffer] : all) {
-            std::string bytes(buffer.bytes, '\0');
-            if (sys.CopyFrom(bytes.data(), buffer, buffer.bytes).ok()) {
-              outs[absl::StrCat(name, "@", rk)] = bytes;
-            }
+            testing::CaptureOutput(sys, buffer, absl::StrCat(name, "@", rk), r);
           }
         }
       });
   auto get = [&](const std::string& key, auto* vec) {
-    auto it = out.report.outputs().find(key);
-    if (it == out.report.outputs().end()) return;
     using E = typename std::decay_t<decltype(*vec)>::value_type;
-    vec->resize(it->second.size() / sizeof(E));
-    std::memcpy(vec->data(), it->second.data(), it->second.size());
+    *vec = testing::OutputAs<E>(out.report, key);
   };
   out.target_bytes.resize(c.p);
   out.signal.resize(c.p);
