@@ -2,7 +2,7 @@
 // 48 AIVs of every 910B chip. Each iteration simulates one run in a forked
 // process; the time reported is the child's wall time for build + simulate.
 //
-//   bazel run -c opt //sim/system:all_to_all_benchmark -- \
+//   bazel run -c opt //testing/benchmarks:all_to_all_benchmark -- \
 //       --benchmark_format=json
 #include <systemc>
 
