@@ -18,24 +18,13 @@
 #include "runtime/api/task_args.h"
 #include "testing/reference/collectives.h"
 
-namespace pto::sim {
+namespace pto::examples::a2av {
 namespace {
 
 namespace ref = ::pto::reference;
 
-// The constants of examples/all_to_all_v_chip.pto and the run.
-using examples::a2av::InputOf;
-using examples::a2av::kMaxRecv;
-using examples::a2av::kNr;
-using examples::a2av::kOutputInit;
-using examples::a2av::kParamElems;
-using examples::a2av::kRankElems;
-using examples::a2av::kRoundTripPs;
-using examples::a2av::kSize;
-using examples::a2av::kTotal;
-using examples::a2av::Outcome;
-
-Outcome RunProgram() { return examples::a2av::Run(&generated::RunHost); }
+// The constants of examples/all_to_all_v_chip.pto are a2av's (sim_run.h).
+Outcome RunProgram() { return Run(&generated::RunHost); }
 
 TEST(AllToAllVChipSimTest, EveryRankMatchesTheGolden) {
   const Outcome run = RunProgram();
@@ -98,4 +87,4 @@ TEST(AllToAllVChipSimTest, OneDispatchPerCardForTheWholePipeline) {
 }
 
 }  // namespace
-}  // namespace pto::sim
+}  // namespace pto::examples::a2av

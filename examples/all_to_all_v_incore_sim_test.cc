@@ -23,24 +23,13 @@
 #include "runtime/api/task_args.h"
 #include "testing/reference/collectives.h"
 
-namespace pto::sim {
+namespace pto::examples::a2av {
 namespace {
 
 namespace ref = ::pto::reference;
 
-// The constants of examples/all_to_all_v_incore.pto and the run.
-using examples::a2av::InputOf;
-using examples::a2av::kMaxRecv;
-using examples::a2av::kNr;
-using examples::a2av::kOutputInit;
-using examples::a2av::kParamElems;
-using examples::a2av::kRankElems;
-using examples::a2av::kRoundTripPs;
-using examples::a2av::kSize;
-using examples::a2av::kTotal;
-using examples::a2av::Outcome;
-
-Outcome RunProgram() { return examples::a2av::Run(&generated::RunHost); }
+// The constants of examples/all_to_all_v_incore.pto are a2av's (sim_run.h).
+Outcome RunProgram() { return Run(&generated::RunHost); }
 
 // The program's send count for peer d: d + 1 rows.
 int32_t SendCount(int dest) { return dest + 1; }
@@ -92,8 +81,8 @@ TEST(AllToAllVInCoreSimTest, EveryRankMatchesTheGolden) {
 TEST(AllToAllVInCoreSimTest, OneBoundedTransferPerPeerAndFencedNotifies) {
   const Outcome run = RunProgram();
   ASSERT_EQ(run.report.error_code(), 0) << run.report.error_text();
-  std::map<std::string, const ResourceStat*> links;
-  for (const ResourceStat& l : run.report.links()) links[l.name()] = &l;
+  std::map<std::string, const sim::ResourceStat*> links;
+  for (const sim::ResourceStat& l : run.report.links()) links[l.name()] = &l;
   for (int src = 0; src < kNr; ++src) {
     for (int dst = 0; dst < kNr; ++dst) {
       if (src == dst) continue;
@@ -104,7 +93,7 @@ TEST(AllToAllVInCoreSimTest, OneBoundedTransferPerPeerAndFencedNotifies) {
           << name;
     }
   }
-  for (const CoreStat& c : run.report.cores()) {
+  for (const sim::CoreStat& c : run.report.cores()) {
     EXPECT_EQ(c.unfenced_notifies(), 0) << "chip " << c.chip() << " core " << c.core();
   }
 }
@@ -128,4 +117,4 @@ TEST(AllToAllVInCoreSimTest, OneTaskPerCard) {
 }
 
 }  // namespace
-}  // namespace pto::sim
+}  // namespace pto::examples::a2av
