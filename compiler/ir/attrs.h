@@ -52,6 +52,8 @@ inline constexpr char kAttrDevice[] = "device";
 inline constexpr char kAttrCoreNum[] = "core_num";
 inline constexpr char kAttrSyncStart[] = "sync_start";
 inline constexpr char kAttrArgDirections[] = "arg_directions";
+// pl.pipeline(n, stage=N): the pipeline depth of a ForKind::kPipeline loop.
+inline constexpr char kAttrPipelineStages[] = "pipeline_stages";
 
 }  // namespace pto::ir
 

@@ -388,7 +388,9 @@ StmtPtr IRMutator::MutateStmt(const StmtPtr& stmt) {
       return MutateCommDomainScopeStmt(std::static_pointer_cast<const CommDomainScopeStmt>(stmt));
     case NodeKind::kRuntimeScopeStmt:
       return MutateRuntimeScopeStmt(std::static_pointer_cast<const RuntimeScopeStmt>(stmt));
-    default:
+    case NodeKind::kExecScopeStmt:
+      return MutateExecScopeStmt(std::static_pointer_cast<const ExecScopeStmt>(stmt));
+    default:  // BreakStmt, ContinueStmt: nothing inside
       return stmt;
   }
 }
@@ -510,6 +512,20 @@ StmtPtr IRMutator::MutateRuntimeScopeStmt(const std::shared_ptr<const RuntimeSco
   return std::make_shared<RuntimeScopeStmt>(stmt->name_hint(), stmt->manual(), std::move(body),
                                             attrs.has_value() ? std::move(*attrs) : stmt->attrs(),
                                             stmt->span());
+}
+
+StmtPtr IRMutator::MutateExecScopeStmt(const std::shared_ptr<const ExecScopeStmt>& stmt) {
+  bool changed = false;
+  ExprPtr core_num = stmt->core_num() != nullptr ? MutateExpr(stmt->core_num()) : nullptr;
+  if (core_num != stmt->core_num()) changed = true;
+  std::optional<AttrList> attrs = MutateAttrs(stmt->attrs());
+  if (attrs.has_value()) changed = true;
+  StmtPtr body = MutateBody(stmt->body(), &changed);
+  if (!changed) return stmt;
+  return std::make_shared<ExecScopeStmt>(
+      stmt->GetScopeKind(), stmt->name_hint(), stmt->level(), stmt->role(), std::move(core_num),
+      stmt->sync_start(), std::move(body), attrs.has_value() ? std::move(*attrs) : stmt->attrs(),
+      stmt->span());
 }
 
 // ---- Substitute ----

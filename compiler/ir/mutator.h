@@ -78,6 +78,7 @@ class IRMutator {
   virtual StmtPtr MutateYieldStmt(const std::shared_ptr<const YieldStmt>& stmt);
   virtual StmtPtr MutateCommDomainScopeStmt(const std::shared_ptr<const CommDomainScopeStmt>& stmt);
   virtual StmtPtr MutateRuntimeScopeStmt(const std::shared_ptr<const RuntimeScopeStmt>& stmt);
+  virtual StmtPtr MutateExecScopeStmt(const std::shared_ptr<const ExecScopeStmt>& stmt);
 
   // The var that stands for `var` from now on: the recorded replacement, or a
   // rebuilt var (new type / init value / fields) which is then recorded. The

@@ -50,6 +50,9 @@ enum class NodeKind : uint8_t {
   kYieldStmt,
   kCommDomainScopeStmt,
   kRuntimeScopeStmt,
+  kExecScopeStmt,
+  kBreakStmt,
+  kContinueStmt,
   // Top level.
   kFunction,
   kProgram,

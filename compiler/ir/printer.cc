@@ -259,6 +259,7 @@ class NameAssigner {
       }
       case NodeKind::kCommDomainScopeStmt:
       case NodeKind::kRuntimeScopeStmt:
+      case NodeKind::kExecScopeStmt:
         DefsIn(static_cast<const ScopeStmt&>(*s).body(), def);
         return;
       default:
@@ -484,9 +485,13 @@ class NameAssigner {
         return;
       }
       case NodeKind::kCommDomainScopeStmt:
-      case NodeKind::kRuntimeScopeStmt: {
+      case NodeKind::kRuntimeScopeStmt:
+      case NodeKind::kExecScopeStmt: {
         auto sc = std::static_pointer_cast<const ScopeStmt>(s);
         for (const auto& [k, v] : sc->attrs()) UseAttr(v, at);
+        if (auto es = As<ExecScopeStmt>(s); es != nullptr && es->core_num() != nullptr) {
+          UseExpr(es->core_num(), at);
+        }
         if (auto cd = As<CommDomainScopeStmt>(s)) {
           for (const WindowBufferPtr& wb : cd->slots()) {
             if (wb != nullptr) UseExpr(wb, at);
@@ -732,9 +737,26 @@ class Printer {
           out_ += ", init_values=";
           IterArgInits(f.iter_args());
         }
-        if (!f.attrs().empty()) {
-          out_ += ", attrs=";
-          AttrDict(f.attrs());
+        // The pipeline depth is written as PyPTO spells it, stage=N.
+        const AttrValue* stages = f.for_kind() == ForKind::kPipeline
+                                      ? FindAttr(f.attrs(), kAttrPipelineStages)
+                                      : nullptr;
+        if (stages != nullptr && !std::holds_alternative<int64_t>(*stages)) stages = nullptr;
+        if (stages == nullptr) {
+          if (!f.attrs().empty()) {
+            out_ += ", attrs=";
+            AttrDict(f.attrs());
+          }
+        } else {
+          StrAppend(&out_, ", stage=", std::get<int64_t>(*stages));
+          AttrList rest;
+          for (const auto& kv : f.attrs()) {
+            if (kv.first != kAttrPipelineStages) rest.push_back(kv);
+          }
+          if (!rest.empty()) {
+            out_ += ", attrs=";
+            AttrDict(rest);
+          }
         }
         out_ += "):\n";
         yield_targets_.push_back(&f.return_vars());
@@ -809,6 +831,14 @@ class Printer {
         Indented(r.body());
         return;
       }
+      case NodeKind::kExecScopeStmt:
+        return ExecScope(static_cast<const ExecScopeStmt&>(*s));
+      case NodeKind::kBreakStmt:
+        Line("break");
+        return;
+      case NodeKind::kContinueStmt:
+        Line("continue");
+        return;
       default:
         Line("pass  # <unprintable statement>");
     }
@@ -1149,6 +1179,45 @@ class Printer {
           }
         },
         v);
+  }
+
+  // `with pl.at(...)`, `with pl.cluster(...)` or `with pl.spmd(...)`, as PyPTO
+  // writes them; the parser reads them back (compiler/parser/loops.cc).
+  void ExecScope(const ExecScopeStmt& x) {
+    Indent();
+    const char* sep = "";
+    switch (x.GetScopeKind()) {
+      case ScopeKind::kCluster:
+        out_ += "with pl.cluster(";
+        break;
+      case ScopeKind::kSpmd:
+        out_ += "with pl.spmd(";
+        Expr(x.core_num());
+        sep = ", ";
+        if (x.sync_start()) {
+          out_ += ", sync_start=True";
+        }
+        break;
+      default:
+        out_ += "with pl.at(level=pl.Level.";
+        out_ += LevelName(x.level().value_or(Level::kCoreGroup));
+        if (x.role()) StrAppend(&out_, ", role=pl.Role.", RoleName(*x.role()));
+        sep = ", ";
+        break;
+    }
+    if (!x.name_hint().empty()) {
+      out_ += sep;
+      out_ += "name_hint=";
+      Quote(x.name_hint());
+      sep = ", ";
+    }
+    if (!x.attrs().empty()) {
+      out_ += sep;
+      out_ += "attrs=";
+      AttrDict(x.attrs());
+    }
+    out_ += "):\n";
+    Indented(x.body());
   }
 
   void AttrDict(const AttrList& attrs) {

@@ -14,7 +14,7 @@ namespace pto::ir {
 class Stmt : public Node {
  public:
   static bool Matches(NodeKind k) {
-    return k >= NodeKind::kAssignStmt && k <= NodeKind::kRuntimeScopeStmt;
+    return k >= NodeKind::kAssignStmt && k <= NodeKind::kContinueStmt;
   }
 
  protected:
@@ -182,7 +182,8 @@ class YieldStmt : public Stmt {
 class ScopeStmt : public Stmt {
  public:
   static bool Matches(NodeKind k) {
-    return k == NodeKind::kCommDomainScopeStmt || k == NodeKind::kRuntimeScopeStmt;
+    return k == NodeKind::kCommDomainScopeStmt || k == NodeKind::kRuntimeScopeStmt ||
+           k == NodeKind::kExecScopeStmt;
   }
   const std::string& name_hint() const { return name_hint_; }
   const StmtPtr& body() const { return body_; }
@@ -238,6 +239,52 @@ class RuntimeScopeStmt : public ScopeStmt {
 
  private:
   bool manual_;
+};
+
+// Where a region runs, as PyPTO's DSL places it: `with pl.at(level=, role=)`
+// (kInCore for the CORE_GROUP level, kHierarchy otherwise), `with
+// pl.cluster()` (kCluster) and `with pl.spmd(core_num)` (kSpmd). PyPTO has one
+// IR class per kind; here one node holds the fields of all four. The parser
+// builds them; lowering them is the pipeline's job, and a pass that does not
+// handle one reports it at its span.
+class ExecScopeStmt : public ScopeStmt {
+ public:
+  static bool Matches(NodeKind k) { return k == NodeKind::kExecScopeStmt; }
+  ExecScopeStmt(ScopeKind scope_kind, std::string name_hint, std::optional<Level> level,
+                std::optional<Role> role, ExprPtr core_num, bool sync_start, StmtPtr body,
+                AttrList attrs = {}, Span span = Span())
+      : ScopeStmt(NodeKind::kExecScopeStmt, std::move(name_hint), std::move(body),
+                  std::move(attrs), std::move(span)),
+        scope_kind_(scope_kind),
+        level_(level),
+        role_(role),
+        core_num_(std::move(core_num)),
+        sync_start_(sync_start) {}
+  ScopeKind GetScopeKind() const override { return scope_kind_; }
+  const std::optional<Level>& level() const { return level_; }  // kInCore, kHierarchy
+  const std::optional<Role>& role() const { return role_; }     // kHierarchy
+  const ExprPtr& core_num() const { return core_num_; }         // kSpmd, else nullptr
+  bool sync_start() const { return sync_start_; }               // kSpmd
+
+ private:
+  ScopeKind scope_kind_;
+  std::optional<Level> level_;
+  std::optional<Role> role_;
+  ExprPtr core_num_;
+  bool sync_start_;
+};
+
+// `break` / `continue` of the innermost enclosing loop.
+class BreakStmt : public Stmt {
+ public:
+  static bool Matches(NodeKind k) { return k == NodeKind::kBreakStmt; }
+  explicit BreakStmt(Span span = Span()) : Stmt(NodeKind::kBreakStmt, std::move(span)) {}
+};
+
+class ContinueStmt : public Stmt {
+ public:
+  static bool Matches(NodeKind k) { return k == NodeKind::kContinueStmt; }
+  explicit ContinueStmt(Span span = Span()) : Stmt(NodeKind::kContinueStmt, std::move(span)) {}
 };
 
 }  // namespace pto::ir

@@ -50,6 +50,9 @@ std::string_view KindName(NodeKind k) {
     case NodeKind::kYieldStmt: return "YieldStmt";
     case NodeKind::kCommDomainScopeStmt: return "CommDomainScopeStmt";
     case NodeKind::kRuntimeScopeStmt: return "RuntimeScopeStmt";
+    case NodeKind::kExecScopeStmt: return "ExecScopeStmt";
+    case NodeKind::kBreakStmt: return "BreakStmt";
+    case NodeKind::kContinueStmt: return "ContinueStmt";
     case NodeKind::kFunction: return "Function";
     case NodeKind::kProgram: return "Program";
   }
@@ -248,6 +251,28 @@ class Comparer {
                       StrCat("scope name '", x.name_hint(), "' vs '", y.name_hint(), "'"));
         }
         if (x.manual() != y.manual()) return Fail(a.get(), b.get(), "manual flag differs");
+        if (!Attrs("attrs", x.attrs(), y.attrs(), a.get(), b.get())) return false;
+        Path p(this, "body");
+        return Stmt(x.body(), y.body());
+      }
+      case NodeKind::kExecScopeStmt: {
+        const auto& x = static_cast<const ExecScopeStmt&>(*a);
+        const auto& y = static_cast<const ExecScopeStmt&>(*b);
+        if (x.GetScopeKind() != y.GetScopeKind()) return Fail(a.get(), b.get(), "scope kinds differ");
+        if (x.name_hint() != y.name_hint()) {
+          return Fail(a.get(), b.get(),
+                      StrCat("scope name '", x.name_hint(), "' vs '", y.name_hint(), "'"));
+        }
+        if (x.level() != y.level()) return Fail(a.get(), b.get(), "levels differ");
+        if (x.role() != y.role()) return Fail(a.get(), b.get(), "roles differ");
+        if (x.sync_start() != y.sync_start()) return Fail(a.get(), b.get(), "sync_start differs");
+        {
+          Path p(this, "core_num");
+          if ((x.core_num() == nullptr) != (y.core_num() == nullptr)) {
+            return Fail(a.get(), b.get(), "core_num present in one scope only");
+          }
+          if (x.core_num() != nullptr && !Expr(x.core_num(), y.core_num())) return false;
+        }
         if (!Attrs("attrs", x.attrs(), y.attrs(), a.get(), b.get())) return false;
         Path p(this, "body");
         return Stmt(x.body(), y.body());

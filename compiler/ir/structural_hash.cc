@@ -139,6 +139,17 @@ class Hasher {
         Attrs(x.attrs());
         return Stmt(x.body());
       }
+      case NodeKind::kExecScopeStmt: {
+        const auto& x = static_cast<const ExecScopeStmt&>(*s);
+        Add(static_cast<uint64_t>(x.GetScopeKind()));
+        Add(HashString(x.name_hint()));
+        Add(x.level() ? static_cast<uint64_t>(*x.level()) + 1 : 0);
+        Add(x.role() ? static_cast<uint64_t>(*x.role()) + 1 : 0);
+        Add(x.sync_start());
+        if (x.core_num() != nullptr) Expr(x.core_num());
+        Attrs(x.attrs());
+        return Stmt(x.body());
+      }
       default:
         return;
     }

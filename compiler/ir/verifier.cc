@@ -330,7 +330,22 @@ class Verifier : public IRVisitor {
     IRVisitor::VisitCommDomainScopeStmt(stmt);
   }
 
+  void VisitBreakStmt(const std::shared_ptr<const BreakStmt>& stmt) override {
+    CheckInLoop(*stmt, "break");
+  }
+  void VisitContinueStmt(const std::shared_ptr<const ContinueStmt>& stmt) override {
+    CheckInLoop(*stmt, "continue");
+  }
+
  private:
+  void CheckInLoop(const Stmt& stmt, std::string_view what) {
+    if (!ok()) return;
+    for (auto it = blocks_.rbegin(); it != blocks_.rend(); ++it) {
+      if (it->kind == BlockKind::kLoopBody) return;
+    }
+    Error(stmt.span(), StrCat("'", what, "' outside of a loop"));
+  }
+
   enum class BlockKind { kFunction, kLoopBody, kIfBranch };
   enum class DefKind { kParam, kLocal, kLoopBodyLocal, kIfBranchLocal, kLoopVar, kIterArg };
 

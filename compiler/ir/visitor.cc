@@ -41,6 +41,12 @@ void IRVisitor::VisitStmt(const StmtPtr& stmt) {
       return VisitCommDomainScopeStmt(std::static_pointer_cast<const CommDomainScopeStmt>(stmt));
     case NodeKind::kRuntimeScopeStmt:
       return VisitRuntimeScopeStmt(std::static_pointer_cast<const RuntimeScopeStmt>(stmt));
+    case NodeKind::kExecScopeStmt:
+      return VisitExecScopeStmt(std::static_pointer_cast<const ExecScopeStmt>(stmt));
+    case NodeKind::kBreakStmt:
+      return VisitBreakStmt(std::static_pointer_cast<const BreakStmt>(stmt));
+    case NodeKind::kContinueStmt:
+      return VisitContinueStmt(std::static_pointer_cast<const ContinueStmt>(stmt));
     default:
       return;  // Not a statement kind; Stmt::Matches rules it out.
   }
@@ -302,6 +308,12 @@ void IRVisitor::VisitCommDomainScopeStmt(const std::shared_ptr<const CommDomainS
 }
 
 void IRVisitor::VisitRuntimeScopeStmt(const std::shared_ptr<const RuntimeScopeStmt>& stmt) {
+  VisitAttrs(stmt->attrs());
+  VisitStmt(stmt->body());
+}
+
+void IRVisitor::VisitExecScopeStmt(const std::shared_ptr<const ExecScopeStmt>& stmt) {
+  VisitExpr(stmt->core_num());
   VisitAttrs(stmt->attrs());
   VisitStmt(stmt->body());
 }

@@ -85,6 +85,9 @@ class IRVisitor {
   virtual void VisitYieldStmt(const std::shared_ptr<const YieldStmt>& stmt);
   virtual void VisitCommDomainScopeStmt(const std::shared_ptr<const CommDomainScopeStmt>& stmt);
   virtual void VisitRuntimeScopeStmt(const std::shared_ptr<const RuntimeScopeStmt>& stmt);
+  virtual void VisitExecScopeStmt(const std::shared_ptr<const ExecScopeStmt>& stmt);
+  virtual void VisitBreakStmt(const std::shared_ptr<const BreakStmt>& stmt) {}
+  virtual void VisitContinueStmt(const std::shared_ptr<const ContinueStmt>& stmt) {}
 
   // Helpers for overrides.
   void VisitExprs(const std::vector<ExprPtr>& exprs);

@@ -7,6 +7,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ir/structural_equal.h"
 #include "compiler/ir/verifier.h"
+#include "compiler/parser/parser_test_util.h"
 #include "compiler/support/diagnostics.h"
 #include "gtest/gtest.h"
 
@@ -15,63 +16,13 @@ namespace {
 
 using ir::As;
 
-constexpr char kHeader[] =
-    "import pypto.language as pl\n"
-    "import pypto.language.distributed as pld\n"
-    "\n";
-
-ir::ProgramPtr Parse(const std::string& text) {
-  auto file = std::make_shared<SourceFile>("test.pto", text);
-  auto p = ParseProgram(file);
-  EXPECT_TRUE(p.ok()) << FormatDiagnostic(p.status(), file.get());
-  return p.ok() ? *p : nullptr;
-}
-
-// "line:col: message" of a parse error.
-std::string ParseError(const std::string& text) {
-  auto p = ParseProgramText("test.pto", text);
-  if (p.ok()) return "<no error>";
-  EXPECT_TRUE(IsUserError(p.status())) << p.status();
-  auto loc = GetDiagnosticLocation(p.status());
-  EXPECT_TRUE(loc.has_value()) << p.status();
-  if (!loc) return std::string(p.status().message());
-  return std::to_string(loc->line) + ":" + std::to_string(loc->col) + ": " +
-         std::string(p.status().message());
-}
-
-// One function `f` with the given body lines (8-space indented) and signature.
-std::string InFunction(const std::string& body,
-                       const std::string& sig = "self, n: pl.Scalar[pl.INDEX]",
-                       const std::string& ret = "") {
-  return std::string(kHeader) + "@pl.program\nclass P:\n    @pl.function\n    def f(" + sig + ")" +
-         ret + ":\n" + body;
-}
-
-// print -> parse -> print is a fixed point, parse -> print -> parse is
-// structurally equal, and the program verifies.
-void ExpectRoundTrip(const ir::ProgramPtr& p) {
-  ASSERT_NE(p, nullptr);
-  absl::Status verified = ir::VerifyProgram(p);
-  EXPECT_TRUE(verified.ok()) << verified;
-  std::string printed = ir::PrintProgram(p);
-  auto file = std::make_shared<SourceFile>("printed.pto", printed);
-  auto again = ParseProgram(file);
-  ASSERT_TRUE(again.ok()) << FormatDiagnostic(again.status(), file.get()) << printed;
-  EXPECT_TRUE(ir::StructuralEqual(p, *again))
-      << ir::StructuralDiff(p, *again).value_or("") << "\n"
-      << printed;
-  EXPECT_EQ(ir::PrintProgram(*again), printed);
-}
-
-std::vector<ir::StmtPtr> BodyOf(const ir::FunctionPtr& f) {
-  auto seq = As<ir::SeqStmts>(f->body());
-  return seq ? seq->stmts() : std::vector<ir::StmtPtr>{f->body()};
-}
-
-std::vector<ir::StmtPtr> StmtsOf(const ir::StmtPtr& s) {
-  auto seq = As<ir::SeqStmts>(s);
-  return seq ? seq->stmts() : std::vector<ir::StmtPtr>{s};
-}
+using test_util::BodyOf;
+using test_util::ExpectRoundTrip;
+using test_util::InFunction;
+using test_util::kHeader;
+using test_util::Parse;
+using test_util::ParseError;
+using test_util::StmtsOf;
 
 ir::DataType DTypeOf(const ir::ExprPtr& e) {
   return As<ir::ScalarType>(e->type())->dtype();
@@ -645,7 +596,7 @@ TEST(ParserErrorTest, TruncatedFile) {
             "7:17: expected an indented block after 'def' statement on line 7");
   EXPECT_EQ(ParseError(std::string(kHeader) + "@pl.program\nclass P:\n    @pl.function\n    def f("),
             "7:10: '(' was never closed");
-  EXPECT_EQ(ParseError(std::string(kHeader)), "1:1: no @pl.program class in this file");
+  EXPECT_EQ(ParseError(std::string(kHeader)), "1:1: no @pl.program class and no @pl.jit function in this file");
 }
 
 TEST(ParserErrorTest, UnsupportedConstructs) {
@@ -666,12 +617,11 @@ TEST(ParserErrorTest, UnsupportedConstructs) {
   EXPECT_EQ(ParseError(InFunction("        x = 1 < n < 3\n")),
             "8:19: unsupported Python construct: chained comparison (a < b < c)");
   EXPECT_EQ(ParseError(InFunction("        with open(n):\n            pass\n")),
-            "8:14: unsupported with-statement context: only pld.comm_domain(...) and "
-            "pl.runtime_scope(...) are supported");
+            "8:14: unsupported with-statement context: the contexts are pl.at(...), "
+            "pl.spmd(...), pl.cluster(...), pl.scope(...), pl.manual_scope(), "
+            "pl.runtime_scope(...) and pld.comm_domain(...)");
   EXPECT_EQ(ParseError(InFunction("        with pl.runtime_scope() as s:\n            pass\n")),
             "8:33: unsupported Python construct: with ... as");
-  EXPECT_EQ(ParseError(InFunction("        for i in pl.range(n):\n            break\n")),
-            "9:13: unsupported Python construct: break statement");
   EXPECT_EQ(ParseError(std::string(kHeader) + "@pl.program\nclass P(Base):\n    pass\n"),
             "5:9: unsupported Python construct: class inheritance");
   EXPECT_EQ(ParseError(std::string(kHeader) + "@pl.program\nclass P:\n    @staticmethod\n"

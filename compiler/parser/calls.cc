@@ -1,0 +1,407 @@
+// Calls: the scalar helpers (pl.const, pl.cast, pl.min, ...), calls between
+// the program's functions (self.f(...)), and operator calls, which
+// LowerOpCall resolves and type-checks through compiler/ops; plus the
+// conversion of keyword arguments to IR attributes.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "absl/container/flat_hash_set.h"
+#include "compiler/ir/mutator.h"
+#include "compiler/parser/parser_impl.h"
+
+namespace pto::parser::internal {
+
+absl::Status Parser::CheckNoKeywords(const Ast* call, std::string_view what) {
+  if (call->num_kws > 0) {
+    const KwName& k = KwAt(call, 0);
+    return UserError(KwSpan(k), pto::StrCat(what, " takes no keyword argument '", k.name, "'"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Parser::CheckPosCount(const Ast* call, uint32_t min, uint32_t max,
+                                   std::string_view what) {
+  uint32_t n = NumPos(call);
+  if (n < min || n > max) {
+    std::string expected = min == max ? pto::StrCat(min) : pto::StrCat(min, " to ", max);
+    return ErrorAt(call, pto::StrCat(what, " takes ", expected, " positional argument",
+                                     max == 1 ? "" : "s", ", got ", n));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ExprPtr> Parser::LowerCall(const Ast* a, std::string_view alloc_name) {
+  const Ast* f = Kid(a, 0);
+  Span span = SpanOf(a);
+  if (IsConstAst(a)) {  // pl.FP32.get_byte(), float("nan")
+    ASSIGN_OR_RETURN(ConstVal v, ConstEval(a));
+    return ConstToExpr(v, span);
+  }
+  if (f->kind == AstKind::kName) {
+    // The function form calls the other @pl.jit functions by name.
+    if (jit_form_ && IsFreeName(f->text) && funcs_by_name_.contains(f->text)) {
+      return LowerFunctionCall(a, f->text);
+    }
+    if (f->text == "range") {
+      return ErrorAt(f, "range(...) can only be the iterable of a for loop");
+    }
+    if (f->text == "float") {
+      return ErrorAt(a, "float(...) accepts only \"nan\", \"inf\" and \"-inf\"");
+    }
+    if (!IsFreeName(f->text)) return ErrorAt(f, pto::StrCat("'", f->text, "' is not callable"));
+    return UnknownName(f->text, SpanOf(f));
+  }
+  if (f->kind != AstKind::kAttribute || !DottedPath(f)) {
+    if (f->kind == AstKind::kAttribute && f->text == "get_byte") {
+      return ErrorAt(f, "get_byte() needs a data type such as pl.FP32");
+    }
+    const Ast* root = f;
+    while (root->kind == AstKind::kAttribute) root = Kid(root, 0);
+    if (root->kind == AstKind::kName && IsFreeName(root->text)) {
+      return UnknownName(root->text, SpanOf(root));
+    }
+    return ErrorAt(f, "unsupported call: only operators (pl.*, pld.*, builtin.*), "
+                      "self.<function>(...) and the pl.const/pl.cast/pl.min/pl.max/pl.abs "
+                      "helpers can be called");
+  }
+  // A copy: lowering the arguments reuses path_. Compared as a string_view,
+  // which checks lengths before bytes.
+  const std::string path_copy = path_;
+  std::string_view path = path_copy;
+  if (StartsWith(path, "self.")) {
+    std::string_view fname = path.substr(5);
+    if (fname.find('.') != std::string_view::npos) {
+      return ErrorAt(f, pto::StrCat("unknown function '", path, "'"));
+    }
+    return LowerFunctionCall(a, fname);
+  }
+  if (path == "pl.const") {
+    RETURN_IF_ERROR(CheckPosCount(a, 1, 2, "pl.const"));
+    const Ast* value = PosArg(a, 0);
+    const Ast* dtype = NumPos(a) == 2 ? PosArg(a, 1) : nullptr;
+    for (uint32_t i = 0; i < a->num_kws; ++i) {
+      if (KwAt(a, i).name == "dtype" && dtype == nullptr) {
+        dtype = KwValue(a, i);
+      } else {
+        return UserError(KwSpan(KwAt(a, i)),
+                         pto::StrCat("unexpected keyword argument '", KwAt(a, i).name,
+                                     "' for pl.const"));
+      }
+    }
+    if (dtype == nullptr) return ErrorAt(a, "pl.const(value, dtype) needs a data type");
+    if (!IsConstAst(value)) return ErrorAt(value, "pl.const needs a constant value");
+    ASSIGN_OR_RETURN(ConstVal v, ConstEval(value));
+    ASSIGN_OR_RETURN(DataType dt, LowerDType(dtype, "pl.const"));
+    return TypedConst(v, dt, span);
+  }
+  if (path == "pl.cast") {
+    RETURN_IF_ERROR(CheckPosCount(a, 1, 2, "pl.cast"));
+    const Ast* dtype = NumPos(a) == 2 ? PosArg(a, 1) : nullptr;
+    for (uint32_t i = 0; i < a->num_kws; ++i) {
+      if (KwAt(a, i).name == "dtype" && dtype == nullptr) {
+        dtype = KwValue(a, i);
+      } else {
+        return UserError(KwSpan(KwAt(a, i)),
+                         pto::StrCat("unexpected keyword argument '", KwAt(a, i).name,
+                                     "' for pl.cast"));
+      }
+    }
+    if (dtype == nullptr) return ErrorAt(a, "pl.cast(value, dtype) needs a data type");
+    ASSIGN_OR_RETURN(ExprPtr v, LowerExpr(PosArg(a, 0)));
+    if (!ir::Is<ir::ScalarType>(v->type())) {
+      return ErrorAt(PosArg(a, 0), pto::StrCat("pl.cast converts scalars, got ",
+                                               TypeText(v->type()),
+                                               " (use pl.tensor.cast for tensors)"));
+    }
+    ASSIGN_OR_RETURN(DataType dt, LowerDType(dtype, "pl.cast"));
+    return ExprPtr(std::make_shared<ir::Cast>(std::move(v), dt, span));
+  }
+  if (path == "pl.min" || path == "pl.max") {
+    RETURN_IF_ERROR(CheckPosCount(a, 2, 2, path));
+    RETURN_IF_ERROR(CheckNoKeywords(a, path));
+    ASSIGN_OR_RETURN(ExprPtr l, LowerScalarOperand(PosArg(a, 0), path));
+    ASSIGN_OR_RETURN(ExprPtr r, LowerScalarOperand(PosArg(a, 1), path));
+    DataType dt = PromoteDType(static_cast<const ir::ScalarType&>(*l->type()).dtype(),
+                               static_cast<const ir::ScalarType&>(*r->type()).dtype(),
+                               IsLiteral(PosArg(a, 0)), IsLiteral(PosArg(a, 1)));
+    return ExprPtr(std::make_shared<ir::BinaryExpr>(
+        path == "pl.min" ? ir::BinaryOp::kMin : ir::BinaryOp::kMax, std::move(l), std::move(r),
+        ir::ScalarType::Get(dt), span));
+  }
+  if (path == "pl.abs") {
+    RETURN_IF_ERROR(CheckPosCount(a, 1, 1, path));
+    RETURN_IF_ERROR(CheckNoKeywords(a, path));
+    ASSIGN_OR_RETURN(ExprPtr v, LowerScalarOperand(PosArg(a, 0), path));
+    TypePtr t = v->type();
+    return ExprPtr(std::make_shared<ir::UnaryExpr>(ir::UnaryOp::kAbs, std::move(v), t, span));
+  }
+  if (path == "pl.yield_") {
+    return ErrorAt(a, "pl.yield_(...) must be a statement: the last statement of a loop or if "
+                      "body");
+  }
+  if (path == "pl.cond") {
+    return ErrorAt(a, "pl.cond(...) must be the first statement of a pl.while_ loop body");
+  }
+  if (path == "pl.range" || path == "pl.parallel" || path == "pl.unroll" ||
+      path == "pl.pipeline" || path == "pl.while_") {
+    return ErrorAt(a, pto::StrCat(path, "(...) can only be the iterable of a for loop"));
+  }
+  if (path == "pl.TensorView" || path == "pl.TileView") {
+    return ErrorAt(a, pto::StrCat(path, "(...) is only allowed inside a type annotation"));
+  }
+  if (path == "pld.comm_domain" || path == "pl.runtime_scope") {
+    return ErrorAt(a, pto::StrCat(path, "(...) is only allowed as a with-statement context"));
+  }
+  if (path == "pl.MemRef") return LowerMemRef(a);
+  if (path == "pld.WindowBuffer") {
+    ASSIGN_OR_RETURN(ir::WindowBufferPtr wb, LowerWindowBufferRef(a));
+    return ExprPtr(wb);
+  }
+  return LowerOpCall(a, alloc_name);
+}
+
+// The registry locates some operand errors at the operand's own span, which for
+// a Var is its definition; keep every error of a call inside the call.
+absl::StatusOr<ExprPtr> Parser::MakeOpCall(std::string_view name, std::vector<ExprPtr> args,
+                                           ir::AttrList kwargs, ir::AttrList attrs,
+                                           const Span& span) {
+  absl::StatusOr<ir::CallPtr> call = registry_.MakeCall(name, std::move(args), std::move(kwargs),
+                                                        std::move(attrs), span);
+  if (call.ok()) return ExprPtr(*std::move(call));
+  const absl::Status& st = call.status();
+  std::optional<DiagnosticLocation> loc = GetDiagnosticLocation(st);
+  bool inside = loc.has_value() && loc->path == file_->path() &&
+                (loc->line > span.line || (loc->line == span.line && loc->col >= span.col)) &&
+                (loc->line < span.end_line || (loc->line == span.end_line && loc->col < span.end_col));
+  if (inside) return st;
+  std::string msg(st.message());
+  return IsUserError(st) ? UserError(span, std::move(msg)) : InternalError(span, std::move(msg));
+}
+
+absl::StatusOr<ExprPtr> Parser::LowerOpArg(const Ast* a, std::string_view op) {
+  if (a->kind == AstKind::kList || a->kind == AstKind::kTuple) {
+    std::vector<ExprPtr> elems;
+    elems.reserve(a->num_kids);
+    for (uint32_t i = 0; i < a->num_kids; ++i) {
+      ASSIGN_OR_RETURN(ExprPtr e, LowerOpArg(Kid(a, i), op));
+      elems.push_back(std::move(e));
+    }
+    return ExprPtr(std::make_shared<ir::MakeTuple>(std::move(elems), SpanOf(a)));
+  }
+  if (std::optional<DataType> dt = ResolveDType(a)) {
+    return ErrorAt(a, pto::StrCat("data type pl.", ir::DataTypeName(*dt),
+                                  " cannot be a positional argument of ", op,
+                                  "; pass it as a keyword (e.g. dtype=pl.",
+                                  ir::DataTypeName(*dt), ")"));
+  }
+  return LowerExpr(a);
+}
+
+absl::StatusOr<ExprPtr> Parser::LowerOpCall(const Ast* a, std::string_view alloc_name) {
+  std::string path = path_;
+  const Ast* f = Kid(a, 0);
+  const ops::OpDef* def = registry_.Find(path);
+  if (def == nullptr) {
+    const Ast* root = f;
+    while (root->kind == AstKind::kAttribute) root = Kid(root, 0);
+    if (root->text != "pl" && root->text != "pld" && root->text != "builtin") {
+      return UnknownName(root->text, SpanOf(root));
+    }
+    return ErrorAt(f, pto::StrCat("unknown operator '", path, "'"));
+  }
+  if (def->internal_only && !allow_internal_ops_) {
+    return ErrorAt(f, pto::StrCat("'", path,
+                                  "' is an internal operator created by the compiler and cannot "
+                                  "be written in a program; call the public pld.tensor.* "
+                                  "collective instead"));
+  }
+  std::vector<ExprPtr> args;
+  args.reserve(NumPos(a));
+  for (uint32_t i = 0; i < NumPos(a); ++i) {
+    ASSIGN_OR_RETURN(ExprPtr e, LowerOpArg(PosArg(a, i), path));
+    args.push_back(std::move(e));
+  }
+  ir::AttrList kwargs;
+  ir::AttrList attrs;
+  for (uint32_t i = 0; i < a->num_kws; ++i) {
+    const KwName& k = KwAt(a, i);
+    if (k.name == "attrs") {
+      ASSIGN_OR_RETURN(attrs, ConvertAttrDict(KwValue(a, i), /*call_attrs=*/true));
+      continue;
+    }
+    ASSIGN_OR_RETURN(ir::AttrValue v, ConvertAttr(KwValue(a, i)));
+    kwargs.emplace_back(std::string(k.name), std::move(v));
+  }
+  if (std::string_view(def->name) == "pld.tensor.alloc_window_buffer") {
+    const ir::AttrValue* given = ir::FindAttr(kwargs, "name");
+    if (!alloc_name.empty()) {
+      if (given == nullptr) {
+        kwargs.emplace_back("name", std::string(alloc_name));
+      } else if (!std::holds_alternative<std::string>(*given) ||
+                 std::get<std::string>(*given) != alloc_name) {
+        return ErrorAt(a, pto::StrCat("the name of a window allocation comes from the "
+                                      "assignment's left-hand side ('",
+                                      alloc_name, "'); remove name="));
+      }
+    } else if (given == nullptr) {
+      return ErrorAt(a, pto::StrCat(path, "(...) must be assigned to a name, e.g. "
+                                          "`buf = pld.tensor.alloc_window_buffer(size)`"));
+    }
+  }
+  return MakeOpCall(path, std::move(args), std::move(kwargs), std::move(attrs), SpanOf(a));
+}
+
+absl::StatusOr<ExprPtr> Parser::LowerFunctionCall(const Ast* a, std::string_view fname) {
+  auto it = funcs_by_name_.find(fname);
+  if (it == funcs_by_name_.end()) {
+    return ErrorAt(Kid(a, 0), pto::StrCat("unknown function 'self.", fname, "'"));
+  }
+  FuncState* callee = it->second;
+  if (callee->derive_results && !callee->body_done) {
+    RETURN_IF_ERROR(LowerBodyFirst(callee, a));
+  }
+  std::vector<ExprPtr> args;
+  args.reserve(NumPos(a));
+  for (uint32_t i = 0; i < NumPos(a); ++i) {
+    ASSIGN_OR_RETURN(ExprPtr e, LowerExpr(PosArg(a, i)));
+    args.push_back(std::move(e));
+  }
+  ir::AttrList attrs;
+  attrs.reserve(a->num_kws);
+  for (uint32_t i = 0; i < a->num_kws; ++i) {
+    const KwName& k = KwAt(a, i);
+    ASSIGN_OR_RETURN(ir::AttrValue v, ConvertCallAttr(k.name, KwValue(a, i)));
+    attrs.emplace_back(std::string(k.name), std::move(v));
+  }
+  TypePtr type = callee->call_type;
+  if (callee->call_type_uses_params) {
+    // A result shape may name the callee's scalar params: use the arguments.
+    ir::VarSubstMap map;
+    for (size_t i = 0; i < args.size() && i < callee->params.size(); ++i) {
+      map.emplace(callee->params[i].get(), args[i]);
+    }
+    type = ir::Substitute(type, map);
+  }
+  return ExprPtr(std::make_shared<ir::Call>(callee->gv, std::move(args), ir::AttrList{},
+                                            std::move(attrs), std::move(type), SpanOf(a)));
+}
+
+
+absl::StatusOr<ir::AttrValue> Parser::ConvertAttr(const Ast* a) {
+  if (IsConstAst(a)) {
+    ASSIGN_OR_RETURN(ConstVal v, ConstEval(a));
+    switch (v.kind) {
+      case ConstVal::kInt: return ir::AttrValue(v.i);
+      case ConstVal::kFloat: return ir::AttrValue(v.f);
+      case ConstVal::kBool: return ir::AttrValue(v.i != 0);
+      case ConstVal::kStr: return ir::AttrValue(std::move(v.s));
+      case ConstVal::kDType: return ir::AttrValue(v.dtype);
+      case ConstVal::kList: {
+        bool ints = true;
+        for (const ConstVal& e : v.list) ints = ints && e.kind == ConstVal::kInt;
+        if (ints) {
+          std::vector<int64_t> out;
+          out.reserve(v.list.size());
+          for (const ConstVal& e : v.list) out.push_back(e.i);
+          return ir::AttrValue(std::move(out));
+        }
+        std::vector<ExprPtr> out;
+        for (const ConstVal& e : v.list) {
+          ASSIGN_OR_RETURN(ExprPtr x, ConstToExpr(e, SpanOf(a)));
+          out.push_back(std::move(x));
+        }
+        return ir::AttrValue(std::move(out));
+      }
+    }
+  }
+  if (a->kind == AstKind::kList || a->kind == AstKind::kTuple) {
+    bool dirs = a->num_kids > 0;
+    for (uint32_t i = 0; i < a->num_kids && dirs; ++i) {
+      dirs = Kid(a, i)->kind == AstKind::kAttribute && DottedPath(Kid(a, i)) &&
+             StartsWith(path_, "pl.ArgDirection.");
+    }
+    if (dirs) return ConvertCallAttr("arg_directions", a);
+    std::vector<ExprPtr> out;
+    out.reserve(a->num_kids);
+    for (uint32_t i = 0; i < a->num_kids; ++i) {
+      ASSIGN_OR_RETURN(ExprPtr e, LowerExpr(Kid(a, i)));
+      out.push_back(std::move(e));
+    }
+    return ir::AttrValue(std::move(out));
+  }
+  if (a->kind == AstKind::kDict) {
+    return ErrorAt(a, "a dict is not a supported attribute value");
+  }
+  if (a->kind == AstKind::kNone) return ErrorAt(a, "None is not a supported attribute value");
+  ASSIGN_OR_RETURN(ExprPtr e, LowerExpr(a));
+  return ir::AttrValue(std::move(e));
+}
+
+absl::StatusOr<ir::AttrValue> Parser::ConvertCallAttr(std::string_view key, const Ast* a) {
+  if (ir::IsExprValuedAttrKey(key)) {
+    ASSIGN_OR_RETURN(ExprPtr e, LowerExpr(a));
+    return ir::AttrValue(std::move(e));
+  }
+  bool is_list = a->kind == AstKind::kList || a->kind == AstKind::kTuple;
+  if (key == ir::kAttrArgDirections) {
+    if (!is_list) {
+      return ErrorAt(a, "arg_directions must be a list such as [pl.ArgDirection.Input, ...]");
+    }
+    std::vector<ir::ArgDirection> dirs;
+    dirs.reserve(a->num_kids);
+    for (uint32_t i = 0; i < a->num_kids; ++i) {
+      const Ast* e = Kid(a, i);
+      std::optional<ir::ArgDirection> d;
+      if (e->kind == AstKind::kAttribute && DottedPath(e) &&
+          StartsWith(path_, "pl.ArgDirection.")) {
+        d = ir::ArgDirectionFromName(std::string_view(path_).substr(16));
+      }
+      if (!d) {
+        return ErrorAt(e, "expected an argument direction such as pl.ArgDirection.Input");
+      }
+      dirs.push_back(*d);
+    }
+    return ir::AttrValue(std::move(dirs));
+  }
+  if (ir::IsVarListAttrKey(key)) {
+    if (!is_list) return ErrorAt(a, pto::StrCat(key, " must be a list of values"));
+    std::vector<ExprPtr> out;
+    out.reserve(a->num_kids);
+    for (uint32_t i = 0; i < a->num_kids; ++i) {
+      ASSIGN_OR_RETURN(ExprPtr e, LowerExpr(Kid(a, i)));
+      out.push_back(std::move(e));
+    }
+    return ir::AttrValue(std::move(out));
+  }
+  return ConvertAttr(a);
+}
+
+absl::StatusOr<ir::AttrList> Parser::ConvertAttrDict(const Ast* a, bool call_attrs) {
+  if (a->kind != AstKind::kDict) {
+    return ErrorAt(a, "attrs must be a dict such as {\"key\": value}");
+  }
+  ir::AttrList out;
+  out.reserve(a->num_kids / 2);
+  absl::flat_hash_set<std::string_view, SvHash> keys;
+  for (uint32_t i = 0; i + 1 < a->num_kids; i += 2) {
+    const Ast* k = Kid(a, i);
+    if (k->kind != AstKind::kString) return ErrorAt(k, "attribute keys must be strings");
+    if (!keys.insert(k->text).second) {
+      return ErrorAt(k, pto::StrCat("duplicate attribute key '", k->text, "'"));
+    }
+    std::string key(k->text);
+    ir::AttrValue v;
+    if (call_attrs) {
+      ASSIGN_OR_RETURN(v, ConvertCallAttr(key, Kid(a, i + 1)));
+    } else {
+      ASSIGN_OR_RETURN(v, ConvertAttr(Kid(a, i + 1)));
+    }
+    out.emplace_back(std::move(key), std::move(v));
+  }
+  return out;
+}
+
+
+}  // namespace pto::parser::internal

@@ -1,0 +1,302 @@
+// Tests of PyPTO's own forms of the language: results derived from the body,
+// the @pl.jit function form and PyPTO's loop keywords.
+#include <string>
+#include <vector>
+
+#include "compiler/ir/printer.h"
+#include "compiler/parser/parser.h"
+#include "compiler/parser/parser_test_util.h"
+#include "gtest/gtest.h"
+
+namespace pto::parser {
+namespace {
+
+using ir::As;
+using test_util::BodyOf;
+using test_util::ExpectRoundTrip;
+using test_util::InFunction;
+using test_util::kHeader;
+using test_util::Parse;
+using test_util::ParseError;
+using test_util::StmtsOf;
+
+// ---------------------------------------------------------------------------
+// Results derived from the body (PyPTO's _derive_return_types_from_body).
+
+constexpr char kDerived[] = R"(
+@pl.program
+class P:
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host_orch(self, x: pl.Tensor[[4, 8], pl.FP32]):
+        y = self.chip_orch(x)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip_orch(self, data: pl.Tensor[[4, 8], pl.FP32]):
+        return data
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def pair(self, data: pl.Tensor[[4, 8], pl.FP32], n: pl.Scalar[pl.INDEX]):
+        m = n + 1
+        return data, m
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def nothing(self, data: pl.Tensor[[4, 8], pl.FP32]):
+        return
+)";
+
+TEST(ParserPyptoTest, ResultsDerivedFromTheBody) {
+  ir::ProgramPtr p = Parse(std::string(kHeader) + kDerived);
+  ASSERT_NE(p, nullptr);
+  ir::FunctionPtr chip = p->GetFunction("chip_orch");
+  ASSERT_EQ(chip->return_types().size(), 1u);
+  EXPECT_EQ(ir::PrintType(chip->return_types()[0]), "pl.Tensor[[4, 8], pl.FP32]");
+  // The caller comes first in the text; its call already has the result type.
+  auto assign = As<ir::AssignStmt>(BodyOf(p->GetFunction("host_orch"))[0]);
+  ASSERT_NE(assign, nullptr);
+  EXPECT_EQ(ir::PrintType(assign->value()->type()), "pl.Tensor[[4, 8], pl.FP32]");
+  ir::FunctionPtr pair = p->GetFunction("pair");
+  ASSERT_EQ(pair->return_types().size(), 2u);
+  EXPECT_EQ(ir::PrintType(pair->return_types()[1]), "pl.Scalar[pl.INDEX]");
+  EXPECT_TRUE(p->GetFunction("nothing")->return_types().empty());
+  // The printed form has the `->` annotations and is a fixed point.
+  EXPECT_NE(ir::PrintProgram(p).find("-> pl.Tensor[[4, 8], pl.FP32]:"), std::string::npos);
+  ExpectRoundTrip(p);
+}
+
+TEST(ParserPyptoTest, DerivedResultsMustAgree) {
+  EXPECT_EQ(ParseError(InFunction("        if n > 0:\n"
+                                  "            return n\n"
+                                  "        return n, n\n")),
+            "10:9: function 'f' returns 1 value at line 9 but this return gives 2");
+  EXPECT_EQ(ParseError(InFunction("        if n > 0:\n"
+                                  "            return\n"
+                                  "        return n\n")),
+            "10:9: function 'f' returns values here but nothing at an earlier return; give "
+            "every return the same values");
+}
+
+TEST(ParserPyptoTest, DerivedResultsOfARecursiveCallAreAnError) {
+  std::string text = std::string(kHeader) +
+                     "@pl.program\nclass P:\n"
+                     "    @pl.function\n"
+                     "    def f(self, n: pl.Scalar[pl.INDEX]):\n"
+                     "        x = self.f(n)\n"
+                     "        return x\n";
+  EXPECT_EQ(ParseError(text),
+            "8:13: the results of function 'f' come from its body, which calls it again; "
+            "annotate them (def f(...) -> T:)");
+}
+
+// ---------------------------------------------------------------------------
+// The @pl.jit function form.
+
+constexpr char kJit[] = R"(
+ROWS = 8
+COLS = 8
+
+
+@pl.jit.incore
+def add_one(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    y = pl.tensor.add(x, y)
+    return y
+
+
+@pl.jit
+def per_rank(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    return add_one(x, y)
+
+
+@pl.jit.host
+def hello(x: pl.Tensor[[2, ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[2, ROWS, COLS], pl.FP32]]):
+    for r in pl.range(pld.world_size()):
+        per_rank(x[r], y[r], device=r)
+
+
+@pl.jit.incore(level=pl.Level.AIV)
+def vec_kernel(x: pl.Tensor[[ROWS, COLS], pl.FP32]):
+    return x
+)";
+
+TEST(ParserPyptoTest, JitFunctionForm) {
+  ir::ProgramPtr p = Parse(std::string(kHeader) + kJit);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->name(), "hello");  // named after the HOST orchestrator
+  ASSERT_EQ(p->functions().size(), 4u);
+  ir::FunctionPtr host = p->GetFunction("hello");
+  EXPECT_EQ(host->level(), ir::Level::kHost);
+  EXPECT_EQ(host->role(), ir::Role::kOrchestrator);
+  EXPECT_EQ(p->GetFunction("per_rank")->func_type(), ir::FunctionType::kOrchestration);
+  EXPECT_EQ(p->GetFunction("add_one")->func_type(), ir::FunctionType::kInCore);
+  EXPECT_EQ(p->GetFunction("vec_kernel")->func_type(), ir::FunctionType::kAIV);
+  EXPECT_EQ(p->GetFunction("vec_kernel")->level(), ir::Level::kAIV);
+  // Calls by bare name are calls of the program's functions.
+  auto ret = As<ir::ReturnStmt>(BodyOf(p->GetFunction("per_rank"))[0]);
+  ASSERT_NE(ret, nullptr);
+  auto call = As<ir::Call>(ret->value()[0]);
+  ASSERT_NE(call, nullptr);
+  EXPECT_TRUE(ir::Is<ir::GlobalVar>(call->op()));
+  EXPECT_EQ(call->op()->name(), "add_one");
+  // It prints as a @pl.program class, which re-parses to the same program.
+  std::string printed = ir::PrintProgram(p);
+  EXPECT_NE(printed.find("class hello:"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("self.add_one(x, y)"), std::string::npos) << printed;
+  ExpectRoundTrip(p);
+}
+
+TEST(ParserPyptoTest, JitFormErrors) {
+  EXPECT_EQ(ParseError(std::string(kHeader) + "@pl.jit.incore\ndef k(self, x: pl.Scalar[pl.INDEX]):\n"
+                                              "    return x\n"),
+            "5:7: function 'k' is not a method: a @pl.jit function takes no 'self'");
+  EXPECT_EQ(ParseError(std::string(kHeader) + "@pl.jit.host(level=pl.Level.HOST)\n"
+                                              "def k(x: pl.Scalar[pl.INDEX]):\n    return x\n"),
+            "4:14: unknown @pl.jit.host argument 'level'");
+  EXPECT_EQ(ParseError(std::string(kHeader) + "@pl.jit.gpu\ndef k(x: pl.Scalar[pl.INDEX]):\n"
+                                              "    return x\n"),
+            "4:2: unsupported decorator @pl.jit.gpu: the function form has @pl.jit, "
+            "@pl.jit.host, @pl.jit.incore, @pl.jit.inline and @pl.jit.opaque");
+  EXPECT_EQ(ParseError(std::string(kHeader) + "def k(x: pl.Scalar[pl.INDEX]):\n    return x\n"),
+            "4:1: a function needs a decorator: @pl.function on a method of the @pl.program "
+            "class, or @pl.jit / @pl.jit.host / @pl.jit.incore at module level");
+  EXPECT_EQ(ParseError(std::string(kHeader) + "@pl.jit\ndef k(x: pl.Scalar[pl.INDEX]):\n"
+                                              "    return x\n\n"
+                                              "@pl.program\nclass P:\n    pass\n"),
+            "8:1: a file holds one @pl.program class or @pl.jit functions, not both");
+}
+
+// ---------------------------------------------------------------------------
+// Loops with PyPTO's keywords.
+
+TEST(ParserPyptoTest, PipelineStage) {
+  ir::ProgramPtr p = Parse(InFunction("        for i in pl.pipeline(0, n, 1, stage=4):\n"
+                                      "            pass\n"
+                                      "        for j in pl.unroll(4):\n"
+                                      "            pass\n"
+                                      "        for k in pl.parallel(n):\n"
+                                      "            pass\n"
+                                      "        return\n"));
+  ASSERT_NE(p, nullptr);
+  auto loop = As<ir::ForStmt>(BodyOf(p->GetFunction("f"))[0]);
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(loop->for_kind(), ir::ForKind::kPipeline);
+  EXPECT_EQ(ir::GetAttr<int64_t>(loop->attrs(), ir::kAttrPipelineStages), 4);
+  std::string printed = ir::PrintProgram(p);
+  EXPECT_NE(printed.find("in pl.pipeline(n, stage=4):"), std::string::npos) << printed;
+  ExpectRoundTrip(p);
+}
+
+TEST(ParserPyptoTest, PipelineStageErrors) {
+  EXPECT_EQ(ParseError(InFunction("        for i in pl.pipeline(n):\n            pass\n")),
+            "8:18: pl.pipeline(...) needs stage=N, the pipeline depth (a positive integer), "
+            "e.g. pl.pipeline(n, stage=2)");
+  EXPECT_EQ(ParseError(InFunction("        for i in pl.pipeline(n, stage=0):\n            pass\n")),
+            "8:39: the pl.pipeline stage must be at least 1, got 0");
+  EXPECT_EQ(ParseError(InFunction("        for i in pl.pipeline(n, stage=n):\n            pass\n")),
+            "8:39: the pl.pipeline stage must be a constant integer");
+  EXPECT_EQ(ParseError(InFunction("        for i in pl.range(n, stage=2):\n            pass\n")),
+            "8:30: stage= is only for pl.pipeline(...), not pl.range (write pl.pipeline(n, "
+            "stage=4))");
+  EXPECT_EQ(ParseError(InFunction("        for i in pl.range(n, chunk=2):\n            pass\n")),
+            "8:30: unknown keyword argument 'chunk' for pl.range (it takes init_values= and "
+            "attrs=)");
+}
+
+// ---------------------------------------------------------------------------
+// break / continue.
+
+TEST(ParserPyptoTest, BreakAndContinue) {
+  ir::ProgramPtr p = Parse(InFunction("        for i in pl.range(n):\n"
+                                      "            if i > 2:\n"
+                                      "                break\n"
+                                      "            continue\n"
+                                      "        while n > 0:\n"
+                                      "            break\n"
+                                      "        return\n"));
+  ASSERT_NE(p, nullptr);
+  auto loop = As<ir::ForStmt>(BodyOf(p->GetFunction("f"))[0]);
+  ASSERT_NE(loop, nullptr);
+  std::vector<ir::StmtPtr> body = StmtsOf(loop->body());
+  ASSERT_EQ(body.size(), 2u);
+  auto branch = As<ir::IfStmt>(body[0]);
+  ASSERT_NE(branch, nullptr);
+  EXPECT_TRUE(ir::Is<ir::BreakStmt>(StmtsOf(branch->then_body())[0]));
+  EXPECT_TRUE(ir::Is<ir::ContinueStmt>(body[1]));
+  ExpectRoundTrip(p);
+}
+
+TEST(ParserPyptoTest, BreakOutsideALoop) {
+  EXPECT_EQ(ParseError(InFunction("        if n > 0:\n            break\n")),
+            "9:13: 'break' outside of a loop: it must be inside a for or while body");
+  EXPECT_EQ(ParseError(InFunction("        continue\n")),
+            "8:9: 'continue' outside of a loop: it must be inside a for or while body");
+}
+
+// ---------------------------------------------------------------------------
+// With-scopes.
+
+TEST(ParserPyptoTest, ExecScopes) {
+  ir::ProgramPtr p = Parse(InFunction(
+      "        with pl.at(level=pl.Level.CHIP, role=pl.Role.Orchestrator):\n"
+      "            with pl.at(level=pl.Level.CORE_GROUP, name_hint=\"inner\"):\n"
+      "                a = n + 1\n"
+      "        with pl.at(pl.Level.HOST):\n"
+      "            b = a + 1\n"
+      "        with pl.spmd(4, sync_start=True):\n"
+      "            c = b + 1\n"
+      "        with pl.cluster():\n"
+      "            d = c + 1\n"
+      "        with pl.manual_scope():\n"
+      "            e = d + 1\n"
+      "        with pl.scope(mode=pl.ScopeMode.AUTO):\n"
+      "            g = e + 1\n"
+      "        return g\n"));
+  ASSERT_NE(p, nullptr);
+  std::vector<ir::StmtPtr> body = BodyOf(p->GetFunction("f"));
+  ASSERT_EQ(body.size(), 7u);
+  auto chip = As<ir::ExecScopeStmt>(body[0]);
+  ASSERT_NE(chip, nullptr);
+  EXPECT_EQ(chip->GetScopeKind(), ir::ScopeKind::kHierarchy);
+  EXPECT_EQ(chip->level(), ir::Level::kChip);
+  EXPECT_EQ(chip->role(), ir::Role::kOrchestrator);
+  auto inner = As<ir::ExecScopeStmt>(StmtsOf(chip->body())[0]);
+  ASSERT_NE(inner, nullptr);
+  EXPECT_EQ(inner->GetScopeKind(), ir::ScopeKind::kInCore);
+  EXPECT_EQ(inner->name_hint(), "inner");
+  auto spmd = As<ir::ExecScopeStmt>(body[2]);
+  ASSERT_NE(spmd, nullptr);
+  EXPECT_EQ(spmd->GetScopeKind(), ir::ScopeKind::kSpmd);
+  EXPECT_EQ(ir::GetConstInt(spmd->core_num()), 4);
+  EXPECT_TRUE(spmd->sync_start());
+  EXPECT_EQ(As<ir::ExecScopeStmt>(body[3])->GetScopeKind(), ir::ScopeKind::kCluster);
+  EXPECT_TRUE(As<ir::RuntimeScopeStmt>(body[4])->manual());
+  EXPECT_FALSE(As<ir::RuntimeScopeStmt>(body[5])->manual());
+  std::string printed = ir::PrintProgram(p);
+  EXPECT_NE(printed.find("with pl.at(level=pl.Level.CHIP, role=pl.Role.Orchestrator):"),
+            std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("with pl.spmd(4, sync_start=True):"), std::string::npos) << printed;
+  ExpectRoundTrip(p);
+}
+
+TEST(ParserPyptoTest, ExecScopeErrors) {
+  EXPECT_EQ(ParseError(InFunction("        with pl.at(role=pl.Role.Orchestrator):\n"
+                                  "            pass\n")),
+            "8:14: pl.at(...) needs a level, e.g. pl.at(level=pl.Level.CORE_GROUP)");
+  EXPECT_EQ(ParseError(InFunction("        with pl.at(level=pl.Level.MOON):\n            pass\n")),
+            "8:26: expected a level such as pl.Level.CORE_GROUP");
+  EXPECT_EQ(ParseError(InFunction("        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[]):\n"
+                                  "            pass\n")),
+            "8:47: pl.at(optimizations=...) is not supported yet; leave it out (the pipeline "
+            "picks the default)");
+  EXPECT_EQ(ParseError(InFunction("        with pl.spmd():\n            pass\n")),
+            "8:14: pl.spmd(...) needs core_num, e.g. pl.spmd(4)");
+  EXPECT_EQ(ParseError(InFunction("        with pl.scope(mode=1):\n            pass\n")),
+            "8:28: expected pl.ScopeMode.AUTO or pl.ScopeMode.MANUAL");
+  EXPECT_EQ(ParseError(InFunction("        with pl.gpu():\n            pass\n")),
+            "8:14: unsupported with-statement context: the contexts are pl.at(...), "
+            "pl.spmd(...), pl.cluster(...), pl.scope(...), pl.manual_scope(), "
+            "pl.runtime_scope(...) and pld.comm_domain(...)");
+}
+
+}  // namespace
+}  // namespace pto::parser

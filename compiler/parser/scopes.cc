@@ -1,0 +1,250 @@
+// With-scopes: pld.comm_domain and pl.runtime_scope (ours), PyPTO's
+// pl.manual_scope / pl.scope (runtime scopes), and pl.at / pl.cluster /
+// pl.spmd (ExecScopeStmt). A with body does not open a name scope: its
+// definitions stay visible after it, as in Python.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "compiler/parser/parser_impl.h"
+
+namespace pto::parser::internal {
+
+absl::Status Parser::LowerWith(const Ast* stmt, std::vector<StmtPtr>* out, YieldInfo* yield) {
+  const Ast* item = Kid(stmt, 0);
+  std::string what;
+  if (item->kind == AstKind::kCall && Kid(item, 0)->kind == AstKind::kAttribute &&
+      DottedPath(Kid(item, 0))) {
+    what = path_;
+  }
+  if (what == "pl.at" || what == "pl.cluster" || what == "pl.spmd") {
+    return LowerExecScope(stmt, what, out, yield);
+  }
+  if (what == "pl.manual_scope" || what == "pl.scope") {
+    return LowerScopeAlias(stmt, what, out, yield);
+  }
+  if (what != "pld.comm_domain" && what != "pl.runtime_scope") {
+    return ErrorAt(item, "unsupported with-statement context: the contexts are pl.at(...), "
+                         "pl.spmd(...), pl.cluster(...), pl.scope(...), pl.manual_scope(), "
+                         "pl.runtime_scope(...) and pld.comm_domain(...)");
+  }
+  std::string name;
+  if (NumPos(item) > 1) RETURN_IF_ERROR(CheckPosCount(item, 0, 1, what));
+  if (NumPos(item) == 1) {
+    const Ast* n = PosArg(item, 0);
+    if (!IsConstAst(n)) return ErrorAt(n, pto::StrCat(what, " takes a name string first"));
+    ASSIGN_OR_RETURN(ConstVal v, ConstEval(n));
+    if (v.kind != ConstVal::kStr) return ErrorAt(n, pto::StrCat(what, " takes a name string first"));
+    name = std::move(v.s);
+  }
+  std::vector<int64_t> devices;
+  std::vector<std::pair<std::string, Span>> slot_names;
+  bool manual = false;
+  ir::AttrList attrs;
+  bool comm = what == "pld.comm_domain";
+  for (uint32_t i = 0; i < item->num_kws; ++i) {
+    const KwName& k = KwAt(item, i);
+    const Ast* v = KwValue(item, i);
+    if (k.name == "attrs") {
+      ASSIGN_OR_RETURN(attrs, ConvertAttrDict(v, /*call_attrs=*/false));
+    } else if (comm && (k.name == "devices" || k.name == "slots")) {
+      if (v->kind != AstKind::kList && v->kind != AstKind::kTuple) {
+        return ErrorAt(v, pto::StrCat(k.name, " must be a list"));
+      }
+      for (uint32_t j = 0; j < v->num_kids; ++j) {
+        const Ast* e = Kid(v, j);
+        if (!IsConstAst(e)) return ErrorAt(e, pto::StrCat(k.name, " must hold constants"));
+        ASSIGN_OR_RETURN(ConstVal c, ConstEval(e));
+        if (k.name == "devices") {
+          if (c.kind != ConstVal::kInt) return ErrorAt(e, "devices must be integers");
+          devices.push_back(c.i);
+        } else {
+          if (c.kind != ConstVal::kStr) return ErrorAt(e, "slots must be buffer name strings");
+          slot_names.emplace_back(std::move(c.s), SpanOf(e));
+        }
+      }
+    } else if (!comm && k.name == "manual") {
+      if (!IsConstAst(v)) return ErrorAt(v, "manual must be True or False");
+      ASSIGN_OR_RETURN(ConstVal c, ConstEval(v));
+      if (c.kind != ConstVal::kBool) return ErrorAt(v, "manual must be True or False");
+      manual = c.i != 0;
+    } else {
+      return UserError(KwSpan(k), pto::StrCat("unknown keyword argument '", k.name, "' for ",
+                                              what));
+    }
+  }
+  Span header = SpanOf(stmt);
+  // `with` bodies do not open a scope: their definitions stay visible.
+  std::vector<StmtPtr> body;
+  RETURN_IF_ERROR(LowerBlock(Kid(stmt, 1), &body, yield));
+  auto body_stmt = std::make_shared<ir::SeqStmts>(std::move(body), header);
+  if (!comm) {
+    out->push_back(std::make_shared<ir::RuntimeScopeStmt>(std::move(name), manual,
+                                                          std::move(body_stmt), std::move(attrs),
+                                                          header));
+    return absl::OkStatus();
+  }
+  std::vector<ir::WindowBufferPtr> slots;
+  slots.reserve(slot_names.size());
+  for (const auto& [slot, span] : slot_names) {
+    WinAlloc* w = nullptr;
+    if (cur_func_ != nullptr) {
+      auto it = cur_func_->windows.find(slot);
+      if (it != cur_func_->windows.end()) w = &it->second;
+    }
+    if (w == nullptr) {
+      return UserError(span, pto::StrCat("comm_domain slot '", slot,
+                                         "' names no window allocation in this function "
+                                         "(expected `",
+                                         slot, " = pld.tensor.alloc_window_buffer(size)`)"));
+    }
+    if (w->wb == nullptr) {
+      w->wb = std::make_shared<const ir::WindowBuffer>(w->base, w->size, false, false, w->span);
+    }
+    slots.push_back(w->wb);
+  }
+  out->push_back(std::make_shared<ir::CommDomainScopeStmt>(
+      std::move(name), std::move(devices), std::move(slots), std::move(body_stmt),
+      std::move(attrs), header));
+  return absl::OkStatus();
+}
+
+namespace {
+
+// pl.at keywords kept as scope attributes, by their PyPTO names.
+bool IsAtAttrKeyword(std::string_view k) {
+  return k == "deps" || k == "no_dep_args" || k == "dumps" || k == "allow_early_resolve" ||
+         k == "windowize";
+}
+
+}  // namespace
+
+// `with pl.at(level, role=None, *, name_hint=, deps=, ...)`, `with
+// pl.cluster(name_hint=)` and `with pl.spmd(core_num, *, sync_start=,
+// name_hint=)`, with PyPTO's signatures (python/pypto/language/dsl_api.py).
+absl::Status Parser::LowerExecScope(const Ast* stmt, std::string_view what,
+                                    std::vector<StmtPtr>* out, YieldInfo* yield) {
+  const Ast* item = Kid(stmt, 0);
+  const bool at = what == "pl.at", spmd = what == "pl.spmd";
+  const uint32_t max_pos = at ? 2 : spmd ? 1 : 0;
+  if (NumPos(item) > max_pos) RETURN_IF_ERROR(CheckPosCount(item, 0, max_pos, what));
+  const Ast* level_ast = at && NumPos(item) > 0 ? PosArg(item, 0) : nullptr;
+  const Ast* role_ast = at && NumPos(item) > 1 ? PosArg(item, 1) : nullptr;
+  const Ast* core_ast = spmd && NumPos(item) > 0 ? PosArg(item, 0) : nullptr;
+  std::string name;
+  bool sync_start = false;
+  ir::AttrList attrs;
+  for (uint32_t i = 0; i < item->num_kws; ++i) {
+    const KwName& k = KwAt(item, i);
+    const Ast* v = KwValue(item, i);
+    auto repeated = [&](const Ast* given) -> absl::Status {
+      if (given == nullptr) return absl::OkStatus();
+      return UserError(KwSpan(k), pto::StrCat(what, " got '", k.name, "' twice"));
+    };
+    if (at && k.name == "level") {
+      RETURN_IF_ERROR(repeated(level_ast));
+      level_ast = v;
+    } else if (at && k.name == "role") {
+      RETURN_IF_ERROR(repeated(role_ast));
+      role_ast = v;
+    } else if (spmd && k.name == "core_num") {
+      RETURN_IF_ERROR(repeated(core_ast));
+      core_ast = v;
+    } else if (k.name == "name_hint") {
+      ASSIGN_OR_RETURN(ConstVal c, ConstEval(v));
+      if (c.kind != ConstVal::kStr) return ErrorAt(v, "name_hint must be a string");
+      name = std::move(c.s);
+    } else if (spmd && k.name == "sync_start") {
+      ASSIGN_OR_RETURN(ConstVal c, ConstEval(v));
+      if (c.kind != ConstVal::kBool) return ErrorAt(v, "sync_start must be True or False");
+      sync_start = c.i != 0;
+    } else if (k.name == "attrs") {
+      ASSIGN_OR_RETURN(ir::AttrList given, ConvertAttrDict(v, /*call_attrs=*/false));
+      for (auto& kv : given) attrs.push_back(std::move(kv));
+    } else if ((at && IsAtAttrKeyword(k.name)) || (spmd && (k.name == "deps" ||
+                                                           k.name == "allow_early_resolve"))) {
+      ASSIGN_OR_RETURN(ir::AttrValue a, ConvertAttr(v));
+      attrs.emplace_back(std::string(k.name), std::move(a));
+    } else if (k.name == "optimizations" || k.name == "predicate") {
+      return UserError(KwSpan(k), pto::StrCat(what, "(", k.name, "=...) is not supported yet; "
+                                              "leave it out (the pipeline picks the default)"));
+    } else {
+      return UserError(KwSpan(k), pto::StrCat("unknown keyword argument '", k.name, "' for ",
+                                              what));
+    }
+  }
+  ir::ScopeKind kind = ir::ScopeKind::kCluster;
+  std::optional<ir::Level> level;
+  std::optional<ir::Role> role;
+  ExprPtr core_num;
+  if (at) {
+    if (level_ast == nullptr) {
+      return ErrorAt(item, "pl.at(...) needs a level, e.g. pl.at(level=pl.Level.CORE_GROUP)");
+    }
+    if (DottedPath(level_ast) && StartsWith(path_, "pl.Level.")) {
+      level = ir::LevelFromName(std::string_view(path_).substr(9));
+    }
+    if (!level) return ErrorAt(level_ast, "expected a level such as pl.Level.CORE_GROUP");
+    if (role_ast != nullptr && role_ast->kind != AstKind::kNone) {
+      if (DottedPath(role_ast) && StartsWith(path_, "pl.Role.")) {
+        role = ir::RoleFromName(std::string_view(path_).substr(8));
+      }
+      if (!role) return ErrorAt(role_ast, "expected a role such as pl.Role.Orchestrator");
+    }
+    // PyPTO: CORE_GROUP regions are InCore scopes, other levels hierarchy scopes.
+    kind = *level == ir::Level::kCoreGroup && !role ? ir::ScopeKind::kInCore
+                                                    : ir::ScopeKind::kHierarchy;
+  } else if (spmd) {
+    if (core_ast == nullptr) return ErrorAt(item, "pl.spmd(...) needs core_num, e.g. pl.spmd(4)");
+    ASSIGN_OR_RETURN(core_num, LowerScalarOperand(core_ast, "pl.spmd core_num"));
+    kind = ir::ScopeKind::kSpmd;
+  }
+  Span header = SpanOf(stmt);
+  std::vector<StmtPtr> body;
+  RETURN_IF_ERROR(LowerBlock(Kid(stmt, 1), &body, yield));
+  out->push_back(std::make_shared<ir::ExecScopeStmt>(
+      kind, std::move(name), level, role, std::move(core_num), sync_start,
+      std::make_shared<ir::SeqStmts>(std::move(body), header), std::move(attrs), header));
+  return absl::OkStatus();
+}
+
+// PyPTO's runtime scopes: `with pl.manual_scope():` and `with
+// pl.scope(mode=pl.ScopeMode.AUTO | MANUAL):` are our pl.runtime_scope.
+absl::Status Parser::LowerScopeAlias(const Ast* stmt, std::string_view what,
+                                     std::vector<StmtPtr>* out, YieldInfo* yield) {
+  const Ast* item = Kid(stmt, 0);
+  bool manual = what == "pl.manual_scope";
+  if (manual) {
+    RETURN_IF_ERROR(CheckPosCount(item, 0, 0, what));
+    RETURN_IF_ERROR(CheckNoKeywords(item, what));
+  } else {
+    RETURN_IF_ERROR(CheckPosCount(item, 0, 1, what));
+    const Ast* mode = NumPos(item) == 1 ? PosArg(item, 0) : nullptr;
+    for (uint32_t i = 0; i < item->num_kws; ++i) {
+      if (KwAt(item, i).name != "mode" || mode != nullptr) {
+        return UserError(KwSpan(KwAt(item, i)),
+                         pto::StrCat("unknown keyword argument '", KwAt(item, i).name,
+                                     "' for pl.scope (it takes mode=)"));
+      }
+      mode = KwValue(item, i);
+    }
+    if (mode != nullptr) {
+      std::string m = DottedPath(mode) ? path_ : std::string();
+      if (m != "pl.ScopeMode.AUTO" && m != "pl.ScopeMode.MANUAL") {
+        return ErrorAt(mode, "expected pl.ScopeMode.AUTO or pl.ScopeMode.MANUAL");
+      }
+      manual = m == "pl.ScopeMode.MANUAL";
+    }
+  }
+  Span header = SpanOf(stmt);
+  std::vector<StmtPtr> body;
+  RETURN_IF_ERROR(LowerBlock(Kid(stmt, 1), &body, yield));
+  out->push_back(std::make_shared<ir::RuntimeScopeStmt>(
+      "", manual, std::make_shared<ir::SeqStmts>(std::move(body), header), ir::AttrList{},
+      header));
+  return absl::OkStatus();
+}
+
+}  // namespace pto::parser::internal

@@ -1,0 +1,362 @@
+// Type annotations: pl.Scalar / pl.Tensor / pld.DistributedTensor / pl.Tile
+// with their views and memory, tuples, parameter directions, and the fast
+// path for the simple annotations of function headers.
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "compiler/parser/parser_impl.h"
+
+namespace pto::parser::internal {
+
+// ===========================================================================
+// Types.
+
+absl::StatusOr<DataType> Parser::LowerDType(const Ast* a, std::string_view what) {
+  if (std::optional<DataType> dt = ResolveDType(a)) return *dt;
+  if (a->kind == AstKind::kAttribute && DottedPath(a) && StartsWith(path_, "pl.")) {
+    return ErrorAt(a, pto::StrCat("unknown data type '", path_, "'"));
+  }
+  return ErrorAt(a, pto::StrCat("expected a data type such as pl.FP32 for ", what));
+}
+
+absl::StatusOr<ExprPtr> Parser::LowerDim(const Ast* a) {
+  ASSIGN_OR_RETURN(ExprPtr e, LowerExpr(a));
+  auto st = ir::As<ir::ScalarType>(e->type());
+  if (st == nullptr || !ir::IsIntegral(st->dtype())) {
+    return ErrorAt(a, pto::StrCat("a shape dimension must be an integer scalar, got ",
+                                  TypeText(e->type())));
+  }
+  return e;
+}
+
+absl::StatusOr<std::vector<ExprPtr>> Parser::LowerShape(const Ast* a, std::string_view what) {
+  std::vector<ExprPtr> dims;
+  if (a->kind == AstKind::kList || a->kind == AstKind::kTuple) {
+    dims.reserve(a->num_kids);
+    for (uint32_t i = 0; i < a->num_kids; ++i) {
+      ASSIGN_OR_RETURN(ExprPtr d, LowerDim(Kid(a, i)));
+      dims.push_back(std::move(d));
+    }
+    return dims;
+  }
+  if (IsConstAst(a)) {
+    ASSIGN_OR_RETURN(ConstVal v, ConstEval(a));
+    if (v.kind == ConstVal::kList) {
+      for (const ConstVal& e : v.list) {
+        if (e.kind != ConstVal::kInt) {
+          return ErrorAt(a, pto::StrCat(what, " must be a list of integer dimensions"));
+        }
+        dims.push_back(std::make_shared<ir::ConstInt>(e.i, DataType::kIndex, SpanOf(a)));
+      }
+      return dims;
+    }
+  }
+  return ErrorAt(a, pto::StrCat(what, " must be a list of dimensions such as [64, 128]"));
+}
+
+absl::StatusOr<ir::TensorView> Parser::LowerTensorView(const Ast* call) {
+  static constexpr std::string_view kFields[] = {"stride", "layout", "valid_shape", "pad"};
+  const Ast* field[4] = {nullptr, nullptr, nullptr, nullptr};
+  RETURN_IF_ERROR(BindFourFields(call, kFields, 0, "pl.TensorView", field));
+  ir::TensorView view;
+  if (field[0] != nullptr) {
+    ASSIGN_OR_RETURN(view.stride, LowerShape(field[0], "stride"));
+  }
+  if (field[1] != nullptr) {
+    std::optional<ir::TensorLayout> layout;
+    if (DottedPath(field[1]) && StartsWith(path_, "pl.TensorLayout.")) {
+      layout = ir::TensorLayoutFromName(std::string_view(path_).substr(16));
+    }
+    if (!layout) return ErrorAt(field[1], "expected a layout such as pl.TensorLayout.ND");
+    view.layout = *layout;
+  }
+  if (field[2] != nullptr) {
+    ASSIGN_OR_RETURN(view.valid_shape, LowerShape(field[2], "valid_shape"));
+  }
+  if (field[3] != nullptr) {
+    std::optional<ir::PadValue> pad;
+    if (DottedPath(field[3]) && StartsWith(path_, "pl.PadValue.")) {
+      pad = ir::PadValueFromName(std::string_view(path_).substr(12));
+    }
+    if (!pad) return ErrorAt(field[3], "expected a pad value such as pl.PadValue.zero");
+    view.pad = *pad;
+  }
+  return view;
+}
+
+// which: 0 tensor, 1 distributed tensor, 2 tile.
+absl::StatusOr<TypePtr> Parser::LowerShapedType(const Ast* a, int which) {
+  static constexpr std::string_view kNames[] = {"pl.Tensor", "pld.DistributedTensor", "pl.Tile"};
+  std::string_view name = kNames[which];
+  const Ast* idx = Kid(a, 1);
+  if (idx->kind != AstKind::kTuple || idx->num_kids < 2) {
+    return ErrorAt(a, pto::StrCat(name, " needs a shape and a data type, e.g. ", name,
+                                  "[[64, 128], pl.FP32]"));
+  }
+  ASSIGN_OR_RETURN(std::vector<ExprPtr> shape, LowerShape(Kid(idx, 0), "the shape"));
+  ASSIGN_OR_RETURN(DataType dtype, LowerDType(Kid(idx, 1), name));
+  std::optional<ir::TensorView> view;
+  std::vector<ExprPtr> tile_valid;
+  bool have_tile_view = false;
+  std::optional<ir::MemRefPtr> memref;
+  std::optional<ir::WindowBufferPtr> wb;
+  for (uint32_t i = 2; i < idx->num_kids; ++i) {
+    const Ast* e = Kid(idx, i);
+    std::string what;
+    if (e->kind == AstKind::kCall && DottedPath(Kid(e, 0))) what = path_;
+    if (what == "pl.TensorView" && which != 2) {
+      if (view) return ErrorAt(e, "duplicate pl.TensorView in a type");
+      ASSIGN_OR_RETURN(view, LowerTensorView(e));
+    } else if (what == "pl.TileView" && which == 2) {
+      if (have_tile_view) return ErrorAt(e, "duplicate pl.TileView in a type");
+      have_tile_view = true;
+      RETURN_IF_ERROR(CheckPosCount(e, 0, 1, "pl.TileView"));
+      const Ast* vs = NumPos(e) == 1 ? PosArg(e, 0) : nullptr;
+      for (uint32_t k = 0; k < e->num_kws; ++k) {
+        if (KwAt(e, k).name != "valid_shape" || vs != nullptr) {
+          return UserError(KwSpan(KwAt(e, k)),
+                           pto::StrCat("unsupported pl.TileView field '", KwAt(e, k).name, "'"));
+        }
+        vs = KwValue(e, k);
+      }
+      if (vs != nullptr) {
+        ASSIGN_OR_RETURN(tile_valid, LowerShape(vs, "valid_shape"));
+      }
+    } else if (what == "pl.MemRef") {
+      if (memref) return ErrorAt(e, "duplicate pl.MemRef in a type");
+      ASSIGN_OR_RETURN(ExprPtr m, LowerMemRef(e));
+      memref = std::static_pointer_cast<const ir::MemRef>(m);
+    } else if (what == "pld.WindowBuffer" && which == 1) {
+      if (wb) return ErrorAt(e, "duplicate pld.WindowBuffer in a type");
+      ASSIGN_OR_RETURN(wb, LowerWindowBufferRef(e));
+    } else {
+      std::string_view expected = which == 0   ? "pl.TensorView(...) or pl.MemRef(...)"
+                                  : which == 1 ? "pl.TensorView(...), pl.MemRef(...) or "
+                                                 "pld.WindowBuffer(\"name\")"
+                                               : "pl.TileView(...) or pl.MemRef(...)";
+      return ErrorAt(e, pto::StrCat("unexpected item in a ", name, " type; expected ", expected));
+    }
+  }
+  Span span = SpanOf(a);
+  switch (which) {
+    case 0:
+      return TypePtr(std::make_shared<ir::TensorType>(std::move(shape), dtype, std::move(memref),
+                                                      std::move(view), span));
+    case 1:
+      return TypePtr(std::make_shared<ir::DistributedTensorType>(
+          std::move(shape), dtype, std::move(memref), std::move(view), std::move(wb), span));
+    default:
+      return TypePtr(std::make_shared<ir::TileType>(std::move(shape), dtype, std::move(memref),
+                                                    std::move(tile_valid), span));
+  }
+}
+
+absl::StatusOr<TypePtr> Parser::LowerType(const Ast* a) {
+  RETURN_IF_ERROR(EnterNesting());
+  NestingExit exit{&depth_};
+  switch (a->kind) {
+    case AstKind::kSubscript: {
+      const Ast* base = Kid(a, 0);
+      const Ast* idx = Kid(a, 1);
+      std::string path_copy;
+      if (base->kind == AstKind::kName && (base->text == "tuple" || base->text == "Tuple")) {
+        path_copy = "tuple";
+      } else if (base->kind == AstKind::kAttribute && DottedPath(base)) {
+        path_copy = path_;
+      } else if (base->kind == AstKind::kName) {
+        return ErrorAt(base, pto::StrCat("unknown type '", base->text, "'"));
+      } else {
+        return ErrorAt(a, "expected a type");
+      }
+      std::string_view path = path_copy;
+      if (path == "pl.Scalar") {
+        ASSIGN_OR_RETURN(DataType dt, LowerDType(idx, "pl.Scalar"));
+        return TypePtr(ir::ScalarType::Get(dt));
+      }
+      if (path == "pl.Tensor") return LowerShapedType(a, 0);
+      if (path == "pld.DistributedTensor") return LowerShapedType(a, 1);
+      if (path == "pl.Tile") return LowerShapedType(a, 2);
+      if (path == "tuple" || path == "pl.Tuple") {
+        std::vector<TypePtr> types;
+        if (idx->kind == AstKind::kTuple) {
+          types.reserve(idx->num_kids);
+          for (uint32_t i = 0; i < idx->num_kids; ++i) {
+            ASSIGN_OR_RETURN(TypePtr t, LowerType(Kid(idx, i)));
+            types.push_back(std::move(t));
+          }
+        } else {
+          ASSIGN_OR_RETURN(TypePtr t, LowerType(idx));
+          types.push_back(std::move(t));
+        }
+        return TypePtr(std::make_shared<ir::TupleType>(std::move(types), SpanOf(a)));
+      }
+      if (path == "pl.Out" || path == "pl.InOut") {
+        return ErrorAt(a, pto::StrCat(path, "[...] is only allowed on function parameters"));
+      }
+      return ErrorAt(base, pto::StrCat("unknown type '", path, "'"));
+    }
+    case AstKind::kAttribute: {
+      if (std::optional<DataType> dt = ResolveDType(a)) {
+        return ErrorAt(a, pto::StrCat("expected a type, got the data type pl.",
+                                      ir::DataTypeName(*dt), " (did you mean pl.Scalar[pl.",
+                                      ir::DataTypeName(*dt), "]?)"));
+      }
+      if (!DottedPath(a)) return ErrorAt(a, "expected a type");
+      std::string_view path = path_;
+      if (path == "pl.Ptr") return TypePtr(ir::PtrType::Get());
+      if (path == "pl.MemRefType") return TypePtr(ir::MemRefType::Get());
+      if (path == "pld.WindowBufferType") return TypePtr(ir::WindowBufferType::Get());
+      if (path == "pld.CommCtx") return TypePtr(ir::CommCtxType::Get());
+      if (path == "pl.Unknown") return TypePtr(ir::UnknownType::Get());
+      if (path == "pl.Scalar" || path == "pl.Tensor" || path == "pld.DistributedTensor" ||
+          path == "pl.Tile" || path == "pl.Tuple") {
+        return ErrorAt(a, pto::StrCat(path_, " needs type arguments in [...]"));
+      }
+      return ErrorAt(a, pto::StrCat("unknown type '", path_, "'"));
+    }
+    case AstKind::kName:
+      if (a->text == "tuple" || a->text == "Tuple") {
+        return ErrorAt(a, "tuple needs element types: tuple[T1, T2]");
+      }
+      return ErrorAt(a, pto::StrCat("unknown type '", a->text, "'"));
+    case AstKind::kNone:
+      return ErrorAt(a, "None is not a type here");
+    default:
+      return ErrorAt(a, "expected a type");
+  }
+}
+
+absl::StatusOr<Parser::ParamType> Parser::LowerParamType(const Ast* a) {
+  ParamType out;
+  if (a->kind == AstKind::kSubscript && Kid(a, 0)->kind == AstKind::kAttribute &&
+      DottedPath(Kid(a, 0)) &&
+      (std::string_view(path_) == "pl.Out" || std::string_view(path_) == "pl.InOut")) {
+    out.dir = std::string_view(path_) == "pl.Out" ? ir::ParamDirection::kOut
+                                                   : ir::ParamDirection::kInOut;
+    const Ast* inner = Kid(a, 1);
+    if (inner->kind == AstKind::kTuple) {
+      return ErrorAt(inner, pto::StrCat(path_, "[...] takes exactly one type"));
+    }
+    ASSIGN_OR_RETURN(out.type, LowerType(inner));
+    return out;
+  }
+  ASSIGN_OR_RETURN(out.type, LowerType(a));
+  return out;
+}
+
+// Fast path for the annotations that nearly every function header has:
+// `pl.Tensor[[d0, d1, ...], pl.DT]` (each dimension an integer literal or a
+// name) and `pl.Scalar[pl.DT]`. It builds exactly what ParseTest + LowerType
+// build, without the generic syntax tree and dotted-path strings. On anything
+// else, including anything that would be an error, it consumes nothing and
+// returns false: the general path then handles and reports it.
+bool Parser::TryParseSimpleType(TypePtr* out) {
+  const size_t start = pos_;
+  const Token& first = Cur();
+  PoolMark mark = Mark();
+  auto accept_op = [this](Op op) {
+    if (!AtOp(op)) return false;
+    Advance();
+    return true;
+  };
+  auto accept_pl_dot = [this, &accept_op] {
+    if (Cur().kind != TokenKind::kName || Cur().text() != "pl") return false;
+    Advance();
+    return accept_op(Op::kDot) && Cur().kind == TokenKind::kName;
+  };
+  // `pl.FP32` resolves without a scope lookup, as in ResolveDType.
+  auto accept_dtype = [&](DataType* dt) {
+    if (!accept_pl_dot()) return false;
+    std::optional<DataType> d = ir::DataTypeFromName(Cur().text());
+    if (!d) return false;
+    Advance();
+    *dt = *d;
+    return true;
+  };
+  auto lower = [&]() -> TypePtr {
+    if (!accept_pl_dot()) return nullptr;
+    std::string_view kind = Cur().text();
+    if (kind != "Tensor" && kind != "Scalar") return nullptr;
+    Advance();
+    if (!accept_op(Op::kLBracket)) return nullptr;
+    DataType dtype;
+    if (kind == "Scalar") {
+      if (!accept_dtype(&dtype) || !accept_op(Op::kRBracket)) return nullptr;
+      return ir::ScalarType::Get(dtype);
+    }
+    if (!accept_op(Op::kLBracket)) return nullptr;
+    std::vector<ExprPtr> shape;
+    while (true) {
+      const Token& d = Cur();
+      if (d.kind != TokenKind::kName && d.kind != TokenKind::kInt) return nullptr;
+      // The same one-token tree and LowerDim as the general path.
+      Ast* dim = NewAst(d.kind == TokenKind::kName ? AstKind::kName : AstKind::kInt, d);
+      if (d.kind == TokenKind::kName) {
+        dim->text = d.text();
+      } else {
+        dim->int_value = d.int_value;
+      }
+      absl::StatusOr<ExprPtr> e = LowerDim(dim);
+      if (!e.ok()) return nullptr;
+      shape.push_back(*std::move(e));
+      Advance();
+      if (accept_op(Op::kComma)) continue;
+      if (accept_op(Op::kRBracket)) break;
+      return nullptr;
+    }
+    if (!accept_op(Op::kComma) || !accept_dtype(&dtype) || !accept_op(Op::kRBracket)) {
+      return nullptr;
+    }
+    return std::make_shared<ir::TensorType>(std::move(shape), dtype, std::nullopt, std::nullopt,
+                                            SpanFromTo(first, Prev()));
+  };
+  TypePtr t = lower();
+  Release(mark);
+  if (t == nullptr) {
+    pos_ = start;
+    return false;
+  }
+  *out = std::move(t);
+  return true;
+}
+
+// A parameter annotation for TryParseSimpleType, optionally in pl.Out[...] or
+// pl.InOut[...], followed by ',' or ')'.
+bool Parser::TryParseSimpleParamType(ParamType* out) {
+  const size_t start = pos_;
+  ir::ParamDirection dir = ir::ParamDirection::kIn;
+  bool wrapped = false;
+  if (Cur().kind == TokenKind::kName && Cur().text() == "pl" && Peek(1).Is(Op::kDot) &&
+      Peek(2).kind == TokenKind::kName && Peek(3).Is(Op::kLBracket)) {
+    std::string_view w = Peek(2).text();
+    if (w == "Out" || w == "InOut") {
+      dir = w == "Out" ? ir::ParamDirection::kOut : ir::ParamDirection::kInOut;
+      wrapped = true;
+      for (int i = 0; i < 4; ++i) Advance();
+    }
+  }
+  TypePtr type;
+  if (!TryParseSimpleType(&type) || (wrapped && !AtOp(Op::kRBracket))) {
+    pos_ = start;
+    return false;
+  }
+  if (wrapped) Advance();
+  if (!AtOp(Op::kComma) && !AtOp(Op::kRParen)) {
+    pos_ = start;
+    return false;
+  }
+  out->type = std::move(type);
+  out->dir = dir;
+  return true;
+}
+
+absl::Status Parser::CheckAnnotation(const TypePtr& ann, const TypePtr& value,
+                                     const Ast* ann_ast) {
+  if (ir::TypesAgree(ann, value)) return absl::OkStatus();
+  return ErrorAt(ann_ast, pto::StrCat("type annotation ", TypeText(ann),
+                                      " does not match the value's type ", TypeText(value)));
+}
+
+
+}  // namespace pto::parser::internal
