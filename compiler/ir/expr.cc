@@ -37,6 +37,10 @@ ConstBool::ConstBool(bool value, Span span)
 ConstString::ConstString(std::string value, Span span)
     : Expr(NodeKind::kConstString, UnknownType::Get(), std::move(span)), value_(std::move(value)) {}
 
+DynDim::DynDim(std::string name, Span span)
+    : Expr(NodeKind::kDynDim, ScalarType::Get(DataType::kIndex), std::move(span)),
+      name_(std::move(name)) {}
+
 bool IsComparison(BinaryOp op) {
   switch (op) {
     case BinaryOp::kEq:

@@ -15,7 +15,7 @@ namespace pto::ir {
 
 class Expr : public Node {
  public:
-  static bool Matches(NodeKind k) { return k >= NodeKind::kVar && k <= NodeKind::kCast; }
+  static bool Matches(NodeKind k) { return k >= NodeKind::kVar && k <= NodeKind::kDynDim; }
   const TypePtr& type() const { return type_; }
 
  protected:
@@ -164,6 +164,19 @@ class ConstString : public Expr {
 
  private:
   std::string value_;
+};
+
+// A shape dimension bound at run time (PyPTO's DynVar): `NR = pl.dynamic("NR")`
+// at module level. An INDEX scalar known by its name; two with the same name
+// are the same dimension. The printer declares every one a program uses.
+class DynDim : public Expr {
+ public:
+  static bool Matches(NodeKind k) { return k == NodeKind::kDynDim; }
+  explicit DynDim(std::string name, Span span = Span());
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
 };
 
 enum class BinaryOp : uint8_t {

@@ -39,6 +39,7 @@ enum class NodeKind : uint8_t {
   kMakeTuple,
   kTupleGetItem,
   kCast,
+  kDynDim,
   // Statements.
   kAssignStmt,
   kEvalStmt,

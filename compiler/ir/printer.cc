@@ -580,11 +580,19 @@ class Printer {
       out_ += "    pass\n";
       return;
     }
+    const size_t decl_pos = out_.find("@pl.program");
     bool first = true;
     for (const auto& [gv, f] : p->functions()) {
       if (!first) out_ += "\n";
       first = false;
       PrintFunctionIn(f, 1);
+    }
+    // The dynamic dimensions the program uses, declared before the class.
+    if (!dyn_dims_.empty()) {
+      std::string decls;
+      for (const std::string& d : dyn_dims_) StrAppend(&decls, d, " = pl.dynamic(\"", d, "\")\n");
+      decls += "\n\n";
+      out_.insert(decl_pos, decls);
     }
   }
 
@@ -894,6 +902,12 @@ class Printer {
       case NodeKind::kConstString:
         Quote(static_cast<const ConstString&>(*e).value());
         return;
+      case NodeKind::kDynDim: {
+        const std::string& name = static_cast<const DynDim&>(*e).name();
+        if (dyn_seen_.insert(name).second) dyn_dims_.push_back(name);
+        out_ += name;
+        return;
+      }
       case NodeKind::kBinaryExpr: {
         const auto& b = static_cast<const BinaryExpr&>(*e);
         BinaryInfo info = InfoOf(b.op());
@@ -1342,6 +1356,9 @@ class Printer {
   }
 
   std::string out_;
+  // Dynamic dimensions printed so far, in order of first use.
+  std::vector<std::string> dyn_dims_;
+  absl::flat_hash_set<std::string> dyn_seen_;
   int indent_ = 0;
   const absl::flat_hash_map<const Var*, std::string>* names_;
   std::vector<const std::vector<VarPtr>*> yield_targets_;

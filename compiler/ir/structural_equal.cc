@@ -34,6 +34,7 @@ std::string_view KindName(NodeKind k) {
     case NodeKind::kConstFloat: return "ConstFloat";
     case NodeKind::kConstBool: return "ConstBool";
     case NodeKind::kConstString: return "ConstString";
+    case NodeKind::kDynDim: return "DynDim";
     case NodeKind::kBinaryExpr: return "BinaryExpr";
     case NodeKind::kUnaryExpr: return "UnaryExpr";
     case NodeKind::kCall: return "Call";
@@ -340,6 +341,12 @@ class Comparer {
         const auto& x = static_cast<const ConstString&>(*a).value();
         const auto& y = static_cast<const ConstString&>(*b).value();
         if (x != y) return Fail(a.get(), b.get(), StrCat("string \"", x, "\" vs \"", y, "\""));
+        return true;
+      }
+      case NodeKind::kDynDim: {
+        const auto& x = static_cast<const DynDim&>(*a).name();
+        const auto& y = static_cast<const DynDim&>(*b).name();
+        if (x != y) return Fail(a.get(), b.get(), StrCat("dynamic dimension ", x, " vs ", y));
         return true;
       }
       case NodeKind::kBinaryExpr: {

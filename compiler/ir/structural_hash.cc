@@ -181,6 +181,8 @@ class Hasher {
         return Add(static_cast<const ConstBool&>(*e).value());
       case NodeKind::kConstString:
         return Add(HashString(static_cast<const ConstString&>(*e).value()));
+      case NodeKind::kDynDim:
+        return Add(HashString(static_cast<const DynDim&>(*e).name()));
       case NodeKind::kBinaryExpr: {
         const auto& x = static_cast<const BinaryExpr&>(*e);
         Add(static_cast<uint64_t>(x.op()));

@@ -75,6 +75,8 @@ void IRVisitor::VisitExpr(const ExprPtr& expr) {
       return VisitConstBool(std::static_pointer_cast<const ConstBool>(expr));
     case NodeKind::kConstString:
       return VisitConstString(std::static_pointer_cast<const ConstString>(expr));
+    case NodeKind::kDynDim:
+      return VisitDynDim(std::static_pointer_cast<const DynDim>(expr));
     case NodeKind::kBinaryExpr:
       return VisitBinaryExpr(std::static_pointer_cast<const BinaryExpr>(expr));
     case NodeKind::kUnaryExpr:

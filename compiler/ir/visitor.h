@@ -67,6 +67,7 @@ class IRVisitor {
   virtual void VisitConstFloat(const std::shared_ptr<const ConstFloat>& expr);
   virtual void VisitConstBool(const std::shared_ptr<const ConstBool>& expr);
   virtual void VisitConstString(const std::shared_ptr<const ConstString>& expr);
+  virtual void VisitDynDim(const std::shared_ptr<const DynDim>& expr) {}
   virtual void VisitBinaryExpr(const std::shared_ptr<const BinaryExpr>& expr);
   virtual void VisitUnaryExpr(const std::shared_ptr<const UnaryExpr>& expr);
   virtual void VisitCall(const CallPtr& call);

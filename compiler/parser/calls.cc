@@ -298,6 +298,7 @@ absl::StatusOr<ir::AttrValue> Parser::ConvertAttr(const Ast* a) {
       case ConstVal::kBool: return ir::AttrValue(v.i != 0);
       case ConstVal::kStr: return ir::AttrValue(std::move(v.s));
       case ConstVal::kDType: return ir::AttrValue(v.dtype);
+      case ConstVal::kDynDim: return ir::AttrValue(v.dyn);
       case ConstVal::kList: {
         bool ints = true;
         for (const ConstVal& e : v.list) ints = ints && e.kind == ConstVal::kInt;

@@ -19,6 +19,7 @@ std::string_view ConstKindName(const ConstVal& v) {
     case ConstVal::kStr: return "str";
     case ConstVal::kDType: return "data type";
     case ConstVal::kList: return v.is_tuple ? "tuple" : "list";
+    case ConstVal::kDynDim: return "dynamic dimension";
   }
   return "value";
 }
@@ -111,8 +112,11 @@ bool Parser::IsConstAstUncached(const Ast* a) {
     case AstKind::kTrue:
     case AstKind::kFalse:
       return true;
-    case AstKind::kName:
-      return LookupConst(a->text) != nullptr;
+    case AstKind::kName: {
+      // A dynamic dimension is a value (an ir::DynDim), not a folded constant.
+      const ConstVal* c = LookupConst(a->text);
+      return c != nullptr && c->kind != ConstVal::kDynDim;
+    }
     case AstKind::kAttribute: {
       if (ResolveDType(a)) return true;
       if (!DottedPath(a)) return false;
@@ -171,7 +175,14 @@ absl::StatusOr<ConstVal> Parser::ConstEval(const Ast* a) {
     case AstKind::kFalse:
       return ConstVal::Bool(false);
     case AstKind::kName: {
-      if (const ConstVal* c = LookupConst(a->text)) return *c;
+      if (const ConstVal* c = LookupConst(a->text)) {
+        if (c->kind == ConstVal::kDynDim) {
+          return ErrorAt(a, pto::StrCat("'", a->text, "' is a dynamic dimension (pl.dynamic), known "
+                                        "only at run time; it can be a shape dimension but not "
+                                        "part of a compile-time constant"));
+        }
+        return *c;
+      }
       if (LookupLocal(a->text) != nullptr) {
         return ErrorAt(a, pto::StrCat("'", a->text, "' is not a compile-time constant"));
       }
@@ -424,6 +435,8 @@ absl::StatusOr<ExprPtr> Parser::ConstToExpr(const ConstVal& v, const Span& span)
       return UserError(span, pto::StrCat("data type pl.", ir::DataTypeName(v.dtype),
                                          " is not a value here (use pl.const(v, pl.",
                                          ir::DataTypeName(v.dtype), ") for a typed constant)"));
+    case ConstVal::kDynDim:
+      return v.dyn;
     case ConstVal::kList: {
       std::vector<ExprPtr> elems;
       elems.reserve(v.list.size());

@@ -2,6 +2,7 @@
 // function headers (the first pass over the class), and the entry points of
 // parser.h.
 #include <algorithm>
+#include <cctype>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +18,14 @@ namespace pto::parser::internal {
 // Module, class and function headers.
 
 namespace {
+
+bool IsIdentifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
 
 bool ExprNamesAVar(const ExprPtr& e, int depth) {
   if (e == nullptr || depth > kMaxExpressionHeight) return e != nullptr;
@@ -120,7 +129,7 @@ absl::StatusOr<Ast*> Parser::ParseDecorator(const Token** at_tok) {
   Advance();  // @
   ASSIGN_OR_RETURN(Ast * a, ParseTest());
   RETURN_IF_ERROR(ExpectNewline());
-  if (AtOp(Op::kAt)) return ErrorAt(Cur(), "unsupported Python construct: multiple decorators");
+  if (AtOp(Op::kAt)) return ErrorAt(Cur(), "unsupported Python construct: multiple decorators (keep only the @pl.* decorator)");
   return a;
 }
 
@@ -130,11 +139,45 @@ absl::Status Parser::ParseConstantDef(SvMap<ConstVal>* table) {
   Advance();  // =
   PoolMark mark = Mark();
   ASSIGN_OR_RETURN(Ast * value, ParseTestList());
-  if (AtOp(Op::kAssign)) return ErrorAt(Cur(), "unsupported Python construct: chained assignment");
+  if (AtOp(Op::kAssign)) return ErrorAt(Cur(), "unsupported Python construct: chained assignment (assign one name per statement)");
   RETURN_IF_ERROR(ExpectNewline());
+  if (IsPathCall(value, "pl.dynamic")) {
+    RETURN_IF_ERROR(DefineDynDim(name, value, table));
+    Release(mark);
+    return absl::OkStatus();
+  }
   ASSIGN_OR_RETURN(ConstVal v, ConstEval(value));
   (*table)[name.text()] = std::move(v);
   Release(mark);
+  return absl::OkStatus();
+}
+
+// `NAME = pl.dynamic("name")`: a dimension bound at run time. Every use of
+// NAME is the same ir::DynDim, named by the string (PyPTO's DynVar name).
+absl::Status Parser::DefineDynDim(const Token& name, const Ast* call, SvMap<ConstVal>* table) {
+  RETURN_IF_ERROR(CheckPosCount(call, 1, 1, "pl.dynamic"));
+  RETURN_IF_ERROR(CheckNoKeywords(call, "pl.dynamic"));
+  const Ast* arg = PosArg(call, 0);
+  std::string dim;
+  if (IsConstAst(arg)) {
+    ASSIGN_OR_RETURN(ConstVal s, ConstEval(arg));
+    if (s.kind == ConstVal::kStr) dim = std::move(s.s);
+  }
+  if (dim.empty() || !IsIdentifier(dim)) {
+    return ErrorAt(arg, "pl.dynamic(...) needs the dimension's name, an identifier string such "
+                        "as \"N\"");
+  }
+  for (const auto& [k, v] : *table) {
+    if (v.kind == ConstVal::kDynDim && v.dyn != nullptr &&
+        static_cast<const ir::DynDim&>(*v.dyn).name() == dim && k != name.text()) {
+      return ErrorAt(arg, pto::StrCat("dynamic dimension \"", dim, "\" is already declared as '",
+                                      k, "'; use that name"));
+    }
+  }
+  ConstVal v;
+  v.kind = ConstVal::kDynDim;
+  v.dyn = std::make_shared<ir::DynDim>(dim, SpanOf(call));
+  (*table)[name.text()] = std::move(v);
   return absl::OkStatus();
 }
 
@@ -277,7 +320,7 @@ absl::Status Parser::ParseProgramClass(const Ast* decorator, const Token& at_tok
   if (AtOp(Op::kLParen)) {
     Advance();
     if (!AtOp(Op::kRParen)) {
-      return ErrorAt(Cur(), "unsupported Python construct: class inheritance");
+      return ErrorAt(Cur(), "unsupported Python construct: class inheritance (write `class Name:`)");
     }
     Advance();
   }
@@ -521,7 +564,7 @@ absl::Status Parser::ParseFunctionHeader(FuncDecor decor) {
       return ErrorAt(p, "unsupported Python construct: star-arguments (*args / **kwargs)");
     }
     if (p.Is(Op::kSlash)) {
-      return ErrorAt(p, "unsupported Python construct: positional-only parameter marker '/'");
+      return ErrorAt(p, "unsupported Python construct: positional-only parameter marker '/' (remove the '/')");
     }
     ASSIGN_OR_RETURN(const Token* pname, ExpectName("a parameter name"));
     if (LookupLocal(pname->text()) != nullptr || pname->text() == "self") {
@@ -536,7 +579,7 @@ absl::Status Parser::ParseFunctionHeader(FuncDecor decor) {
     if (!TryParseSimpleParamType(&pt)) {
       ASSIGN_OR_RETURN(Ast * ann, ParseTest());
       if (AtOp(Op::kAssign)) {
-        return ErrorAt(Cur(), "unsupported Python construct: default parameter value");
+        return ErrorAt(Cur(), "unsupported Python construct: default parameter value (give every argument at the call)");
       }
       ASSIGN_OR_RETURN(pt, LowerParamType(ann));
     }

@@ -91,6 +91,7 @@ enum class AstKind : uint8_t {
   kTuple,
   kList,
   kDict,  // kids: key0, value0, key1, value1, ...
+  kSlice,  // lower:upper:step in a subscript; kids 0-2, a kNone node where left out
   // Statements (never kids of expressions). A compound statement's span is its
   // header: from the keyword to the end of its condition, iterable or item.
   kBlock,       // kids: the statements
@@ -194,7 +195,7 @@ struct KwName {
 // Compile-time constants (module and class constants, attribute values).
 
 struct ConstVal {
-  enum Kind : uint8_t { kInt, kFloat, kBool, kStr, kDType, kList };
+  enum Kind : uint8_t { kInt, kFloat, kBool, kStr, kDType, kList, kDynDim };
   Kind kind = kInt;
   bool is_tuple = false;
   int64_t i = 0;
@@ -202,6 +203,7 @@ struct ConstVal {
   DataType dtype = DataType::kIndex;
   std::string s;
   std::vector<ConstVal> list;
+  ExprPtr dyn;  // kDynDim: the module's one ir::DynDim of this name
 
   static ConstVal Int(int64_t v) {
     ConstVal c;
@@ -230,7 +232,8 @@ struct ConstVal {
       case kFloat: return f != 0;
       case kStr: return !s.empty();
       case kList: return !list.empty();
-      case kDType: return true;
+      case kDType:
+      case kDynDim: return true;
     }
     return true;
   }
@@ -457,6 +460,7 @@ class Parser {
   absl::StatusOr<Ast*> ParseAtom();
   absl::StatusOr<Ast*> ParseCallTrailer(Ast* callee);
   absl::StatusOr<Ast*> ParseSubscriptTrailer(Ast* value);
+  absl::StatusOr<Ast*> ParseSubscriptItem();
   absl::StatusOr<Ast*> ParseTargetList(Op closer);
   absl::StatusOr<Ast*> ParseTarget();
   absl::Status UnsupportedKeyword(const Token& t) const;
@@ -519,6 +523,7 @@ class Parser {
   absl::StatusOr<ExprPtr> LowerOpCall(const Ast* a, std::string_view alloc_name);
   absl::StatusOr<ExprPtr> LowerFunctionCall(const Ast* a, std::string_view fname);
   absl::StatusOr<ExprPtr> LowerSubscript(const Ast* a);
+  absl::StatusOr<ExprPtr> LowerTensorSubscript(const Ast* a, ExprPtr base, const Ast* idx);
   absl::StatusOr<ExprPtr> LowerBinary(const Ast* a);
   absl::StatusOr<ExprPtr> LowerBinaryOp(AstOp op, const Ast* lhs_ast, const Ast* rhs_ast,
                                         const Span& span);
@@ -559,6 +564,7 @@ class Parser {
   absl::Status ParseModule();
   absl::Status SkipImport();
   absl::Status ParseConstantDef(SvMap<ConstVal>* table);
+  absl::Status DefineDynDim(const Token& name, const Ast* call, SvMap<ConstVal>* table);
   absl::Status ParseProgramClass(const Ast* decorator, const Token& at_tok);
   // What a function's decorator says.
   struct FuncDecor {

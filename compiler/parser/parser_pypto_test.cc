@@ -298,5 +298,97 @@ TEST(ParserPyptoTest, ExecScopeErrors) {
             "pl.runtime_scope(...) and pld.comm_domain(...)");
 }
 
+// ---------------------------------------------------------------------------
+// Tensor subscripts, as PyPTO's parse_subscript reads them.
+
+std::string OpOf(const ir::StmtPtr& s) {
+  auto assign = As<ir::AssignStmt>(s);
+  auto call = assign ? As<ir::Call>(assign->value()) : nullptr;
+  return call ? call->op()->name() : "<not a call>";
+}
+
+TEST(ParserPyptoTest, TensorSubscripts) {
+  ir::ProgramPtr p = Parse(InFunction("        a = x[1]\n"
+                                      "        b = x[1, :]\n"
+                                      "        c = x[1, 2]\n"
+                                      "        d = x[2:6]\n"
+                                      "        e = x[:, n:8]\n"
+                                      "        g = x[:]\n"
+                                      "        return a, b, c, d, e, g\n",
+                                      "self, x: pl.Tensor[[8, 16], pl.FP32], n: pl.Scalar[pl.INDEX]"));
+  ASSERT_NE(p, nullptr);
+  std::vector<ir::StmtPtr> body = BodyOf(p->GetFunction("f"));
+  ASSERT_EQ(body.size(), 7u);
+  EXPECT_EQ(OpOf(body[0]), "pl.tensor.index");
+  EXPECT_EQ(OpOf(body[1]), "pl.tensor.index");  // a trailing `:` is the whole dimension
+  EXPECT_EQ(OpOf(body[2]), "pl.tensor.read");   // an index on every dimension: one element
+  EXPECT_EQ(OpOf(body[3]), "pl.tensor.slice");
+  EXPECT_EQ(ir::PrintType(As<ir::AssignStmt>(body[3])->var()->type()),
+            "pl.Tensor[[4, 16], pl.FP32]");
+  EXPECT_EQ(ir::PrintType(As<ir::AssignStmt>(body[4])->var()->type()),
+            "pl.Tensor[[8, 8 - n], pl.FP32]");
+  EXPECT_EQ(As<ir::AssignStmt>(body[5])->value(), p->GetFunction("f")->params()[0]);  // x[:]
+  ExpectRoundTrip(p);
+}
+
+TEST(ParserPyptoTest, TensorSubscriptErrors) {
+  const std::string sig = "self, x: pl.Tensor[[8, 16], pl.FP32], n: pl.Scalar[pl.INDEX]";
+  EXPECT_EQ(ParseError(InFunction("        a = x[1, 2:4]\n", sig)),
+            "8:15: a tensor subscript that mixes indices and slices (x[i, a:b]) is not "
+            "supported yet; take the slice with pl.tensor.slice(x, shape, offsets) or the row "
+            "with x[i]");
+  EXPECT_EQ(ParseError(InFunction("        a = x[0:8:2]\n", sig)),
+            "8:19: a slice step is not supported (write x[a:b])");
+  EXPECT_EQ(ParseError(InFunction("        a = x[4:12]\n", sig)),
+            "8:15: slice 4:12 is outside dimension 0 (of size 8)");
+  EXPECT_EQ(ParseError(InFunction("        a = x[1, 2, 3]\n", sig)),
+            "8:15: the subscript has 3 indices but the tensor has rank 2");
+  EXPECT_EQ(ParseError(InFunction("        a = n[1:2]\n", sig)),
+            "8:13: cannot subscript a value of type pl.Scalar[pl.INDEX]");
+}
+
+// ---------------------------------------------------------------------------
+// Dynamic dimensions.
+
+constexpr char kDynamic[] = R"(
+NR = pl.dynamic("NR")
+COLS = 16
+ROW_BYTES = COLS * pl.FP32.get_byte()
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def f(self, x: pl.Tensor[[NR, COLS], pl.FP32], n: pl.Scalar[pl.INDEX]):
+        y = pl.tensor.create([NR * 2, COLS], dtype=pl.FP32)
+        return y
+)";
+
+TEST(ParserPyptoTest, DynamicDimensions) {
+  ir::ProgramPtr p = Parse(std::string(kHeader) + kDynamic);
+  ASSERT_NE(p, nullptr);
+  ir::FunctionPtr f = p->GetFunction("f");
+  auto x = As<ir::TensorType>(f->params()[0]->type());
+  ASSERT_NE(x, nullptr);
+  auto nr = As<ir::DynDim>(x->shape()[0]);
+  ASSERT_NE(nr, nullptr);
+  EXPECT_EQ(nr->name(), "NR");
+  EXPECT_EQ(ir::PrintType(f->return_types()[0]), "pl.Tensor[[NR * 2, 16], pl.FP32]");
+  std::string printed = ir::PrintProgram(p);
+  EXPECT_NE(printed.find("NR = pl.dynamic(\"NR\")\n"), std::string::npos) << printed;
+  ExpectRoundTrip(p);
+}
+
+TEST(ParserPyptoTest, DynamicDimensionErrors) {
+  EXPECT_EQ(ParseError(std::string(kHeader) + "NR = pl.dynamic(3)\n"),
+            "4:17: pl.dynamic(...) needs the dimension's name, an identifier string such as "
+            "\"N\"");
+  EXPECT_EQ(ParseError(std::string(kHeader) + "NR = pl.dynamic(\"NR\")\nM = NR * 2\n"),
+            "5:5: 'NR' is a dynamic dimension (pl.dynamic), known only at run time; it can be a "
+            "shape dimension but not part of a compile-time constant");
+  EXPECT_EQ(ParseError(std::string(kHeader) + "A = pl.dynamic(\"N\")\nB = pl.dynamic(\"N\")\n"),
+            "5:16: dynamic dimension \"N\" is already declared as 'A'; use that name");
+}
+
 }  // namespace
 }  // namespace pto::parser

@@ -601,34 +601,34 @@ TEST(ParserErrorTest, TruncatedFile) {
 
 TEST(ParserErrorTest, UnsupportedConstructs) {
   EXPECT_EQ(ParseError(InFunction("        x = lambda a: a\n")),
-            "8:13: unsupported Python construct: lambda");
+            "8:13: unsupported Python construct: lambda (define another function of the program and call it)");
   EXPECT_EQ(ParseError(InFunction("        x = [a for a in n]\n")),
-            "8:16: unsupported Python construct: comprehension");
+            "8:16: unsupported Python construct: comprehension (write a for loop over pl.range(...))");
   EXPECT_EQ(ParseError(InFunction("        x = n if n else 1\n")),
-            "8:15: unsupported Python construct: conditional expression (x if c else y)");
+            "8:15: unsupported Python construct: conditional expression (x if c else y; write an if statement whose branches end with pl.yield_)");
   EXPECT_EQ(ParseError(InFunction("        try:\n            pass\n")),
-            "8:9: unsupported Python construct: try statement");
+            "8:9: unsupported Python construct: try statement (remove it; the compiler reports errors)");
   EXPECT_EQ(ParseError(InFunction("        global n\n")),
-            "8:9: unsupported Python construct: global statement");
+            "8:9: unsupported Python construct: global statement (use a module constant NAME = value)");
   EXPECT_EQ(ParseError(InFunction("        import os\n")),
-            "8:9: unsupported Python construct: import inside a function");
+            "8:9: unsupported Python construct: import inside a function (move it to the top of the file)");
   EXPECT_EQ(ParseError(InFunction("        x = pl.min(*n)\n")),
             "8:20: unsupported Python construct: star-arguments (*args / **kwargs)");
   EXPECT_EQ(ParseError(InFunction("        x = 1 < n < 3\n")),
-            "8:19: unsupported Python construct: chained comparison (a < b < c)");
+            "8:19: unsupported Python construct: chained comparison (write a < b and b < c)");
   EXPECT_EQ(ParseError(InFunction("        with open(n):\n            pass\n")),
             "8:14: unsupported with-statement context: the contexts are pl.at(...), "
             "pl.spmd(...), pl.cluster(...), pl.scope(...), pl.manual_scope(), "
             "pl.runtime_scope(...) and pld.comm_domain(...)");
   EXPECT_EQ(ParseError(InFunction("        with pl.runtime_scope() as s:\n            pass\n")),
-            "8:33: unsupported Python construct: with ... as");
+            "8:33: unsupported Python construct: with ... as (naming a scope's task id is not supported yet; drop `as name`)");
   EXPECT_EQ(ParseError(std::string(kHeader) + "@pl.program\nclass P(Base):\n    pass\n"),
-            "5:9: unsupported Python construct: class inheritance");
+            "5:9: unsupported Python construct: class inheritance (write `class Name:`)");
   EXPECT_EQ(ParseError(std::string(kHeader) + "@pl.program\nclass P:\n    @staticmethod\n"
                                               "    def f(self):\n        pass\n"),
             "6:6: unsupported decorator: methods of a @pl.program class need @pl.function");
   EXPECT_EQ(ParseError(InFunction("        return n[0:2]\n")),
-            "8:19: unsupported Python construct: slice (use pl.tensor.slice or pl.tensor.view)");
+            "8:16: cannot subscript a value of type pl.Scalar[pl.INDEX]");
 }
 
 TEST(ParserErrorTest, TypeErrors) {

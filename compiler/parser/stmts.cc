@@ -162,7 +162,7 @@ absl::Status Parser::LowerAssign(const Ast* stmt, const Ast* target, const Ast* 
     for (uint32_t i = 0; i < target->num_kids; ++i) {
       const Ast* e = Kid(target, i);
       if (e->kind == AstKind::kTuple) {
-        return ErrorAt(e, "unsupported Python construct: nested tuple unpacking");
+        return ErrorAt(e, "unsupported Python construct: nested tuple unpacking (unpack in two steps)");
       }
       if (e->kind != AstKind::kName) {
         return ErrorAt(e, "unsupported assignment target: only names can be assigned");

@@ -83,10 +83,10 @@ int BinaryPrecedence(const Token& t, AstOp* op) {
 
 absl::Status Parser::UnsupportedKeyword(const Token& t) const {
   switch (t.keyword()) {
-    case Keyword::kLambda: return ErrorAt(t, "unsupported Python construct: lambda");
+    case Keyword::kLambda: return ErrorAt(t, "unsupported Python construct: lambda (define another function of the program and call it)");
     case Keyword::kYield:
       return ErrorAt(t, "unsupported Python construct: yield (use pl.yield_(...))");
-    case Keyword::kAwait: return ErrorAt(t, "unsupported Python construct: await");
+    case Keyword::kAwait: return ErrorAt(t, "unsupported Python construct: await (remove it)");
     default: break;
   }
   return ErrorAt(t, pto::StrCat("expected an expression, found ", DescribeToken(t)));
@@ -140,11 +140,11 @@ absl::StatusOr<Ast*> Parser::ParseTest() {
   if (AtKw(Keyword::kLambda)) return UnsupportedKeyword(Cur());
   ASSIGN_OR_RETURN(Ast * a, ParseBinary(kPrecOr));
   if (AtKw(Keyword::kIf)) {
-    return ErrorAt(Cur(), "unsupported Python construct: conditional expression (x if c else y)");
+    return ErrorAt(Cur(), "unsupported Python construct: conditional expression (x if c else y; write an if statement whose branches end with pl.yield_)");
   }
   if (AtOp(Op::kWalrus)) return ErrorAt(Cur(), "unsupported Python construct: walrus operator (:=)");
   if (AtKw(Keyword::kFor) || AtKw(Keyword::kAsync)) {
-    return ErrorAt(Cur(), "unsupported Python construct: comprehension");
+    return ErrorAt(Cur(), "unsupported Python construct: comprehension (write a for loop over pl.range(...))");
   }
   return a;
 }
@@ -207,7 +207,7 @@ absl::StatusOr<Ast*> Parser::ParseBinary(int min_prec) {
     }
     if (prec < min_prec) return lhs;
     if (prec == kPrecCompare && compared) {
-      return ErrorAt(t, "unsupported Python construct: chained comparison (a < b < c)");
+      return ErrorAt(t, "unsupported Python construct: chained comparison (write a < b and b < c)");
     }
     compared = prec == kPrecCompare;
     Advance();
@@ -364,15 +364,7 @@ absl::StatusOr<Ast*> Parser::ParseSubscriptTrailer(Ast* value) {
   size_t items_base = scratch_.size();
   bool comma = false;
   while (true) {
-    if (AtOp(Op::kColon)) {
-      return ErrorAt(Cur(),
-                     "unsupported Python construct: slice (use pl.tensor.slice or pl.tensor.view)");
-    }
-    ASSIGN_OR_RETURN(Ast * e, ParseTest());
-    if (AtOp(Op::kColon)) {
-      return ErrorAt(Cur(),
-                     "unsupported Python construct: slice (use pl.tensor.slice or pl.tensor.view)");
-    }
+    ASSIGN_OR_RETURN(Ast * e, ParseSubscriptItem());
     scratch_.push_back(e);
     if (AtOp(Op::kComma)) {
       comma = true;
@@ -393,6 +385,44 @@ absl::StatusOr<Ast*> Parser::ParseSubscriptTrailer(Ast* value) {
   sub->col = value->col;
   RETURN_IF_ERROR(Seal(sub, base));
   return sub;
+}
+
+// One item of a subscript: an expression, or a slice `lower:upper:step` with
+// any part left out (a left-out part is a None node, as x[None:4] means x[:4]).
+absl::StatusOr<Ast*> Parser::ParseSubscriptItem() {
+  const Token& start = Cur();
+  size_t base = scratch_.size();
+  Ast* lower = nullptr;
+  if (!AtOp(Op::kColon)) {
+    ASSIGN_OR_RETURN(lower, ParseTest());
+    if (!AtOp(Op::kColon)) return lower;
+  }
+  auto part_ends = [this] {
+    return AtOp(Op::kComma) || AtOp(Op::kRBracket) || AtOp(Op::kColon);
+  };
+  auto none_at = [this](const Token& t) { return NewAst(AstKind::kNone, t); };
+  scratch_.push_back(lower != nullptr ? lower : none_at(start));
+  Advance();  // :
+  if (part_ends()) {
+    scratch_.push_back(none_at(Prev()));
+  } else {
+    ASSIGN_OR_RETURN(Ast * upper, ParseTest());
+    scratch_.push_back(upper);
+  }
+  if (AtOp(Op::kColon)) {
+    Advance();
+    if (part_ends()) {
+      scratch_.push_back(none_at(Prev()));
+    } else {
+      ASSIGN_OR_RETURN(Ast * step, ParseTest());
+      scratch_.push_back(step);
+    }
+  } else {
+    scratch_.push_back(none_at(Prev()));
+  }
+  Ast* slice = NewAst(AstKind::kSlice, start);
+  RETURN_IF_ERROR(Seal(slice, base));
+  return slice;
 }
 
 absl::StatusOr<Ast*> Parser::ParseAtom() {
@@ -472,7 +502,7 @@ absl::StatusOr<Ast*> Parser::ParseAtom() {
         return a;
       }
       if (AtKw(Keyword::kYield)) return UnsupportedKeyword(Cur());
-      if (AtOp(Op::kStar)) return ErrorAt(Cur(), "unsupported Python construct: star expression");
+      if (AtOp(Op::kStar)) return ErrorAt(Cur(), "unsupported Python construct: star expression (write the elements out)");
       ASSIGN_OR_RETURN(Ast * first, ParseTest());
       if (AtOp(Op::kRParen)) {
         Advance();
@@ -482,7 +512,7 @@ absl::StatusOr<Ast*> Parser::ParseAtom() {
       while (AtOp(Op::kComma)) {
         Advance();
         if (AtOp(Op::kRParen)) break;
-        if (AtOp(Op::kStar)) return ErrorAt(Cur(), "unsupported Python construct: star expression");
+        if (AtOp(Op::kStar)) return ErrorAt(Cur(), "unsupported Python construct: star expression (write the elements out)");
         ASSIGN_OR_RETURN(Ast * e, ParseTest());
         scratch_.push_back(e);
       }
@@ -498,7 +528,7 @@ absl::StatusOr<Ast*> Parser::ParseAtom() {
       Advance();
       size_t base = scratch_.size();
       while (!AtOp(Op::kRBracket)) {
-        if (AtOp(Op::kStar)) return ErrorAt(Cur(), "unsupported Python construct: star expression");
+        if (AtOp(Op::kStar)) return ErrorAt(Cur(), "unsupported Python construct: star expression (write the elements out)");
         ASSIGN_OR_RETURN(Ast * e, ParseTest());
         scratch_.push_back(e);
         if (AtOp(Op::kComma)) {
@@ -524,7 +554,7 @@ absl::StatusOr<Ast*> Parser::ParseAtom() {
         ASSIGN_OR_RETURN(Ast * k, ParseTest());
         if (!AtOp(Op::kColon)) {
           if (AtOp(Op::kComma) || AtOp(Op::kRBrace)) {
-            return ErrorAt(Cur(), "unsupported Python construct: set literal");
+            return ErrorAt(Cur(), "unsupported Python construct: set literal (use a list [a, b])");
           }
           return Unexpected("':'");
         }
@@ -544,7 +574,7 @@ absl::StatusOr<Ast*> Parser::ParseAtom() {
       return a;
     }
     case Op::kStar:
-      return ErrorAt(t, "unsupported Python construct: star expression");
+      return ErrorAt(t, "unsupported Python construct: star expression (write the elements out)");
     default:
       return Unexpected("an expression");
   }
@@ -636,7 +666,7 @@ absl::Status Parser::ReadLine() {
   const Token& t = Cur();
   if (t.kind == TokenKind::kIndent) return ErrorAt(t, "unexpected indent");
   if (t.Is(Op::kAt)) {
-    return ErrorAt(t, "unsupported Python construct: decorator inside a function");
+    return ErrorAt(t, "unsupported Python construct: decorator inside a function (define the function at module or class level)");
   }
   if (t.kind != TokenKind::kKeyword) return ReadSimpleLine();
   Ast* s = nullptr;
@@ -658,18 +688,18 @@ absl::Status Parser::ReadLine() {
       break;
     }
     case Keyword::kDef:
-      return ErrorAt(t, "unsupported Python construct: nested function definition");
+      return ErrorAt(t, "unsupported Python construct: nested function definition (define it as another function of the program and call it)");
     case Keyword::kClass:
-      return ErrorAt(t, "unsupported Python construct: nested class");
+      return ErrorAt(t, "unsupported Python construct: nested class (define it at module level)");
     case Keyword::kElif:
     case Keyword::kElse:
       return ErrorAt(t, pto::StrCat("'", KeywordText(t.keyword()), "' without a matching 'if'"));
     case Keyword::kTry:
     case Keyword::kExcept:
     case Keyword::kFinally:
-      return ErrorAt(t, "unsupported Python construct: try statement");
+      return ErrorAt(t, "unsupported Python construct: try statement (remove it; the compiler reports errors)");
     case Keyword::kAsync:
-      return ErrorAt(t, "unsupported Python construct: async");
+      return ErrorAt(t, "unsupported Python construct: async (remove it)");
     default:
       return ReadSimpleLine();
   }
@@ -740,18 +770,18 @@ absl::Status Parser::ReadSmallStatement() {
         return absl::OkStatus();
       }
       case Keyword::kDel:
-        return ErrorAt(t, "unsupported Python construct: del statement");
+        return ErrorAt(t, "unsupported Python construct: del statement (remove it)");
       case Keyword::kGlobal:
-        return ErrorAt(t, "unsupported Python construct: global statement");
+        return ErrorAt(t, "unsupported Python construct: global statement (use a module constant NAME = value)");
       case Keyword::kNonlocal:
-        return ErrorAt(t, "unsupported Python construct: nonlocal statement");
+        return ErrorAt(t, "unsupported Python construct: nonlocal statement (remove it)");
       case Keyword::kAssert:
-        return ErrorAt(t, "unsupported Python construct: assert statement");
+        return ErrorAt(t, "unsupported Python construct: assert statement (remove it; the compiler checks types and shapes)");
       case Keyword::kRaise:
-        return ErrorAt(t, "unsupported Python construct: raise statement");
+        return ErrorAt(t, "unsupported Python construct: raise statement (remove it)");
       case Keyword::kImport:
       case Keyword::kFrom:
-        return ErrorAt(t, "unsupported Python construct: import inside a function");
+        return ErrorAt(t, "unsupported Python construct: import inside a function (move it to the top of the file)");
       default:
         break;
     }
@@ -763,7 +793,7 @@ absl::Status Parser::ReadSmallStatement() {
     if (AtKw(Keyword::kYield)) return UnsupportedKeyword(Cur());
     ASSIGN_OR_RETURN(Ast * value, ParseTestList());
     if (AtOp(Op::kAssign)) {
-      return ErrorAt(Cur(), "unsupported Python construct: chained assignment");
+      return ErrorAt(Cur(), "unsupported Python construct: chained assignment (assign one name per statement)");
     }
     scratch_.push_back(value);
     kind = AstKind::kAssign;
@@ -835,7 +865,7 @@ absl::StatusOr<Ast*> Parser::ReadFor() {
   const Token& header_end = Prev();
   ASSIGN_OR_RETURN(Ast * body, ReadBlock(start, "for"));
   scratch_.push_back(body);
-  if (AtKw(Keyword::kElse)) return ErrorAt(Cur(), "unsupported Python construct: for-else");
+  if (AtKw(Keyword::kElse)) return ErrorAt(Cur(), "unsupported Python construct: for-else (move the else body after the loop)");
   Ast* s = NewStmt(AstKind::kFor, start);
   SealStmt(s, base, header_end);
   return s;
@@ -850,7 +880,7 @@ absl::StatusOr<Ast*> Parser::ReadWhile() {
   const Token& header_end = Prev();
   ASSIGN_OR_RETURN(Ast * body, ReadBlock(start, "while"));
   scratch_.push_back(body);
-  if (AtKw(Keyword::kElse)) return ErrorAt(Cur(), "unsupported Python construct: while-else");
+  if (AtKw(Keyword::kElse)) return ErrorAt(Cur(), "unsupported Python construct: while-else (move the else body after the loop)");
   Ast* s = NewStmt(AstKind::kWhile, start);
   SealStmt(s, base, header_end);
   return s;
@@ -861,9 +891,9 @@ absl::StatusOr<Ast*> Parser::ReadWith() {
   Advance();  // with
   size_t base = scratch_.size();
   ASSIGN_OR_RETURN(Ast * item, ParseTest());
-  if (AtKw(Keyword::kAs)) return ErrorAt(Cur(), "unsupported Python construct: with ... as");
+  if (AtKw(Keyword::kAs)) return ErrorAt(Cur(), "unsupported Python construct: with ... as (naming a scope's task id is not supported yet; drop `as name`)");
   if (AtOp(Op::kComma)) {
-    return ErrorAt(Cur(), "unsupported Python construct: several with-statement items");
+    return ErrorAt(Cur(), "unsupported Python construct: several with-statement items (nest one with inside the other)");
   }
   scratch_.push_back(item);
   const Token& header_end = Prev();

@@ -1,9 +1,13 @@
 #include "compiler/passes/pass_manager.h"
 
+#include <memory>
+#include <optional>
 #include <sstream>
 
 #include "compiler/ir/builder.h"
+#include "compiler/parser/parser.h"
 #include "compiler/passes/pass_registry.h"
+#include "compiler/support/diagnostics.h"
 #include "gtest/gtest.h"
 
 namespace pto::passes {
@@ -121,6 +125,34 @@ TEST(PassManagerTest, UnknownNamesAreNotFound) {
   EXPECT_NE(s.message().find("unknown pass 'NoSuchPass'"), absl::string_view::npos);
   EXPECT_EQ(pm.AddPipeline("fastest").code(), absl::StatusCode::kNotFound);
   EXPECT_TRUE(pm.AddPipeline("default").ok());
+}
+
+// The front end reads scopes and break/continue that no pass lowers yet; a
+// pipeline stops at them with a located error instead of passing them on.
+TEST(PassManagerTest, UnloweredConstructsAreLocatedErrors) {
+  auto parsed = parser::ParseProgramText("t.pto",
+                                         "import pypto.language as pl\n"
+                                         "@pl.program\n"
+                                         "class P:\n"
+                                         "    @pl.function\n"
+                                         "    def f(self, n: pl.Scalar[pl.INDEX]):\n"
+                                         "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+                                         "            m = n + 1\n"
+                                         "        return m\n");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  PassManager pm;
+  pm.AddPass(std::make_unique<NoOpPass>());
+  absl::StatusOr<ir::ProgramPtr> out = pm.Run(*parsed);
+  ASSERT_FALSE(out.ok());
+  EXPECT_TRUE(IsUserError(out.status()));
+  std::optional<DiagnosticLocation> loc = GetDiagnosticLocation(out.status());
+  ASSERT_TRUE(loc.has_value());
+  EXPECT_EQ(loc->line, 6);
+  EXPECT_EQ(loc->col, 9);
+  EXPECT_EQ(out.status().message(),
+            "pass NoOp cannot lower a `with pl.at(...)` scope yet: the front end reads and "
+            "prints it, but no pass of the pipeline handles it; remove it or run pto-opt "
+            "without passes");
 }
 
 }  // namespace
