@@ -383,7 +383,7 @@ class P:
   EXPECT_EQ(code.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(code.status().message()),
               HasSubstr("code generation does not support pl.tile.matmul in a kernel yet"));
-  EXPECT_THAT(code.status().ToString(), HasSubstr("10:13:10:28:test.pto"));
+  EXPECT_THAT(code.status().ToString(), HasSubstr("9:13:9:28:test.pto"));
 }
 
 }  // namespace

@@ -126,9 +126,10 @@ absl::StatusOr<TypePtr> Result(const std::string& op, const Signature& sig, cons
     return Reshaped(*shaped, std::move(shape), DTypeAttr(s, sig, "out_dtype").value_or(acc));
   }
   if (rule == "transpose") {
-    std::optional<int64_t> a = s.args.size() > 2 ? ir::GetConstInt(s.args[1]) : std::nullopt;
-    std::optional<int64_t> b = s.args.size() > 2 ? ir::GetConstInt(s.args[2]) : std::nullopt;
     int64_t rank = static_cast<int64_t>(shaped->shape().size());
+    if (s.args.size() < 3) return UserErrorF(s.span, op, " needs two axes");
+    std::optional<int64_t> a = ir::GetConstInt(s.args[1]);
+    std::optional<int64_t> b = ir::GetConstInt(s.args[2]);
     if (!a || !b || *a < 0 || *b < 0 || *a >= rank || *b >= rank) {
       return UserErrorF(s.span, op, " axes must be constant integers in [0, ", rank, ")");
     }

@@ -188,6 +188,25 @@ TEST(OpBindingTest, BadCallsAreLocated) {
             "9:9: pld.system.notify op must be a NotifyOp: AtomicAdd (0) or Set (1), got 2");
 }
 
+// Where our IR form differs from PyPTO's, both read: the form whose operand
+// kinds fit the call is taken.
+TEST(OpBindingTest, OurFormsAndPyptoForms) {
+  EXPECT_EQ(LastStmt("pld.tile.remote_store(t, s, 1, [0, 0])"),
+            "pld.tile.remote_store(t, s, 1, [0, 0])");
+  EXPECT_EQ(LastStmt("pld.tile.remote_store(s, 1, t)"), "pld.tile.remote_store(s, 1, t)");
+  EXPECT_EQ(Stmt("y = pld.tile.remote_load(s, 1, [0, 0], [2, 1])"),
+            "y: pl.Tile[[2, 1], pl.INT32] = pld.tile.remote_load(s, 1, [0, 0], [2, 1])");
+  EXPECT_EQ(LastStmt("pld.tile.remote_load(t, 1, s, [0, 0], [2, 1])"),
+            "pld.tile.remote_load(t, 1, s, [0, 0], [2, 1])");
+  EXPECT_EQ(LastStmt("pld.remote_store(t, s, 1, [0, 0], atomic=pld.AtomicType.Add)"),
+            "pld.tile.remote_store(t, s, 1, [0, 0], atomic=1)");
+  // view: ours (tensor, shape, offsets) first, PyPTO's (tensor, shape) otherwise.
+  EXPECT_EQ(Stmt("y = pl.tensor.view(x, [8, 32], [8, 0])"),
+            "y: pl.Tensor[[8, 32], pl.FP32] = pl.tensor.view(x, [8, 32], [8, 0])");
+  EXPECT_EQ(Stmt("y = pl.tensor.view(x, [8, 64])"),
+            "y: pl.Tensor[[8, 64], pl.FP32] = pl.tensor.view(x, [8, 64])");
+}
+
 TEST(OpBindingTest, EveryPyptoOperatorIsRegistered) {
   const OpRegistry& r = OpRegistry::Global();
   size_t with_signature = 0;

@@ -31,9 +31,12 @@ constexpr Row kPypto[] = {
 // Operators whose IR form is ours, not PyPTO's (docs/language.md, "Compatibility
 // with PyPTO"). An "ours" row replaces PyPTO's signature; a "dual" row is a
 // second form beside PyPTO's (OpDef::alt_signature) for the InCore
-// point-to-point operators, which take their staging tile explicitly.
+// point-to-point operators, which take their staging tile explicitly; an
+// "ours_first" row is tried before PyPTO's form.
 constexpr Row kOurForms[] = {
-    {"ours", "pl.tensor.view", "tensor: @Tensor, shape: @Shape, offsets: @Shape", ""},
+    // Ours first: a call that fits (tensor, shape, offsets) is ours, one that
+    // does not (PyPTO's view(t, shape)) reads as PyPTO's.
+    {"ours_first", "pl.tensor.view", "tensor: @Tensor, shape: @Shape, offsets: @Shape", ""},
     {"ours", "pl.tensor.set_validshape", "tensor: @Tensor, valid_shape: @Shape", ""},
     // all_to_all_v's launch width: a run-time 6th operand or a compile-time kwarg.
     {"ours", "pld.tensor.all_to_all_v",
@@ -91,13 +94,15 @@ const Row* OurForm(std::string_view name, std::string_view kind = "ours") {
 // A dual-form operator: its own deducer reads our form, the generic deducer
 // PyPTO's.
 void AttachDual(OpDef& def, const Row& pypto, const Row& ours) {
-  def.signature = Parse(pypto);
-  Row alt = ours;
-  alt.rule = "none";  // binds strictly, like PyPTO's form
-  def.alt_signature = Parse(alt);
+  Row strict = ours;
+  strict.rule = "none";  // binds strictly, like PyPTO's form
+  std::shared_ptr<const Signature> theirs = Parse(pypto);
+  std::shared_ptr<const Signature> form = Parse(strict);
+  const bool ours_first = ours.kind == "ours_first";
+  def.signature = ours_first ? form : theirs;
+  def.alt_signature = ours_first ? theirs : form;
   TypeDeducer own = def.deduce;
-  TypeDeducer generic = GenericDeducer(def.name, def.signature);
-  std::shared_ptr<const Signature> form = def.alt_signature;
+  TypeDeducer generic = GenericDeducer(def.name, theirs);
   def.deduce = [own, generic, form](const CallSite& s) -> absl::StatusOr<ir::TypePtr> {
     return FitsOperands(*form, s.args) ? own(s) : generic(s);
   };
@@ -162,6 +167,7 @@ void RegisterPyptoSignatures(OpRegistry& r) {
     if (row.kind != "op") continue;
     const Row* ours = OurForm(row.name);
     const Row* dual = OurForm(row.name, "dual");
+    if (dual == nullptr) dual = OurForm(row.name, "ours_first");
     OpDef* existing = r.FindMutable(row.name);
     if (existing != nullptr && existing->name == row.name && dual != nullptr) {
       AttachDual(*existing, row, *dual);

@@ -124,7 +124,7 @@ def result_rule(full, ret):
         return "cast"
     if short == "transpose":
         return "transpose"
-    if short in ("reshape", "slice", "fillpad_expand", "extract"):
+    if short in ("reshape", "slice", "fillpad_expand", "extract", "view"):
         return "reshape"
     if short == "load" or short == "remote_load":
         return "load"
