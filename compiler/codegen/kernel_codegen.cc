@@ -591,7 +591,15 @@ class Generator {
   }
 
   absl::Status EmitCallAssign(const ir::VarPtr& var, const ir::CallPtr& call, int indent) {
-    const std::string& op = call->op()->name();
+    // PyPTO's tile-with-scalar operators (pl.add(tile, 1.0) resolves to
+    // pl.tile.adds) are the scalar branch of the binary operators below.
+    const std::string& name = call->op()->name();
+    const bool scalar_form = (name == "pl.tile.adds" || name == "pl.tile.subs" ||
+                              name == "pl.tile.muls" || name == "pl.tile.maximums" ||
+                              name == "pl.tile.minimums") &&
+                             call->args().size() == 2 &&
+                             ir::Is<ir::ScalarType>(call->args()[1]->type());
+    const std::string op = scalar_form ? name.substr(0, name.size() - 1) : name;
     const auto& args = call->args();
     const std::string in = Indent(indent);
     if (op == "pl.tile.load") {

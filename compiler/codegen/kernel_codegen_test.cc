@@ -353,5 +353,38 @@ TEST(KernelCodegenTest, UnsupportedTileOpNamesTheOp) {
               HasSubstr("code generation does not support pl.tile.div in a kernel yet"));
 }
 
+// PyPTO's unified operators resolve to tile operators: pl.add(tile, scalar)
+// to pl.tile.adds (generated as the scalar form of pl.tile.add), pl.matmul to
+// pl.tile.matmul, which has no vector-unit code yet: a located error that names
+// it, not a crash.
+TEST(KernelCodegenTest, UnifiedOperatorsResolveOrAreRejectedByName) {
+  const std::string kernel = R"(import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t = pl.load(x, [0, 0], [16, 16])
+        u = BODY
+        out = pl.store(u, [0, 0], out)
+        return out
+)";
+  ir::ProgramPtr adds = Lower(ReplaceAll(kernel, "BODY", "pl.add(t, 2.0)"));
+  ASSERT_NE(adds, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(adds, "k");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("pto::TADDS("));
+
+  ir::ProgramPtr mm = Lower(ReplaceAll(kernel, "BODY", "pl.matmul(t, t)"));
+  ASSERT_NE(mm, nullptr);
+  code = GenerateKernel(mm, "k");
+  ASSERT_FALSE(code.ok());
+  EXPECT_EQ(code.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(code.status().message()),
+              HasSubstr("code generation does not support pl.tile.matmul in a kernel yet"));
+  EXPECT_THAT(code.status().ToString(), HasSubstr("9:13:9:28:test.pto"));
+}
+
 }  // namespace
 }  // namespace pto::codegen

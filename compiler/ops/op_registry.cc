@@ -16,6 +16,7 @@ const OpRegistry& OpRegistry::Global() {
     RegisterTensorOps(*r);
     RegisterTileOps(*r);
     RegisterRuntimeOps(*r);
+    RegisterPyptoSignatures(*r);
     return r;
   }();
   return *registry;
@@ -39,6 +40,18 @@ void RegisterOp(OpRegistry& registry, std::string name, std::vector<std::string>
   def.effects = std::move(effects);
   def.deduce = std::move(deduce);
   registry.Register(std::move(def));
+}
+
+OpDef* OpRegistry::FindMutable(std::string_view name) {
+  auto it = by_name_.find(ToAbsl(name));
+  return it == by_name_.end() ? nullptr : const_cast<OpDef*>(it->second);
+}
+
+void OpRegistry::AddAlias(std::string alias, std::string_view target) {
+  const OpDef* def = Find(target);
+  if (def == nullptr || Find(alias) != nullptr) return;
+  const_cast<OpDef*>(def)->aliases.push_back(alias);
+  by_name_[std::move(alias)] = def;
 }
 
 const OpDef* OpRegistry::Find(std::string_view name) const {

@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "compiler/ir/expr.h"
+#include "compiler/ops/op_signature.h"
 
 namespace pto::ops {
 
@@ -42,6 +43,13 @@ struct OpDef {
   bool internal_only = false;      // created by passes only (builtin.tensor.*)
   std::string template_dir;        // builtin template package, if any
   TypeDeducer deduce;
+  // PyPTO's signature (names, order, defaults); null for operators PyPTO does
+  // not declare (builtin.*, the runtime operators passes insert).
+  std::shared_ptr<const Signature> signature;
+  // Our own IR form where it differs from PyPTO's (the InCore point-to-point
+  // operators take their staging tile explicitly); the binder picks the form
+  // whose operand kinds fit the call, so both read and our form prints.
+  std::shared_ptr<const Signature> alt_signature;
   // The shared Op node used by every call of this operator.
   ir::OpPtr op;
 
@@ -67,6 +75,10 @@ class OpRegistry {
                                        const Span& span) const;
 
   void Register(OpDef def);
+  // Mutable access while registering (attaching signatures).
+  OpDef* FindMutable(std::string_view name);
+  // Another spelling of a registered operator (`pl.load` for pl.tile.load).
+  void AddAlias(std::string alias, std::string_view target);
 
  private:
   std::vector<std::unique_ptr<OpDef>> defs_;

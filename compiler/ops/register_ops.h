@@ -18,6 +18,12 @@ void RegisterBuiltinOps(OpRegistry& registry);      // builtin.tensor.* (interna
 void RegisterTensorOps(OpRegistry& registry);       // pl.tensor.*
 void RegisterTileOps(OpRegistry& registry);         // pl.tile.*
 void RegisterRuntimeOps(OpRegistry& registry);      // fences, cache invalidation, async puts, task_dummy
+// PyPTO's signatures for every operator of its pl.* / pld.* surface: attached to
+// the operators above, the rest registered with the generic deducer; plus the
+// promoted short names (pl.load, pld.window). Runs last.
+void RegisterPyptoSignatures(OpRegistry& registry);
+// The signature-driven deducer of operators without a hand-written one.
+TypeDeducer GenericDeducer(std::string op, std::shared_ptr<const Signature> signature);
 
 }  // namespace pto::ops
 

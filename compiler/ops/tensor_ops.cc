@@ -76,7 +76,7 @@ absl::StatusOr<TypePtr> DeduceCast(const CallSite& s) {
   constexpr std::string_view op = "pl.tensor.cast";
   RETURN_IF_ERROR(CheckArgCount(s, op, 1, 1));
   ASSIGN_OR_RETURN(auto t, TensorArg(s, 0, op, "tensor"));
-  ASSIGN_OR_RETURN(ir::DataType dtype, DTypeKwarg(s, "dtype", op));
+  ASSIGN_OR_RETURN(ir::DataType dtype, DTypeKwarg(s, "target_type", op));
   return TensorOf(t->shape(), dtype);
 }
 

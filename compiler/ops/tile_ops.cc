@@ -89,7 +89,7 @@ absl::StatusOr<TypePtr> DeduceCast(const CallSite& s) {
   constexpr std::string_view op = "pl.tile.cast";
   RETURN_IF_ERROR(CheckArgCount(s, op, 1, 1));
   ASSIGN_OR_RETURN(auto t, TileArg(s, 0, op, "tile"));
-  ASSIGN_OR_RETURN(ir::DataType dtype, DTypeKwarg(s, "dtype", op));
+  ASSIGN_OR_RETURN(ir::DataType dtype, DTypeKwarg(s, "target_type", op));
   return TileOf(t->shape(), dtype);
 }
 

@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "compiler/ir/mutator.h"
+#include "compiler/ops/op_binding.h"
 #include "compiler/parser/parser_impl.h"
 
 namespace pto::parser::internal {
@@ -96,28 +97,6 @@ absl::StatusOr<ExprPtr> Parser::LowerCall(const Ast* a, std::string_view alloc_n
     ASSIGN_OR_RETURN(DataType dt, LowerDType(dtype, "pl.const"));
     return TypedConst(v, dt, span);
   }
-  if (path == "pl.cast") {
-    RETURN_IF_ERROR(CheckPosCount(a, 1, 2, "pl.cast"));
-    const Ast* dtype = NumPos(a) == 2 ? PosArg(a, 1) : nullptr;
-    for (uint32_t i = 0; i < a->num_kws; ++i) {
-      if (KwAt(a, i).name == "dtype" && dtype == nullptr) {
-        dtype = KwValue(a, i);
-      } else {
-        return UserError(KwSpan(KwAt(a, i)),
-                         pto::StrCat("unexpected keyword argument '", KwAt(a, i).name,
-                                     "' for pl.cast"));
-      }
-    }
-    if (dtype == nullptr) return ErrorAt(a, "pl.cast(value, dtype) needs a data type");
-    ASSIGN_OR_RETURN(ExprPtr v, LowerExpr(PosArg(a, 0)));
-    if (!ir::Is<ir::ScalarType>(v->type())) {
-      return ErrorAt(PosArg(a, 0), pto::StrCat("pl.cast converts scalars, got ",
-                                               TypeText(v->type()),
-                                               " (use pl.tensor.cast for tensors)"));
-    }
-    ASSIGN_OR_RETURN(DataType dt, LowerDType(dtype, "pl.cast"));
-    return ExprPtr(std::make_shared<ir::Cast>(std::move(v), dt, span));
-  }
   if (path == "pl.min" || path == "pl.max") {
     RETURN_IF_ERROR(CheckPosCount(a, 2, 2, path));
     RETURN_IF_ERROR(CheckNoKeywords(a, path));
@@ -129,13 +108,6 @@ absl::StatusOr<ExprPtr> Parser::LowerCall(const Ast* a, std::string_view alloc_n
     return ExprPtr(std::make_shared<ir::BinaryExpr>(
         path == "pl.min" ? ir::BinaryOp::kMin : ir::BinaryOp::kMax, std::move(l), std::move(r),
         ir::ScalarType::Get(dt), span));
-  }
-  if (path == "pl.abs") {
-    RETURN_IF_ERROR(CheckPosCount(a, 1, 1, path));
-    RETURN_IF_ERROR(CheckNoKeywords(a, path));
-    ASSIGN_OR_RETURN(ExprPtr v, LowerScalarOperand(PosArg(a, 0), path));
-    TypePtr t = v->type();
-    return ExprPtr(std::make_shared<ir::UnaryExpr>(ir::UnaryOp::kAbs, std::move(v), t, span));
   }
   if (path == "pl.yield_") {
     return ErrorAt(a, "pl.yield_(...) must be a statement: the last statement of a loop or if "
@@ -203,7 +175,7 @@ absl::StatusOr<ExprPtr> Parser::LowerOpCall(const Ast* a, std::string_view alloc
   std::string path = path_;
   const Ast* f = Kid(a, 0);
   const ops::OpDef* def = registry_.Find(path);
-  if (def == nullptr) {
+  if (def == nullptr && ops::FindUnifiedOp(path) == nullptr) {
     const Ast* root = f;
     while (root->kind == AstKind::kAttribute) root = Kid(root, 0);
     if (root->text != "pl" && root->text != "pld" && root->text != "builtin") {
@@ -211,30 +183,65 @@ absl::StatusOr<ExprPtr> Parser::LowerOpCall(const Ast* a, std::string_view alloc
     }
     return ErrorAt(f, pto::StrCat("unknown operator '", path, "'"));
   }
-  if (def->internal_only && !allow_internal_ops_) {
+  if (def != nullptr && def->internal_only && !allow_internal_ops_) {
     return ErrorAt(f, pto::StrCat("'", path,
                                   "' is an internal operator created by the compiler and cannot "
                                   "be written in a program; call the public pld.tensor.* "
                                   "collective instead"));
   }
-  std::vector<ExprPtr> args;
-  args.reserve(NumPos(a));
-  for (uint32_t i = 0; i < NumPos(a); ++i) {
-    ASSIGN_OR_RETURN(ExprPtr e, LowerOpArg(PosArg(a, i), path));
-    args.push_back(std::move(e));
-  }
-  ir::AttrList kwargs;
-  ir::AttrList attrs;
-  for (uint32_t i = 0; i < a->num_kws; ++i) {
-    const KwName& k = KwAt(a, i);
-    if (k.name == "attrs") {
-      ASSIGN_OR_RETURN(attrs, ConvertAttrDict(KwValue(a, i), /*call_attrs=*/true));
-      continue;
+  // The written arguments, lowered on demand by compiler/ops' binder (PyPTO's
+  // signatures, unified operators); `attrs=` is the call's attribute dict.
+  class Args : public ops::CallArgs {
+   public:
+    Args(Parser* p, const Ast* call, std::string_view op) : p_(p), call_(call), op_(op) {
+      for (uint32_t i = 0; i < call->num_kws; ++i) {
+        if (p->KwAt(call, i).name == "attrs") {
+          attrs_ = p->KwValue(call, i);
+        } else {
+          kws_.push_back(i);
+        }
+      }
     }
-    ASSIGN_OR_RETURN(ir::AttrValue v, ConvertAttr(KwValue(a, i)));
-    kwargs.emplace_back(std::string(k.name), std::move(v));
+    size_t NumPositional() const override { return p_->NumPos(call_); }
+    size_t NumKeywords() const override { return kws_.size(); }
+    std::string_view KeywordName(size_t i) const override {
+      return p_->KwAt(call_, kws_[i]).name;
+    }
+    Span SpanOf(ops::ArgRef r) const override {
+      return r.keyword ? p_->SpanOf(p_->KwValue(call_, kws_[r.index])) : p_->SpanOf(Arg(r));
+    }
+    bool IsNone(ops::ArgRef r) const override { return Arg(r)->kind == AstKind::kNone; }
+    std::optional<std::string> DottedName(ops::ArgRef r) const override {
+      if (Arg(r)->kind != AstKind::kAttribute || !p_->DottedPath(Arg(r))) return std::nullopt;
+      return p_->path_;
+    }
+    absl::StatusOr<ExprPtr> LowerOperand(ops::ArgRef r) override {
+      return p_->LowerOpArg(Arg(r), op_);
+    }
+    absl::StatusOr<ir::AttrValue> LowerAttr(ops::ArgRef r) override {
+      return p_->ConvertAttr(Arg(r));
+    }
+    const Ast* attrs() const { return attrs_; }
+
+   private:
+    const Ast* Arg(ops::ArgRef r) const {
+      return r.keyword ? p_->KwValue(call_, kws_[r.index]) : p_->PosArg(call_, r.index);
+    }
+    Parser* p_;
+    const Ast* call_;
+    std::string_view op_;
+    std::vector<uint32_t> kws_;
+    const Ast* attrs_ = nullptr;
+  };
+  Args args(this, a, path);
+  ir::AttrList attrs;
+  if (args.attrs() != nullptr) {
+    ASSIGN_OR_RETURN(attrs, ConvertAttrDict(args.attrs(), /*call_attrs=*/true));
   }
-  if (std::string_view(def->name) == "pld.tensor.alloc_window_buffer") {
+  ASSIGN_OR_RETURN(ops::BoundCall bound, ops::BindCall(registry_, path, args, SpanOf(a)));
+  if (bound.value != nullptr) return bound.value;
+  ir::AttrList& kwargs = bound.kwargs;
+  if (std::string_view(bound.op->name) == "pld.tensor.alloc_window_buffer") {
     const ir::AttrValue* given = ir::FindAttr(kwargs, "name");
     if (!alloc_name.empty()) {
       if (given == nullptr) {
@@ -250,7 +257,8 @@ absl::StatusOr<ExprPtr> Parser::LowerOpCall(const Ast* a, std::string_view alloc
                                           "`buf = pld.tensor.alloc_window_buffer(size)`"));
     }
   }
-  return MakeOpCall(path, std::move(args), std::move(kwargs), std::move(attrs), SpanOf(a));
+  return MakeOpCall(bound.op->name, std::move(bound.args), std::move(kwargs), std::move(attrs),
+                    SpanOf(a));
 }
 
 absl::StatusOr<ExprPtr> Parser::LowerFunctionCall(const Ast* a, std::string_view fname) {

@@ -1,0 +1,93 @@
+#include "compiler/ops/enum_spellings.h"
+
+#include "compiler/support/strings.h"
+
+namespace pto::ops {
+namespace {
+
+// Member order is the ABI code order of PyPTO's C++ enums.
+const std::vector<EnumDef>& Enums() {
+  static const auto* enums = new std::vector<EnumDef>{
+      {"ReduceOp", "", true, {"Sum", "Max", "Min", "Prod"}, {}},
+      {"NotifyOp", "", true, {"AtomicAdd", "Set"}, {}},
+      {"WaitCmp", "", true, {"Eq", "Ge"}, {}},
+      {"AtomicType", "", true, {"None_", "Add"}, {}},
+      {"PipeType", "", true, {"MTE1", "MTE2", "MTE3", "M", "V", "S", "FIX", "ALL"}, {}},
+      // Our MemRef spellings (UB, L1, L0A/B/C) name the same spaces.
+      {"MemorySpace",
+       "Mem",
+       false,
+       {"DDR", "Vec", "Mat", "Left", "Right", "Acc", "Bias", "ScalarLocal", "LeftScale",
+        "RightScale"},
+       {{"UB", "Vec"}, {"L1", "Mat"}, {"L0A", "Left"}, {"L0B", "Right"}, {"L0C", "Acc"}}},
+      {"TensorLayout", "", false, {"ND", "DN", "NZ", "MX_A_ZZ", "MX_B_NN"}, {}},
+      {"TileLayout", "", false, {"none_box", "row_major", "col_major"}, {}},
+      {"PadValue", "", false, {"null", "zero", "max", "min"}, {}},
+  };
+  return *enums;
+}
+
+std::optional<ir::AttrValue> Member(const EnumDef& e, std::string_view name) {
+  for (const auto& [alias, member] : e.aliases) {
+    if (alias == name) name = member;
+  }
+  for (size_t i = 0; i < e.members.size(); ++i) {
+    if (e.members[i] != name) continue;
+    if (e.int_coded) return ir::AttrValue(static_cast<int64_t>(i));
+    return ir::AttrValue(std::string(name));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+const EnumDef* FindEnum(std::string_view name) {
+  for (const EnumDef& e : Enums()) {
+    if (e.name == name) return &e;
+  }
+  return nullptr;
+}
+
+std::optional<ir::AttrValue> EnumValueFromPath(std::string_view enum_name, std::string_view path) {
+  const EnumDef* e = FindEnum(enum_name);
+  if (e == nullptr) return std::nullopt;
+  for (std::string_view name : {e->name, e->short_name}) {
+    if (name.empty()) continue;
+    for (std::string_view prefix : {"pld.", "pl.", ""}) {
+      std::string head = pto::StrCat(prefix, name, ".");
+      if (path.size() > head.size() && path.substr(0, head.size()) == head) {
+        return Member(*e, path.substr(head.size()));
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<ir::AttrValue> EnumValueFromAttr(const EnumDef& e, const ir::AttrValue& value) {
+  if (const auto* s = std::get_if<std::string>(&value)) return Member(e, *s);
+  if (const auto* i = std::get_if<int64_t>(&value)) {
+    if (*i < 0 || *i >= static_cast<int64_t>(e.members.size())) return std::nullopt;
+    if (e.int_coded) return value;
+    return ir::AttrValue(std::string(e.members[static_cast<size_t>(*i)]));
+  }
+  return std::nullopt;
+}
+
+std::string EnumMemberList(const EnumDef& e) {
+  std::string out;
+  for (std::string_view m : e.members) {
+    pto::StrAppend(&out, out.empty() ? "" : ", ", e.int_coded ? "pld." : "pl.", e.name, ".", m);
+  }
+  return out;
+}
+
+std::optional<int64_t> IntEnumConstant(std::string_view path) {
+  for (const EnumDef& e : Enums()) {
+    if (!e.int_coded) continue;
+    std::optional<ir::AttrValue> v = EnumValueFromPath(e.name, path);
+    if (v && path.find('.') != std::string_view::npos) return std::get<int64_t>(*v);
+  }
+  return std::nullopt;
+}
+
+}  // namespace pto::ops

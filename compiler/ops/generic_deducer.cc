@@ -1,0 +1,168 @@
+// The deducer of operators registered from PyPTO's signatures without a
+// hand-written one: every operand is checked against its parameter's kinds,
+// and the result type follows the operator's result rule (chosen by
+// tools/pypto/gen_op_signatures.py from the operator's name and PyPTO's
+// return annotation).
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/ops/deduce_util.h"
+#include "compiler/ops/op_signature.h"
+#include "compiler/ops/register_ops.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/support/status_macros.h"
+#include "compiler/support/strings.h"
+
+namespace pto::ops {
+namespace {
+
+using ir::DataType;
+using ir::TypePtr;
+
+std::shared_ptr<const ir::ShapedType> FirstShaped(const CallSite& s) {
+  for (const ir::ExprPtr& a : s.args) {
+    if (auto t = ir::As<ir::ShapedType>(a->type())) return t;
+  }
+  return nullptr;
+}
+
+// A shaped type like `like` (tile or tensor) with another shape / dtype.
+TypePtr Reshaped(const ir::ShapedType& like, std::vector<ir::ExprPtr> shape, DataType dtype) {
+  if (like.kind() == ir::NodeKind::kTileType) {
+    return std::make_shared<ir::TileType>(std::move(shape), dtype);
+  }
+  return std::make_shared<ir::TensorType>(std::move(shape), dtype);
+}
+
+std::optional<DataType> DTypeAttr(const CallSite& s, const Signature& sig, std::string_view key) {
+  if (auto dt = ir::GetAttr<DataType>(s.kwargs, key)) return dt;
+  if (const Param* p = sig.Find(key); p != nullptr && p->has_default) {
+    return ir::DataTypeFromName(p->default_text);
+  }
+  return std::nullopt;
+}
+
+// The operand of parameter `name`, if given.
+ir::ExprPtr Operand(const CallSite& s, const Signature& sig, std::string_view name) {
+  int i = sig.OperandIndex(name);
+  return i >= 0 && static_cast<size_t>(i) < s.args.size() ? s.args[i] : nullptr;
+}
+
+std::optional<std::vector<ir::ExprPtr>> ShapeOperand(const CallSite& s, const Signature& sig) {
+  for (std::string_view name : {"shape", "shapes"}) {
+    if (auto t = ir::As<ir::MakeTuple>(Operand(s, sig, name))) return t->elements();
+  }
+  return std::nullopt;
+}
+
+// Drops dimension `from_end` (1 = last) to 1.
+TypePtr Reduced(const ir::ShapedType& t, size_t from_end, std::optional<DataType> dtype) {
+  std::vector<ir::ExprPtr> shape = t.shape();
+  if (shape.size() >= from_end) shape[shape.size() - from_end] = std::make_shared<ir::ConstInt>(1);
+  return Reshaped(t, std::move(shape), dtype.value_or(t.dtype()));
+}
+
+absl::StatusOr<TypePtr> Result(const std::string& op, const Signature& sig, const CallSite& s) {
+  const std::string& rule = sig.result;
+  auto shaped = FirstShaped(s);
+  if (rule == "none") return TypePtr(ir::UnknownType::Get());
+  if (rule == "ptr") return TypePtr(ir::PtrType::Get());
+  if (rule == "scalar_index") return TypePtr(ir::ScalarType::Get(DataType::kIndex));
+  if (rule == "scalar") {
+    if (shaped) return TypePtr(ir::ScalarType::Get(shaped->dtype()));
+    if (!s.args.empty() && ir::Is<ir::ScalarType>(s.args[0]->type())) return s.args[0]->type();
+    return TypePtr(ir::ScalarType::Get(DataType::kIndex));
+  }
+  if (rule == "arg0" || rule == "arg2") {
+    size_t i = rule == "arg0" ? 0 : 2;
+    if (i < s.args.size()) return s.args[i]->type();
+  }
+  if (rule == "make") {
+    std::optional<std::vector<ir::ExprPtr>> shape = ShapeOperand(s, sig);
+    std::optional<DataType> dt = DTypeAttr(s, sig, "dtype");
+    if (!shape || !dt) {
+      return UserErrorF(s.span, op, " needs a shape list and a dtype such as pl.FP32");
+    }
+    if (op.rfind("pl.tile.", 0) == 0) return TypePtr(std::make_shared<ir::TileType>(*shape, *dt));
+    return TypePtr(std::make_shared<ir::TensorType>(*shape, *dt));
+  }
+  if (shaped == nullptr) return TypePtr(ir::UnknownType::Get());
+  if (rule == "same") return Reshaped(*shaped, shaped->shape(), shaped->dtype());
+  if (rule == "row" || rule == "row_index") {
+    return Reduced(*shaped, 1, rule == "row" ? std::nullopt : std::optional(DataType::kInt32));
+  }
+  if (rule == "col" || rule == "col_index") {
+    return Reduced(*shaped, 2, rule == "col" ? std::nullopt : std::optional(DataType::kInt32));
+  }
+  if (rule == "cast") {
+    std::optional<DataType> dt = DTypeAttr(s, sig, "target_type");
+    if (!dt) return UserErrorF(s.span, op, " requires 'target_type' (a dtype such as pl.FP32)");
+    return Reshaped(*shaped, shaped->shape(), *dt);
+  }
+  if (rule == "reshape" || rule == "load") {
+    std::optional<std::vector<ir::ExprPtr>> shape = ShapeOperand(s, sig);
+    if (!shape) return UserErrorF(s.span, op, " needs a shape list");
+    if (rule == "load") return TypePtr(std::make_shared<ir::TileType>(*shape, shaped->dtype()));
+    return Reshaped(*shaped, *shape, shaped->dtype());
+  }
+  if (rule == "matmul" || rule == "acc") {
+    if (rule == "acc") return s.args[0]->type();
+    auto rhs = s.args.size() > 1 ? ir::As<ir::ShapedType>(s.args[1]->type()) : nullptr;
+    if (rhs == nullptr || shaped->shape().size() < 2 || rhs->shape().size() < 2) {
+      return UserErrorF(s.span, op, " operands must be rank >= 2");
+    }
+    bool a_trans = ir::GetAttr<bool>(s.kwargs, "a_trans").value_or(false);
+    bool b_trans = ir::GetAttr<bool>(s.kwargs, "b_trans").value_or(false);
+    const auto& a = shaped->shape();
+    const auto& b = rhs->shape();
+    std::vector<ir::ExprPtr> shape(a.begin(), a.end() - 2);
+    shape.push_back(a_trans ? a[a.size() - 1] : a[a.size() - 2]);
+    shape.push_back(b_trans ? b[b.size() - 2] : b[b.size() - 1]);
+    DataType in = shaped->dtype();
+    DataType acc = ir::IsFloat(in) ? DataType::kFP32 : DataType::kInt32;
+    return Reshaped(*shaped, std::move(shape), DTypeAttr(s, sig, "out_dtype").value_or(acc));
+  }
+  if (rule == "transpose") {
+    int64_t rank = static_cast<int64_t>(shaped->shape().size());
+    if (s.args.size() < 3) return UserErrorF(s.span, op, " needs two axes");
+    std::optional<int64_t> a = ir::GetConstInt(s.args[1]);
+    std::optional<int64_t> b = ir::GetConstInt(s.args[2]);
+    if (!a || !b || *a < 0 || *b < 0 || *a >= rank || *b >= rank) {
+      return UserErrorF(s.span, op, " axes must be constant integers in [0, ", rank, ")");
+    }
+    std::vector<ir::ExprPtr> shape = shaped->shape();
+    std::swap(shape[*a], shape[*b]);
+    return Reshaped(*shaped, std::move(shape), shaped->dtype());
+  }
+  if (rule == "pair") {
+    TypePtr t = Reshaped(*shaped, shaped->shape(), shaped->dtype());
+    return TypePtr(std::make_shared<ir::TupleType>(std::vector<TypePtr>{t, t}));
+  }
+  return TypePtr(ir::UnknownType::Get());
+}
+
+}  // namespace
+
+TypeDeducer GenericDeducer(std::string op, std::shared_ptr<const Signature> sig) {
+  return [op = std::move(op), sig = std::move(sig)](const CallSite& s) -> absl::StatusOr<TypePtr> {
+    std::vector<const Param*> operands = sig->Operands();
+    if (s.args.size() > operands.size() && !sig->variadic) {
+      return UserErrorF(s.span, op, " takes at most ", operands.size(), " operand",
+                        operands.size() == 1 ? "" : "s", ", got ", s.args.size());
+    }
+    for (size_t i = 0; i < s.args.size() && i < operands.size(); ++i) {
+      const Param& p = *operands[i];
+      if (!OperandKindAccepts(p.operand_kinds, s.args[i]->type())) {
+        return UserErrorF(ArgSpan(s, i), op, " argument '", p.name, "' must be ",
+                          OperandKindText(p.operand_kinds), ", got ",
+                          TypeText(s.args[i]->type()));
+      }
+    }
+    return Result(op, *sig, s);
+  };
+}
+
+}  // namespace pto::ops

@@ -1,0 +1,37 @@
+#!/bin/bash
+# extract_programs.py on a synthetic PyPTO-like tree of ours: passes, the
+# failure with its first error, every skip reason, the rate and --min-rate.
+set -u
+script="$1"; pto_opt="$2"; tree="${3%/tests/st/distributed/test_synthetic.py}"
+out="${TEST_TMPDIR:-$(mktemp -d)}/extracts"
+fail=0
+expect() {
+  if ! grep -qF -- "$1" "$log"; then echo "missing: $1"; fail=1; fi
+}
+log="${TEST_TMPDIR:-/tmp}/extract.log"
+python3 "$script" "$tree" --out "$out" --pto-opt "$pto_opt" > "$log" 2>&1
+rc=$?
+cat "$log"
+[ "$rc" -eq 0 ] || { echo "exit status $rc, want 0"; fail=1; }
+expect "tests/st/distributed/test_synthetic.py::Passes"
+grep -q "test_synthetic.py::Passes  *pass" "$log" || { echo "Passes did not pass"; fail=1; }
+grep -q "test_insert_comm_fence.py::Local  *pass" "$log" || { echo "Local did not pass"; fail=1; }
+grep -q "01_synthetic.py::Notify  *pass" "$log" || { echo "Notify did not pass"; fail=1; }
+expect "UnknownOperator"
+expect "error: unknown operator 'pl.tile.bogus'"
+expect "UsesTorch"
+expect "constant 'SCALE' is a call of torch.tensor"
+expect "calls the Python helper 'helper'"
+expect "depends on the test parameter or local 'n_cols'"
+expect "uses an f-string"
+expect "skipped (Python outside the language): 4"
+expect "passed 3 of 4 programs: 75.0%"
+if grep -q "NotListed" "$log"; then echo "read a file outside the goal"; fail=1; fi
+# Extracts carry the constants they use, in source order.
+grep -q "^COLS = ROWS \* 2" "$out"/tests_st_distributed_test_synthetic__Passes.pto ||
+  { echo "Passes extract lacks COLS"; fail=1; }
+python3 "$script" "$tree" --out "$out" --pto-opt "$pto_opt" --min-rate 0.9 > /dev/null 2>&1
+[ $? -eq 1 ] || { echo "--min-rate 0.9 did not fail"; fail=1; }
+python3 "$script" /nonexistent --pto-opt "$pto_opt" > /dev/null 2>&1
+[ $? -eq 2 ] || { echo "a missing checkout is not a usage error"; fail=1; }
+exit $fail
