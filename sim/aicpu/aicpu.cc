@@ -443,4 +443,30 @@ std::vector<std::string> Aicpu::DescribeState() const {
   return out;
 }
 
+Aicpu::State Aicpu::state() const {
+  State st;
+  st.running = running_;
+  st.waiting_group = running_ && waiting_group_;
+  st.runs_done = run_index_;
+  st.queued = static_cast<int>(fifo_.size());
+  if (running_) {
+    st.callable = current_.callable.name;
+    if (core_ != nullptr && !waiting_group_) {
+      auto& core = const_cast<rt::OrchestratorCore&>(*core_);
+      st.tasks = static_cast<int64_t>(core.task_count());
+      for (size_t i = 0; i < core.task_count(); ++i) {
+        if (core.task(static_cast<rt::TaskId>(i))->state == rt::TaskState::kCompleted) {
+          ++st.tasks_done;
+        }
+      }
+    }
+    for (int s = 0; s < 2; ++s) {
+      for (const rt::Task* t : sync_queue_[s]) {
+        st.sync_waiting.push_back({t->id, t->core_num, s == 1});
+      }
+    }
+  }
+  return st;
+}
+
 }  // namespace pto::sim

@@ -60,6 +60,24 @@ class Aicpu : public sc_core::sc_module,
   bool Idle() const;
   // Lines for the blocked-block report (orchestrator and queued tasks).
   std::vector<std::string> DescribeState() const;
+  // The orchestrator's state, for the hang report.
+  struct State {
+    bool running = false;        // a dispatch is in progress
+    bool waiting_group = false;  // at its group's gang-start gate
+    std::string callable;        // of the dispatch in progress
+    int runs_done = 0;           // dispatches finished
+    int queued = 0;              // dispatches behind the current one
+    int64_t tasks = 0;           // submitted by the dispatch in progress
+    int64_t tasks_done = 0;
+    // Sync-start tasks waiting for cores: (task, blocks, AIC shape).
+    struct SyncWait {
+      int64_t task;
+      int blocks;
+      bool aic;
+    };
+    std::vector<SyncWait> sync_waiting;
+  };
+  State state() const;
   const std::vector<TaskStat>& task_stats() const { return task_stats_; }
   // Every run's log_timing lines so far, tagged "c<chip> run<k>: ", runs in
   // dispatch order; includes the run in flight (a run that another chip's

@@ -7,9 +7,8 @@
 #include "runtime/api/error_codes.h"
 
 namespace pto::sim {
-namespace {
 
-const char* CmpName(WaitCmp c) {
+const char* WaitCmpName(WaitCmp c) {
   switch (c) {
     case WaitCmp::EQ: return "==";
     case WaitCmp::NE: return "!=";
@@ -20,6 +19,8 @@ const char* CmpName(WaitCmp c) {
   }
   return "?";
 }
+
+namespace {
 
 sc_core::sc_time PsTime(Ps ps) {
   return sc_core::sc_time(static_cast<double>(ps), sc_core::SC_PS);
@@ -91,6 +92,7 @@ void AivCore::AdvanceTo(Ps t) {
     if (qk_.need_sync()) Sync();
   }
   if (busy_ && Now() > deadline_) {
+    timed_out_ = true;
     Error(rt::kErrorSchedulerTimeout,
           absl::StrCat("block ran past the op timeout of ",
                        p_.timeouts().op_timeout_ns(), " ns of simulated time"));
@@ -152,6 +154,9 @@ void AivCore::Run() {
     deferred_.clear();
     deadline_ = block_start_ + NsToPs(p_.timeouts().op_timeout_ns());
     ub_pending_.clear();
+    last_read_addr_ = 0;
+    block_reads_ = 0;
+    timed_out_ = false;
     mte2_done_ = mte3_done_ = 0;
     std::memset(flags_, 0, sizeof(flags_));
     try {
@@ -308,6 +313,10 @@ void AivCore::Notify(int32_t* signal, int32_t value, NotifyOp op) {
   } else {
     *signal = value;
   }
+  mem_->GmOf(owner).RecordCellWrite(
+      reinterpret_cast<uint64_t>(signal),
+      CellWrite{chip_, core_id_, is_aic_, block_.task, block_.kernel_name, block_.block_idx,
+                Stamp(), op == NotifyOp::AtomicAdd, value});
   mem_->GmOf(owner).NotifyWrite();
   mem_->trace().Slice(
       track_wait_,
@@ -340,7 +349,7 @@ void AivCore::Wait(const int32_t* signal, int32_t value, WaitCmp cmp) {
   WaitUntil(Stamp() + lat);
   wait_ps_ += Stamp() - t0;
   mem_->trace().Slice(track_wait_,
-                      absl::StrCat("TWAIT ", CmpName(cmp), " ", value), t0,
+                      absl::StrCat("TWAIT ", WaitCmpName(cmp), " ", value), t0,
                       Stamp());
   AdvanceTo(Now());
 }
@@ -441,6 +450,8 @@ void AivCore::ScalarRead(const void* gm, void* out, int bytes) {
   const uint64_t a = reinterpret_cast<uint64_t>(gm);
   if (a % bytes != 0) Fault("scalar GM read is not naturally aligned");
   const int owner = OwnerOrFault(gm, bytes, "scalar GM read");
+  last_read_addr_ = a;
+  ++block_reads_;
   DataCache::Access acc = dcache_.Line(a);
   std::memcpy(out, acc.data + (a - dcache_.LineOf(a)), bytes);
   Ps cost = Cycles(p_.dcache_hit_cycles());
@@ -500,7 +511,7 @@ std::string AivCore::DescribeState() const {
   } else if (wait_signal_ != nullptr) {
     const uint64_t a = reinterpret_cast<uint64_t>(wait_signal_);
     absl::StrAppend(&s, "TWAIT on ", mem_->Describe(a), " for value ",
-                    CmpName(wait_cmp_), " ", wait_value_, " (current ",
+                    WaitCmpName(wait_cmp_), " ", wait_value_, " (current ",
                     *wait_signal_, ")");
   } else {
     absl::StrAppend(&s, "running");

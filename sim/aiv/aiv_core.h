@@ -38,6 +38,9 @@ struct BlockAssignment {
   std::vector<uint64_t> scalars;
 };
 
+// "==", ">=", ... for reports.
+const char* WaitCmpName(WaitCmp c);
+
 class AivCore : public sc_core::sc_module, public DeviceCore {
  public:
   SC_HAS_PROCESS(AivCore);
@@ -59,6 +62,18 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
   const BlockAssignment& block() const { return block_; }
   // For the blocked-block report; "" when idle.
   std::string DescribeState() const;
+  // What a busy block is blocked on, for the hang report: the signal of a
+  // TWAIT in progress (nullptr otherwise), a full URMA send queue, or the
+  // last GM word it read with a scalar load (a spinning block's flag).
+  const int32_t* wait_signal() const { return wait_signal_; }
+  int32_t wait_value() const { return wait_value_; }
+  WaitCmp wait_cmp() const { return wait_cmp_; }
+  bool waiting_sq() const { return waiting_sq_; }
+  uint64_t last_scalar_read() const { return last_read_addr_; }
+  int64_t scalar_reads() const { return block_reads_; }
+  // The last block ran past the op timeout (a livelock); its state stays
+  // readable after the run stopped.
+  bool timed_out() const { return timed_out_; }
   void FillStats(CoreStat* s) const;
 
   // DeviceCore.
@@ -150,6 +165,10 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
   const int32_t* wait_signal_ = nullptr;
   int32_t wait_value_ = 0;
   WaitCmp wait_cmp_ = WaitCmp::EQ;
+  // Scalar GM reads of the current block, for the livelock report.
+  uint64_t last_read_addr_ = 0;
+  int64_t block_reads_ = 0;
+  bool timed_out_ = false;
 
   // Statistics.
   int64_t blocks_ = 0;

@@ -153,6 +153,9 @@ absl::StatusOr<rt::Domain> SimSystem::CreateDomain(const rt::DomainSpec& spec) {
     for (size_t b = 0; b < spec.buffers.size(); ++b) {
       c.buffers[spec.buffers[b].name] = rt::Tensor{
           windows[r], layout->buffer_offsets[b], spec.buffers[b].bytes, dev, 1};
+      domain_buffers_.push_back(DomainBuffer{spec.name, static_cast<int>(r), spec.buffers[b].name,
+                                             windows[r] + layout->buffer_offsets[b],
+                                             spec.buffers[b].bytes, spec.devices});
     }
     dom.ranks.push_back(std::move(c));
   }
@@ -224,6 +227,7 @@ absl::Status SimSystem::DispatchGroup(const std::vector<int>& devices,
 
 void SimSystem::OnFatal(int chip, const rt::ErrorLatch& latch) {
   if (error_code_ == 0) {
+    fatal_chip_ = chip;
     error_code_ = latch.code();
     error_text_ = absl::StrCat("chip ", chip, ": ", latch.Text());
   }
@@ -267,6 +271,12 @@ RunReport SimSystem::Run() {
   r.set_error_text(error_text_);
   if (error_code_ != 0) {
     for (const std::string& b : blocked) r.add_blocked(b);
+    DiagnoseHang(&r);
+    // Deadlocks and livelocks carry their cause in the one line users see;
+    // other errors already name it.
+    if (error_code_ == rt::kErrorSchedulerTimeout && !r.hang_cause().empty()) {
+      r.set_error_text(absl::StrCat(r.error_text(), "; cause: ", r.hang_cause()));
+    }
   }
   for (auto& c : chips_) {
     for (const TaskStat& t : c->aicpu().task_stats()) *r.add_tasks() = t;

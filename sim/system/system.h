@@ -70,6 +70,16 @@ class SimSystem : public rt::Host, public MemorySystem, public RunObserver {
   void OnFatal(int chip, const rt::ErrorLatch& latch) override;
 
  private:
+  // A named buffer of one rank's window, for the hang report's cell names.
+  struct DomainBuffer {
+    std::string domain;
+    int rank;
+    std::string buffer;
+    uint64_t addr;
+    uint64_t bytes;
+    std::vector<int> devices;  // the domain's devices, by rank
+  };
+
   explicit SimSystem(Platform platform, bool trace);
   absl::Status CheckDevice(int device) const;
   absl::Status CheckCallable(const rt::ChipCallable& c) const;
@@ -79,6 +89,13 @@ class SimSystem : public rt::Host, public MemorySystem, public RunObserver {
   std::vector<std::unique_ptr<Chip>> chips_;
   std::vector<std::unique_ptr<Link>> links_;
   std::vector<std::vector<Link*>> routes_;  // [src * n + dst]
+  // sim/system/hang_report.cc: fills wait_for, rank_summary, hang_cause.
+  void DiagnoseHang(RunReport* r) const;
+  const DomainBuffer* FindBuffer(uint64_t addr) const;
+  std::string CellName(uint64_t addr) const;
+
+  std::vector<DomainBuffer> domain_buffers_;
+  int fatal_chip_ = -1;
   int64_t waits_ = 0;
   int error_code_ = 0;
   std::string error_text_;
