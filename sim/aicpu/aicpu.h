@@ -17,6 +17,7 @@
 #include "sim/aiv/aiv_core.h"
 #include "sim/gm/gm.h"
 #include "sim/platforms/platform.pb.h"
+#include "sim/race/race_detector.h"
 #include "sim/trace/report.pb.h"
 #include "sim/trace/trace.h"
 #include "sim/urma/urma_engine.h"
@@ -78,6 +79,8 @@ class Aicpu : public sc_core::sc_module,
     std::vector<SyncWait> sync_waiting;
   };
   State state() const;
+  // GM race detection (off unless set).
+  void set_race_detector(RaceDetector* d) { races_ = d; }
   const std::vector<TaskStat>& task_stats() const { return task_stats_; }
   // Every run's log_timing lines so far, tagged "c<chip> run<k>: ", runs in
   // dispatch order; includes the run in flight (a run that another chip's
@@ -155,6 +158,12 @@ class Aicpu : public sc_core::sc_module,
   int core_run_ = 0;                   // run_index_ of core_'s run
   std::vector<std::string> log_;       // lines of the runs before core_'s
   std::vector<TaskTimes> times_;
+  // Race detection: per task of the current run, its start clock (dispatch
+  // + producers) and end clock (join of its blocks); the chip clock joins
+  // every finished run, so a later dispatch starts after all of them.
+  RaceDetector* races_ = nullptr;
+  std::vector<VectorClock> task_start_, task_end_;
+  VectorClock chip_clock_;
   std::vector<TaskStat> task_stats_;
 
   // Scheduler state. Sync-start tasks form a tier ahead of the others.

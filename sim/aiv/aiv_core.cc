@@ -158,6 +158,7 @@ void AivCore::Run() {
     block_reads_ = 0;
     timed_out_ = false;
     mte2_done_ = mte3_done_ = 0;
+    if (races_ != nullptr) races_->BlockStart(race_agent_, block_.start_clock);
     std::memset(flags_, 0, sizeof(flags_));
     try {
       block_.kernel(args_);
@@ -213,6 +214,7 @@ void AivCore::MteLoad(void* ub, const void* gm, uint64_t bytes, bool copy) {
   }
   end += lat;
   if (copy) std::memmove(ub, gm, bytes);
+  RecordAccess(gm, bytes, /*write=*/false, t, end);
   UbBusy(ub, bytes, end);
   mte2_done_ = std::max(mte2_done_, end);
   mem_->trace().Slice(track_mte2_, absl::StrCat("TLOAD ", bytes, " B"),
@@ -242,6 +244,7 @@ void AivCore::MteStore(void* gm, const void* ub, uint64_t bytes, bool copy) {
   }
   end += lat;
   if (copy) std::memmove(gm, ub, bytes);
+  RecordAccess(gm, bytes, /*write=*/true, t, end);
   dst.NotifyWrite();
   // The tile is read until the store has drained it (WAR for the next TLOAD).
   UbBusy(ub, bytes, pipe.end);
@@ -313,6 +316,7 @@ void AivCore::Notify(int32_t* signal, int32_t value, NotifyOp op) {
   } else {
     *signal = value;
   }
+  if (races_ != nullptr) races_->Notify(race_agent_, reinterpret_cast<uint64_t>(signal));
   mem_->GmOf(owner).RecordCellWrite(
       reinterpret_cast<uint64_t>(signal),
       CellWrite{chip_, core_id_, is_aic_, block_.task, block_.kernel_name, block_.block_idx,
@@ -343,6 +347,7 @@ void AivCore::Wait(const int32_t* signal, int32_t value, WaitCmp cmp) {
     SetCurrentCore(this);
   }
   wait_signal_ = nullptr;
+  if (races_ != nullptr) races_->Observe(race_agent_, reinterpret_cast<uint64_t>(signal));
   // The poll that saw the value is a GM read.
   Ps lat = gm.latency();
   for (Link* l : mem_->Route(owner, chip_)) lat += l->hop_latency();
@@ -452,6 +457,7 @@ void AivCore::ScalarRead(const void* gm, void* out, int bytes) {
   const int owner = OwnerOrFault(gm, bytes, "scalar GM read");
   last_read_addr_ = a;
   ++block_reads_;
+  RecordAccess(gm, bytes, /*write=*/false, Now(), Now());
   DataCache::Access acc = dcache_.Line(a);
   std::memcpy(out, acc.data + (a - dcache_.LineOf(a)), bytes);
   Ps cost = Cycles(p_.dcache_hit_cycles());
@@ -469,6 +475,7 @@ void AivCore::ScalarWrite(void* gm, const void* in, int bytes) {
   const uint64_t a = reinterpret_cast<uint64_t>(gm);
   if (a % bytes != 0) Fault("scalar GM write is not naturally aligned");
   const int owner = OwnerOrFault(gm, bytes, "scalar GM write");
+  RecordAccess(gm, bytes, /*write=*/true, Now(), Now());
   DataCache::Access acc = dcache_.Line(a);
   std::memcpy(acc.data + (a - dcache_.LineOf(a)), in, bytes);
   dcache_.MarkDirty(a);
@@ -534,6 +541,15 @@ void AivCore::FillStats(CoreStat* s) const {
   s->set_dcache_hits(hits_);
   s->set_dcache_misses(misses_);
   s->set_unfenced_notifies(unfenced_notifies_);
+}
+
+void AivCore::RecordAccess(const void* gm, uint64_t bytes, bool write, Ps t0, Ps t1) {
+  if (races_ == nullptr) return;
+  const uint64_t a = reinterpret_cast<uint64_t>(gm);
+  races_->Access(race_agent_,
+                 AccessSite{chip_, core_id_, is_aic_, block_.task, block_.kernel_name,
+                            block_.block_idx},
+                 a, bytes, write, t0, t1, mem_->Describe(a));
 }
 
 }  // namespace pto::sim

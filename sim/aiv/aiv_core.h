@@ -23,6 +23,7 @@
 #include "sim/aiv/dcache.h"
 #include "sim/common/resource.h"
 #include "sim/platforms/platform.pb.h"
+#include "sim/race/race_detector.h"
 #include "sim/trace/report.pb.h"
 
 namespace pto::sim {
@@ -36,6 +37,8 @@ struct BlockAssignment {
   int32_t block_num = 1;
   std::vector<const TensorDesc*> tensors;
   std::vector<uint64_t> scalars;
+  // Race detection: the task's start clock (its producers and dispatch).
+  VectorClock start_clock;
 };
 
 // "==", ">=", ... for reports.
@@ -52,6 +55,12 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
   void Start(BlockAssignment block, Ps start_at);
   void set_observer(CoreObserver* o) { observer_ = o; }
   void set_urma(UrmaPort* u) { urma_ = u; }
+  // GM race detection (off unless set): this core is agent `agent`.
+  void set_race_detector(RaceDetector* d, int agent) {
+    races_ = d;
+    race_agent_ = agent;
+  }
+  int race_agent() const { return race_agent_; }
   // Completion conditions registered by the last block (moved out).
   std::vector<uint64_t> TakeDeferred() { return std::move(deferred_); }
   bool busy() const { return busy_; }
@@ -129,6 +138,9 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
   MemorySystem* mem_;
   CoreObserver* observer_;
   UrmaPort* urma_ = nullptr;
+  RaceDetector* races_ = nullptr;
+  int race_agent_ = -1;
+  void RecordAccess(const void* gm, uint64_t bytes, bool write, Ps t0, Ps t1);
   std::vector<uint64_t> deferred_;
   bool waiting_sq_ = false;
   uint64_t ub_bytes_;

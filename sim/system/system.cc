@@ -42,6 +42,16 @@ absl::StatusOr<std::unique_ptr<SimSystem>> SimSystem::Create(
         absl::StrCat("chip", i).c_str(), i, n, s->platform_, s.get(), s.get(),
         &s->trace_));
   }
+  if (options.race_detection) {
+    const int per_chip = static_cast<int>(s->chips_[0]->cores().size());
+    s->races_ = std::make_unique<RaceDetector>(n * per_chip);
+    for (auto& chip : s->chips_) {
+      chip->aicpu().set_race_detector(s->races_.get());
+      for (auto& core : chip->cores()) {
+        core->set_race_detector(s->races_.get(), core->chip() * per_chip + core->core_id());
+      }
+    }
+  }
   const FabricSpec& f = s->platform_.fabric();
   const Ps hop = NsToPs(f.hop_latency_ns());
   s->routes_.assign(n * n, {});
@@ -306,6 +316,9 @@ RunReport SimSystem::Run() {
     ls->set_bytes(res.bytes());
     ls->set_transfers(res.transfers());
     ls->set_utilization(end > 0 ? static_cast<double>(res.busy()) / end : 0);
+  }
+  if (races_ != nullptr) {
+    for (const std::string& line : races_->races()) r.add_races(line);
   }
   r.set_model_waits(waits_);
   r.set_systemc_deltas(static_cast<int64_t>(sc_core::sc_delta_count()));

@@ -15,6 +15,7 @@
 #include "sim/chip/chip.h"
 #include "sim/link/link.h"
 #include "sim/platforms/platform.pb.h"
+#include "sim/race/race_detector.h"
 #include "sim/trace/report.pb.h"
 #include "sim/trace/trace.h"
 
@@ -25,6 +26,9 @@ struct SimOptions {
   int chips = 2;
   bool trace = true;
   double quantum_ns = 1000;  // temporal-decoupling quantum
+  // Report unordered GM accesses (RunReport.races). Off by default (it
+  // costs wall time per access); the sim tests turn it on.
+  bool race_detection = false;
   // Applied to the loaded platform before validation (tests tune timeouts).
   std::function<void(Platform&)> tweak;
 };
@@ -95,6 +99,7 @@ class SimSystem : public rt::Host, public MemorySystem, public RunObserver {
   std::string CellName(uint64_t addr) const;
 
   std::vector<DomainBuffer> domain_buffers_;
+  std::unique_ptr<RaceDetector> races_;
   int fatal_chip_ = -1;
   int64_t waits_ = 0;
   int error_code_ = 0;
