@@ -99,6 +99,7 @@ void Aicpu::Orchestrate() {
     WaitPs(NsToPs(p_.host().dispatch_round_trip_ns()));
     if (current_.group != nullptr) {
       GroupGate& g = *current_.group;
+      if (races_ != nullptr) JoinClock(g.clock, chip_clock_);
       if (++g.arrived == g.members) {
         g.all_arrived.notify(sc_core::SC_ZERO_TIME);
       } else {
@@ -106,6 +107,7 @@ void Aicpu::Orchestrate() {
         wait(g.all_arrived);
         waiting_group_ = false;
       }
+      if (races_ != nullptr) JoinClock(chip_clock_, g.clock);
     }
     trace_->Slice(track_orch_, "L3->L2 dispatch", t0, Stamp());
     log_ = LogLines();  // keeps the previous run's lines before its core goes

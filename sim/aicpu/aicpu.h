@@ -29,6 +29,9 @@ struct GroupGate {
   int members = 0;
   int arrived = 0;
   sc_core::sc_event all_arrived;
+  // Race detection: a member arrives only after its earlier dispatches
+  // finished, so every member's run starts after all of theirs.
+  VectorClock clock;
 };
 
 struct DispatchEntry {
