@@ -549,7 +549,7 @@ void AivCore::RecordAccess(const void* gm, uint64_t bytes, bool write, Ps t0, Ps
   races_->Access(race_agent_,
                  AccessSite{chip_, core_id_, is_aic_, block_.task, block_.kernel_name,
                             block_.block_idx},
-                 a, bytes, write, t0, t1, mem_->Describe(a));
+                 a, bytes, write, t0, t1);
 }
 
 }  // namespace pto::sim

@@ -24,7 +24,10 @@ void JoinClock(VectorClock& a, const VectorClock& b) {
   for (size_t i = 0; i < b.size(); ++i) a[i] = std::max(a[i], b[i]);
 }
 
-RaceDetector::RaceDetector(int agents) : clocks_(agents, VectorClock(agents, 0)) {
+RaceDetector::RaceDetector(int agents, std::function<std::string(uint64_t)> describe)
+    : describe_(std::move(describe)),
+      clocks_(agents, VectorClock(agents, 0)),
+      last_site_(agents, -1) {
   for (int a = 0; a < agents; ++a) clocks_[a][a] = 1;
 }
 
@@ -54,7 +57,7 @@ int RaceDetector::SiteIndex(const AccessSite& s) {
 
 std::string RaceDetector::Describe(const Record& r, bool write) const {
   const AccessSite& s = sites_[r.site];
-  return absl::StrCat(write ? "write" : "read", " of ", r.bytes, " bytes at ", r.where,
+  return absl::StrCat(write ? "write" : "read", " of ", r.bytes, " bytes at ", describe_(r.addr),
                       " by rank ", s.rank, " ", s.aic ? "AIC" : "AIV", s.core, " task ", s.task,
                       " block ", s.block, " (kernel ", s.kernel, ") at ", Us(r.t0), "-",
                       Us(r.t1));
@@ -71,17 +74,22 @@ void RaceDetector::Report(const Record& earlier, bool earlier_write, const Recor
 }
 
 void RaceDetector::Access(int agent, const AccessSite& site, uint64_t addr, uint64_t bytes,
-                          bool write, int64_t t0, int64_t t1, const std::string& where) {
+                          bool write, int64_t t0, int64_t t1) {
   if (bytes == 0) return;
   Record rec;
   rec.agent = agent;
   rec.epoch = clocks_[agent][agent];
-  rec.site = SiteIndex(site);
+  // Consecutive accesses of one block share a site; skip the key lookup.
+  int& last = last_site_[agent];
+  if (last < 0 || sites_[last].task != site.task || sites_[last].block != site.block ||
+      sites_[last].kernel != site.kernel) {
+    last = SiteIndex(site);
+  }
+  rec.site = last;
   rec.addr = addr;
   rec.bytes = bytes;
   rec.t0 = t0;
   rec.t1 = t1;
-  rec.where = where;
   for (uint64_t g = addr / kGranule; g <= (addr + bytes - 1) / kGranule; ++g) {
     Granule& gr = granules_[g];
     if (!Ordered(gr.write, agent) && Overlap(gr.write, rec)) Report(gr.write, true, rec, write);

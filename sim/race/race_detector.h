@@ -19,6 +19,7 @@
 #define PTO_SIM_RACE_RACE_DETECTOR_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -45,7 +46,9 @@ struct AccessSite {
 class RaceDetector {
  public:
   // `agents`: cores over all chips; agent ids are dense in [0, agents).
-  explicit RaceDetector(int agents);
+  // `describe` names an address in reports (e.g. "c1:window ep r1+0x40");
+  // it is called only for the accesses of a race.
+  RaceDetector(int agents, std::function<std::string(uint64_t)> describe);
 
   // The agent starts a block whose task may start after `start`.
   void BlockStart(int agent, const VectorClock& start);
@@ -56,10 +59,9 @@ class RaceDetector {
   void Notify(int agent, uint64_t cell);
   void Observe(int agent, uint64_t cell);
 
-  // A GM access of [addr, addr + bytes) in simulated time [t0, t1] ps;
-  // `where` names the range for the report (e.g. "c1:window ep r1+0x40").
+  // A GM access of [addr, addr + bytes) in simulated time [t0, t1] ps.
   void Access(int agent, const AccessSite& site, uint64_t addr, uint64_t bytes, bool write,
-              int64_t t0, int64_t t1, const std::string& where);
+              int64_t t0, int64_t t1);
 
   // One line per racing pair of sites (first occurrence), in detection order.
   const std::vector<std::string>& races() const { return races_; }
@@ -72,7 +74,6 @@ class RaceDetector {
     uint64_t addr = 0;
     uint64_t bytes = 0;
     int64_t t0 = 0, t1 = 0;
-    std::string where;
   };
   struct Granule {
     Record write;               // agent -1: none
@@ -86,11 +87,13 @@ class RaceDetector {
   std::string Describe(const Record& r, bool write) const;
   int SiteIndex(const AccessSite& s);
 
+  std::function<std::string(uint64_t)> describe_;
   std::vector<VectorClock> clocks_;
   std::unordered_map<uint64_t, VectorClock> cells_;
   std::unordered_map<uint64_t, Granule> granules_;  // by address / 32
   std::vector<AccessSite> sites_;
   std::map<std::string, int> site_ids_;
+  std::vector<int> last_site_;  // per agent: the site of its last access
   std::set<std::pair<int, int>> reported_;  // site pairs
   std::vector<std::string> races_;
 };

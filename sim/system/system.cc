@@ -44,7 +44,9 @@ absl::StatusOr<std::unique_ptr<SimSystem>> SimSystem::Create(
   }
   if (options.race_detection) {
     const int per_chip = static_cast<int>(s->chips_[0]->cores().size());
-    s->races_ = std::make_unique<RaceDetector>(n * per_chip);
+    SimSystem* raw = s.get();
+    s->races_ = std::make_unique<RaceDetector>(
+        n * per_chip, [raw](uint64_t addr) { return raw->Describe(addr); });
     for (auto& chip : s->chips_) {
       chip->aicpu().set_race_detector(s->races_.get());
       for (auto& core : chip->cores()) {
