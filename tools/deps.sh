@@ -17,10 +17,18 @@ PTO_DEBIAN_PACKAGES=(
   python3
 )
 
-pto_install_deps() {
+# Only testing/fuzz/run_fuzzers.sh needs these (docs/fuzzing.md): clang and
+# its libFuzzer/sanitizer runtimes.
+PTO_FUZZ_PACKAGES=(
+  clang-14
+  libclang-rt-14-dev
+)
+
+# Installs the named Debian packages that are missing.
+pto_install_packages() {
   local missing=()
   local p
-  for p in "${PTO_DEBIAN_PACKAGES[@]}"; do
+  for p in "$@"; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
       missing+=("$p")
     fi
@@ -37,5 +45,7 @@ pto_install_deps() {
   "${sudo[@]}" apt-get update -qq || return 1
   "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null || return 1
 }
+
+pto_install_deps() { pto_install_packages "${PTO_DEBIAN_PACKAGES[@]}"; }
 
 pto_install_deps

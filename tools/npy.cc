@@ -143,6 +143,11 @@ absl::StatusOr<std::string> CanonicalDescr(const std::string& descr) {
         absl::StrCat("unsupported .npy dtype '", descr, "' (numeric b/i/u/f types only)"));
   }
   const std::string digits = descr.substr(2);
+  // Item sizes are 1..8; a longer run of digits would overflow std::stoi
+  // (found by testing/fuzz:npy_fuzzer).
+  if (digits.size() > 1) {
+    return absl::InvalidArgumentError(absl::StrCat("unsupported .npy dtype '", descr, "'"));
+  }
   for (char c : digits) {
     if (!std::isdigit(static_cast<unsigned char>(c))) {
       return absl::InvalidArgumentError(absl::StrCat("unsupported .npy dtype '", descr, "'"));

@@ -1,14 +1,46 @@
 #!/usr/bin/env bash
-# README command 2: installs what is missing, then runs every test
-# (bazel test //...) and ends with a one-line count of test targets.
+# README command 2: installs what is missing, runs every test (bazel test
+# //...), then the ASan + UBSan build of the CI subset (docs/sanitizers.md),
+# and ends with a one-line count of test targets per pass.
+#   PTO_ASAN=0 bash tools/test.sh   # skip the sanitizer pass
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source tools/deps.sh || exit 1
+
+# The sanitizer pass of CI (docs/sanitizers.md): the runtime and the
+# simulator (SystemC coroutines, raw GM pointers, the kernels run natively)
+# and the readers of user files that pto-run uses, under ASan + UBSan. It
+# fits the 30-minute budget of a fresh 2-core machine; the rest is the
+# nightly run: bazel test --config=asan //...
+PTO_ASAN_TARGETS=(
+  //common/...
+  //runtime/...
+  //sim/...
+  //testing/fuzz:kernel_config_fuzzer_regression
+  //testing/fuzz:npy_fuzzer_regression
+  //testing/fuzz:platform_fuzzer_regression
+  //tools:npy_test
+)
+
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+
+count() {  # count LOG: "P passed, F failed"
+  local p f
+  p=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$1")
+  f=$(grep -cE '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|FLAKY|INCOMPLETE|NO STATUS|FAILED TO BUILD)' "$1")
+  echo "${p} passed, ${f} failed"
+}
+
 bazel test //... "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
-passed=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$log")
-failed=$(grep -cE '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|FLAKY|INCOMPLETE|NO STATUS|FAILED TO BUILD)' "$log")
-echo "${passed} passed, ${failed} failed"
+summary="$(count "$log")"
+if [[ ${PTO_ASAN:-1} != 0 ]]; then
+  : >"$log"
+  bazel test --config=asan --build_tests_only "$@" -- "${PTO_ASAN_TARGETS[@]}" 2>&1 | tee "$log"
+  asan_rc=${PIPESTATUS[0]}
+  ((rc == 0)) && rc=$asan_rc
+  summary="${summary}; asan+ubsan: $(count "$log")"
+fi
+echo "$summary"
 exit "$rc"

@@ -99,6 +99,7 @@ void Aicpu::Orchestrate() {
     WaitPs(NsToPs(p_.host().dispatch_round_trip_ns()));
     if (current_.group != nullptr) {
       GroupGate& g = *current_.group;
+      if (races_ != nullptr) JoinClock(g.clock, chip_clock_);
       if (++g.arrived == g.members) {
         g.all_arrived.notify(sc_core::SC_ZERO_TIME);
       } else {
@@ -106,6 +107,7 @@ void Aicpu::Orchestrate() {
         wait(g.all_arrived);
         waiting_group_ = false;
       }
+      if (races_ != nullptr) JoinClock(chip_clock_, g.clock);
     }
     trace_->Slice(track_orch_, "L3->L2 dispatch", t0, Stamp());
     log_ = LogLines();  // keeps the previous run's lines before its core goes
@@ -113,6 +115,8 @@ void Aicpu::Orchestrate() {
                                                    p_.aicpu().task_window());
     core_run_ = run_index_;
     times_.clear();
+    task_start_.clear();
+    task_end_.clear();
     const Ps start = Stamp();
     try {
       if (core_->AdmitArgs(current_.callable, current_.args)) {
@@ -129,6 +133,7 @@ void Aicpu::Orchestrate() {
       wait(completion_event_);
     }
     times_.resize(core_->task_count());
+    for (const VectorClock& c : task_end_) JoinClock(chip_clock_, c);
     for (size_t i = 0; i < core_->task_count(); ++i) {
       const rt::Task& t = *core_->task(static_cast<rt::TaskId>(i));
       TaskStat s;
@@ -173,6 +178,15 @@ void Aicpu::OnReady(rt::Task* task) {
     times_.resize(task->id + 1);
   }
   times_[task->id].ready = Stamp();
+  if (races_ != nullptr) {
+    const size_t id = static_cast<size_t>(task->id);
+    if (task_start_.size() <= id) task_start_.resize(id + 1);
+    if (task_end_.size() <= id) task_end_.resize(id + 1);
+    task_start_[id] = chip_clock_;
+    for (rt::TaskId f : task->fanin) {
+      if (static_cast<size_t>(f) < task_end_.size()) JoinClock(task_start_[id], task_end_[f]);
+    }
+  }
   const int s = ShapeSlot(task->shape);
   (task->sync_start ? sync_queue_[s] : ready_queue_[s]).push_back(task);
   ++ready_entries_[s];
@@ -210,6 +224,11 @@ void Aicpu::KernelError(AivCore*, int code, const std::string& msg) {
 }
 
 void Aicpu::BlockDone(AivCore* core) {
+  if (races_ != nullptr) {
+    const size_t id = static_cast<size_t>(core->block().task);
+    if (task_end_.size() <= id) task_end_.resize(id + 1);
+    JoinClock(task_end_[id], races_->Clock(core->race_agent()));
+  }
   std::vector<uint64_t> deferred = core->TakeDeferred();
   if (!deferred.empty()) {
     std::vector<uint64_t>& d = times_[core->block().task].deferred;
@@ -347,6 +366,7 @@ void Aicpu::Dispatch() {
       a.block_num = t->core_num;
       for (const TensorDesc& d : t->descs) a.tensors.push_back(&d);
       a.scalars = t->scalars;
+      if (races_ != nullptr) a.start_clock = task_start_[t->id];
       return a;
     };
     // Tier 0: a sync-start task takes all its cores at once or waits; while
@@ -441,6 +461,32 @@ std::vector<std::string> Aicpu::DescribeState() const {
                                " dispatches queued behind the current one"));
   }
   return out;
+}
+
+Aicpu::State Aicpu::state() const {
+  State st;
+  st.running = running_;
+  st.waiting_group = running_ && waiting_group_;
+  st.runs_done = run_index_;
+  st.queued = static_cast<int>(fifo_.size());
+  if (running_) {
+    st.callable = current_.callable.name;
+    if (core_ != nullptr && !waiting_group_) {
+      auto& core = const_cast<rt::OrchestratorCore&>(*core_);
+      st.tasks = static_cast<int64_t>(core.task_count());
+      for (size_t i = 0; i < core.task_count(); ++i) {
+        if (core.task(static_cast<rt::TaskId>(i))->state == rt::TaskState::kCompleted) {
+          ++st.tasks_done;
+        }
+      }
+    }
+    for (int s = 0; s < 2; ++s) {
+      for (const rt::Task* t : sync_queue_[s]) {
+        st.sync_waiting.push_back({t->id, t->core_num, s == 1});
+      }
+    }
+  }
+  return st;
 }
 
 }  // namespace pto::sim

@@ -17,6 +17,7 @@
 #include "sim/aiv/aiv_core.h"
 #include "sim/gm/gm.h"
 #include "sim/platforms/platform.pb.h"
+#include "sim/race/race_detector.h"
 #include "sim/trace/report.pb.h"
 #include "sim/trace/trace.h"
 #include "sim/urma/urma_engine.h"
@@ -28,6 +29,9 @@ struct GroupGate {
   int members = 0;
   int arrived = 0;
   sc_core::sc_event all_arrived;
+  // Race detection: a member arrives only after its earlier dispatches
+  // finished, so every member's run starts after all of theirs.
+  VectorClock clock;
 };
 
 struct DispatchEntry {
@@ -60,6 +64,26 @@ class Aicpu : public sc_core::sc_module,
   bool Idle() const;
   // Lines for the blocked-block report (orchestrator and queued tasks).
   std::vector<std::string> DescribeState() const;
+  // The orchestrator's state, for the hang report.
+  struct State {
+    bool running = false;        // a dispatch is in progress
+    bool waiting_group = false;  // at its group's gang-start gate
+    std::string callable;        // of the dispatch in progress
+    int runs_done = 0;           // dispatches finished
+    int queued = 0;              // dispatches behind the current one
+    int64_t tasks = 0;           // submitted by the dispatch in progress
+    int64_t tasks_done = 0;
+    // Sync-start tasks waiting for cores: (task, blocks, AIC shape).
+    struct SyncWait {
+      int64_t task;
+      int blocks;
+      bool aic;
+    };
+    std::vector<SyncWait> sync_waiting;
+  };
+  State state() const;
+  // GM race detection (off unless set).
+  void set_race_detector(RaceDetector* d) { races_ = d; }
   const std::vector<TaskStat>& task_stats() const { return task_stats_; }
   // Every run's log_timing lines so far, tagged "c<chip> run<k>: ", runs in
   // dispatch order; includes the run in flight (a run that another chip's
@@ -137,6 +161,12 @@ class Aicpu : public sc_core::sc_module,
   int core_run_ = 0;                   // run_index_ of core_'s run
   std::vector<std::string> log_;       // lines of the runs before core_'s
   std::vector<TaskTimes> times_;
+  // Race detection: per task of the current run, its start clock (dispatch
+  // + producers) and end clock (join of its blocks); the chip clock joins
+  // every finished run, so a later dispatch starts after all of them.
+  RaceDetector* races_ = nullptr;
+  std::vector<VectorClock> task_start_, task_end_;
+  VectorClock chip_clock_;
   std::vector<TaskStat> task_stats_;
 
   // Scheduler state. Sync-start tasks form a tier ahead of the others.

@@ -7,9 +7,8 @@
 #include "runtime/api/error_codes.h"
 
 namespace pto::sim {
-namespace {
 
-const char* CmpName(WaitCmp c) {
+const char* WaitCmpName(WaitCmp c) {
   switch (c) {
     case WaitCmp::EQ: return "==";
     case WaitCmp::NE: return "!=";
@@ -20,6 +19,8 @@ const char* CmpName(WaitCmp c) {
   }
   return "?";
 }
+
+namespace {
 
 sc_core::sc_time PsTime(Ps ps) {
   return sc_core::sc_time(static_cast<double>(ps), sc_core::SC_PS);
@@ -91,6 +92,7 @@ void AivCore::AdvanceTo(Ps t) {
     if (qk_.need_sync()) Sync();
   }
   if (busy_ && Now() > deadline_) {
+    timed_out_ = true;
     Error(rt::kErrorSchedulerTimeout,
           absl::StrCat("block ran past the op timeout of ",
                        p_.timeouts().op_timeout_ns(), " ns of simulated time"));
@@ -152,7 +154,11 @@ void AivCore::Run() {
     deferred_.clear();
     deadline_ = block_start_ + NsToPs(p_.timeouts().op_timeout_ns());
     ub_pending_.clear();
+    last_read_addr_ = 0;
+    block_reads_ = 0;
+    timed_out_ = false;
     mte2_done_ = mte3_done_ = 0;
+    if (races_ != nullptr) races_->BlockStart(race_agent_, block_.start_clock);
     std::memset(flags_, 0, sizeof(flags_));
     try {
       block_.kernel(args_);
@@ -208,6 +214,7 @@ void AivCore::MteLoad(void* ub, const void* gm, uint64_t bytes, bool copy) {
   }
   end += lat;
   if (copy) std::memmove(ub, gm, bytes);
+  RecordAccess(gm, bytes, /*write=*/false, t, end);
   UbBusy(ub, bytes, end);
   mte2_done_ = std::max(mte2_done_, end);
   mem_->trace().Slice(track_mte2_, absl::StrCat("TLOAD ", bytes, " B"),
@@ -237,6 +244,7 @@ void AivCore::MteStore(void* gm, const void* ub, uint64_t bytes, bool copy) {
   }
   end += lat;
   if (copy) std::memmove(gm, ub, bytes);
+  RecordAccess(gm, bytes, /*write=*/true, t, end);
   dst.NotifyWrite();
   // The tile is read until the store has drained it (WAR for the next TLOAD).
   UbBusy(ub, bytes, pipe.end);
@@ -308,6 +316,11 @@ void AivCore::Notify(int32_t* signal, int32_t value, NotifyOp op) {
   } else {
     *signal = value;
   }
+  if (races_ != nullptr) races_->Notify(race_agent_, reinterpret_cast<uint64_t>(signal));
+  mem_->GmOf(owner).RecordCellWrite(
+      reinterpret_cast<uint64_t>(signal),
+      CellWrite{chip_, core_id_, is_aic_, block_.task, block_.kernel_name, block_.block_idx,
+                Stamp(), op == NotifyOp::AtomicAdd, value});
   mem_->GmOf(owner).NotifyWrite();
   mem_->trace().Slice(
       track_wait_,
@@ -334,13 +347,14 @@ void AivCore::Wait(const int32_t* signal, int32_t value, WaitCmp cmp) {
     SetCurrentCore(this);
   }
   wait_signal_ = nullptr;
+  if (races_ != nullptr) races_->Observe(race_agent_, reinterpret_cast<uint64_t>(signal));
   // The poll that saw the value is a GM read.
   Ps lat = gm.latency();
   for (Link* l : mem_->Route(owner, chip_)) lat += l->hop_latency();
   WaitUntil(Stamp() + lat);
   wait_ps_ += Stamp() - t0;
   mem_->trace().Slice(track_wait_,
-                      absl::StrCat("TWAIT ", CmpName(cmp), " ", value), t0,
+                      absl::StrCat("TWAIT ", WaitCmpName(cmp), " ", value), t0,
                       Stamp());
   AdvanceTo(Now());
 }
@@ -441,6 +455,9 @@ void AivCore::ScalarRead(const void* gm, void* out, int bytes) {
   const uint64_t a = reinterpret_cast<uint64_t>(gm);
   if (a % bytes != 0) Fault("scalar GM read is not naturally aligned");
   const int owner = OwnerOrFault(gm, bytes, "scalar GM read");
+  last_read_addr_ = a;
+  ++block_reads_;
+  RecordAccess(gm, bytes, /*write=*/false, Now(), Now());
   DataCache::Access acc = dcache_.Line(a);
   std::memcpy(out, acc.data + (a - dcache_.LineOf(a)), bytes);
   Ps cost = Cycles(p_.dcache_hit_cycles());
@@ -458,6 +475,7 @@ void AivCore::ScalarWrite(void* gm, const void* in, int bytes) {
   const uint64_t a = reinterpret_cast<uint64_t>(gm);
   if (a % bytes != 0) Fault("scalar GM write is not naturally aligned");
   const int owner = OwnerOrFault(gm, bytes, "scalar GM write");
+  RecordAccess(gm, bytes, /*write=*/true, Now(), Now());
   DataCache::Access acc = dcache_.Line(a);
   std::memcpy(acc.data + (a - dcache_.LineOf(a)), in, bytes);
   dcache_.MarkDirty(a);
@@ -500,7 +518,7 @@ std::string AivCore::DescribeState() const {
   } else if (wait_signal_ != nullptr) {
     const uint64_t a = reinterpret_cast<uint64_t>(wait_signal_);
     absl::StrAppend(&s, "TWAIT on ", mem_->Describe(a), " for value ",
-                    CmpName(wait_cmp_), " ", wait_value_, " (current ",
+                    WaitCmpName(wait_cmp_), " ", wait_value_, " (current ",
                     *wait_signal_, ")");
   } else {
     absl::StrAppend(&s, "running");
@@ -523,6 +541,15 @@ void AivCore::FillStats(CoreStat* s) const {
   s->set_dcache_hits(hits_);
   s->set_dcache_misses(misses_);
   s->set_unfenced_notifies(unfenced_notifies_);
+}
+
+void AivCore::RecordAccess(const void* gm, uint64_t bytes, bool write, Ps t0, Ps t1) {
+  if (races_ == nullptr) return;
+  const uint64_t a = reinterpret_cast<uint64_t>(gm);
+  races_->Access(race_agent_,
+                 AccessSite{chip_, core_id_, is_aic_, block_.task, block_.kernel_name,
+                            block_.block_idx},
+                 a, bytes, write, t0, t1);
 }
 
 }  // namespace pto::sim

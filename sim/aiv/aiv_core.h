@@ -23,6 +23,7 @@
 #include "sim/aiv/dcache.h"
 #include "sim/common/resource.h"
 #include "sim/platforms/platform.pb.h"
+#include "sim/race/race_detector.h"
 #include "sim/trace/report.pb.h"
 
 namespace pto::sim {
@@ -36,7 +37,12 @@ struct BlockAssignment {
   int32_t block_num = 1;
   std::vector<const TensorDesc*> tensors;
   std::vector<uint64_t> scalars;
+  // Race detection: the task's start clock (its producers and dispatch).
+  VectorClock start_clock;
 };
+
+// "==", ">=", ... for reports.
+const char* WaitCmpName(WaitCmp c);
 
 class AivCore : public sc_core::sc_module, public DeviceCore {
  public:
@@ -49,6 +55,12 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
   void Start(BlockAssignment block, Ps start_at);
   void set_observer(CoreObserver* o) { observer_ = o; }
   void set_urma(UrmaPort* u) { urma_ = u; }
+  // GM race detection (off unless set): this core is agent `agent`.
+  void set_race_detector(RaceDetector* d, int agent) {
+    races_ = d;
+    race_agent_ = agent;
+  }
+  int race_agent() const { return race_agent_; }
   // Completion conditions registered by the last block (moved out).
   std::vector<uint64_t> TakeDeferred() { return std::move(deferred_); }
   bool busy() const { return busy_; }
@@ -59,6 +71,18 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
   const BlockAssignment& block() const { return block_; }
   // For the blocked-block report; "" when idle.
   std::string DescribeState() const;
+  // What a busy block is blocked on, for the hang report: the signal of a
+  // TWAIT in progress (nullptr otherwise), a full URMA send queue, or the
+  // last GM word it read with a scalar load (a spinning block's flag).
+  const int32_t* wait_signal() const { return wait_signal_; }
+  int32_t wait_value() const { return wait_value_; }
+  WaitCmp wait_cmp() const { return wait_cmp_; }
+  bool waiting_sq() const { return waiting_sq_; }
+  uint64_t last_scalar_read() const { return last_read_addr_; }
+  int64_t scalar_reads() const { return block_reads_; }
+  // The last block ran past the op timeout (a livelock); its state stays
+  // readable after the run stopped.
+  bool timed_out() const { return timed_out_; }
   void FillStats(CoreStat* s) const;
 
   // DeviceCore.
@@ -114,6 +138,9 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
   MemorySystem* mem_;
   CoreObserver* observer_;
   UrmaPort* urma_ = nullptr;
+  RaceDetector* races_ = nullptr;
+  int race_agent_ = -1;
+  void RecordAccess(const void* gm, uint64_t bytes, bool write, Ps t0, Ps t1);
   std::vector<uint64_t> deferred_;
   bool waiting_sq_ = false;
   uint64_t ub_bytes_;
@@ -150,6 +177,10 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
   const int32_t* wait_signal_ = nullptr;
   int32_t wait_value_ = 0;
   WaitCmp wait_cmp_ = WaitCmp::EQ;
+  // Scalar GM reads of the current block, for the livelock report.
+  uint64_t last_read_addr_ = 0;
+  int64_t block_reads_ = 0;
+  bool timed_out_ = false;
 
   // Statistics.
   int64_t blocks_ = 0;

@@ -54,4 +54,20 @@ std::string Gm::Describe(uint64_t addr) const {
   return absl::StrCat("c", chip_, ":<unmapped>");
 }
 
+void Gm::RecordCellWrite(uint64_t addr, CellWrite w) {
+  CellLog& log = cells_[addr];
+  log.writers.insert(w.chip);
+  log.last = std::move(w);
+}
+
+const CellWrite* Gm::LastCellWrite(uint64_t addr) const {
+  auto it = cells_.find(addr);
+  return it == cells_.end() ? nullptr : &it->second.last;
+}
+
+std::set<int> Gm::CellWriters(uint64_t addr) const {
+  auto it = cells_.find(addr);
+  return it == cells_.end() ? std::set<int>{} : it->second.writers;
+}
+
 }  // namespace pto::sim

@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <unordered_map>
 
 #include <systemc>
 
@@ -17,6 +19,21 @@
 #include "sim/platforms/platform.pb.h"
 
 namespace pto::sim {
+
+// One write of a 4-byte signal cell (TNOTIFY), kept for hang reports: the
+// last writer of a cell a blocked agent waits on, and every chip that ever
+// wrote it (a barrier that lacks one rank's notify names that rank).
+struct CellWrite {
+  int chip = -1;
+  int core = -1;
+  bool aic = false;
+  int64_t task = -1;
+  std::string kernel;
+  int block = 0;
+  Ps time = 0;       // when the write became visible
+  bool add = false;  // AtomicAdd (else Set)
+  int32_t value = 0;
+};
 
 class Gm : public sc_core::sc_module {
  public:
@@ -33,6 +50,13 @@ class Gm : public sc_core::sc_module {
   Ps atomic_cost() const { return atomic_; }
   int chip() const { return chip_; }
   uint64_t used_bytes() const { return used_; }
+
+  // Signal-cell writes (addr is 4-byte aligned and in this GM).
+  void RecordCellWrite(uint64_t addr, CellWrite w);
+  // nullptr when nothing has written the cell through TNOTIFY.
+  const CellWrite* LastCellWrite(uint64_t addr) const;
+  // Chips that wrote the cell (empty when none).
+  std::set<int> CellWriters(uint64_t addr) const;
 
   // A write became visible: wake the waiters of this chip.
   void NotifyWrite() { write_event_.notify(sc_core::SC_ZERO_TIME); }
@@ -52,6 +76,11 @@ class Gm : public sc_core::sc_module {
   Ps atomic_;
   std::map<uint64_t, Region> regions_;  // by start address
   sc_core::sc_event write_event_;
+  struct CellLog {
+    CellWrite last;
+    std::set<int> writers;
+  };
+  std::unordered_map<uint64_t, CellLog> cells_;
 };
 
 }  // namespace pto::sim

@@ -42,6 +42,18 @@ absl::StatusOr<std::unique_ptr<SimSystem>> SimSystem::Create(
         absl::StrCat("chip", i).c_str(), i, n, s->platform_, s.get(), s.get(),
         &s->trace_));
   }
+  if (options.race_detection) {
+    const int per_chip = static_cast<int>(s->chips_[0]->cores().size());
+    SimSystem* raw = s.get();
+    s->races_ = std::make_unique<RaceDetector>(
+        n * per_chip, [raw](uint64_t addr) { return raw->Describe(addr); });
+    for (auto& chip : s->chips_) {
+      chip->aicpu().set_race_detector(s->races_.get());
+      for (auto& core : chip->cores()) {
+        core->set_race_detector(s->races_.get(), core->chip() * per_chip + core->core_id());
+      }
+    }
+  }
   const FabricSpec& f = s->platform_.fabric();
   const Ps hop = NsToPs(f.hop_latency_ns());
   s->routes_.assign(n * n, {});
@@ -153,6 +165,9 @@ absl::StatusOr<rt::Domain> SimSystem::CreateDomain(const rt::DomainSpec& spec) {
     for (size_t b = 0; b < spec.buffers.size(); ++b) {
       c.buffers[spec.buffers[b].name] = rt::Tensor{
           windows[r], layout->buffer_offsets[b], spec.buffers[b].bytes, dev, 1};
+      domain_buffers_.push_back(DomainBuffer{spec.name, static_cast<int>(r), spec.buffers[b].name,
+                                             windows[r] + layout->buffer_offsets[b],
+                                             spec.buffers[b].bytes, spec.devices});
     }
     dom.ranks.push_back(std::move(c));
   }
@@ -224,6 +239,7 @@ absl::Status SimSystem::DispatchGroup(const std::vector<int>& devices,
 
 void SimSystem::OnFatal(int chip, const rt::ErrorLatch& latch) {
   if (error_code_ == 0) {
+    fatal_chip_ = chip;
     error_code_ = latch.code();
     error_text_ = absl::StrCat("chip ", chip, ": ", latch.Text());
   }
@@ -267,6 +283,12 @@ RunReport SimSystem::Run() {
   r.set_error_text(error_text_);
   if (error_code_ != 0) {
     for (const std::string& b : blocked) r.add_blocked(b);
+    DiagnoseHang(&r);
+    // Deadlocks and livelocks carry their cause in the one line users see;
+    // other errors already name it.
+    if (error_code_ == rt::kErrorSchedulerTimeout && !r.hang_cause().empty()) {
+      r.set_error_text(absl::StrCat(r.error_text(), "; cause: ", r.hang_cause()));
+    }
   }
   for (auto& c : chips_) {
     for (const TaskStat& t : c->aicpu().task_stats()) *r.add_tasks() = t;
@@ -296,6 +318,9 @@ RunReport SimSystem::Run() {
     ls->set_bytes(res.bytes());
     ls->set_transfers(res.transfers());
     ls->set_utilization(end > 0 ? static_cast<double>(res.busy()) / end : 0);
+  }
+  if (races_ != nullptr) {
+    for (const std::string& line : races_->races()) r.add_races(line);
   }
   r.set_model_waits(waits_);
   r.set_systemc_deltas(static_cast<int64_t>(sc_core::sc_delta_count()));

@@ -15,6 +15,7 @@
 #include "sim/chip/chip.h"
 #include "sim/link/link.h"
 #include "sim/platforms/platform.pb.h"
+#include "sim/race/race_detector.h"
 #include "sim/trace/report.pb.h"
 #include "sim/trace/trace.h"
 
@@ -25,6 +26,9 @@ struct SimOptions {
   int chips = 2;
   bool trace = true;
   double quantum_ns = 1000;  // temporal-decoupling quantum
+  // Report unordered GM accesses (RunReport.races). Off by default (it
+  // costs wall time per access); the sim tests turn it on.
+  bool race_detection = false;
   // Applied to the loaded platform before validation (tests tune timeouts).
   std::function<void(Platform&)> tweak;
 };
@@ -70,6 +74,16 @@ class SimSystem : public rt::Host, public MemorySystem, public RunObserver {
   void OnFatal(int chip, const rt::ErrorLatch& latch) override;
 
  private:
+  // A named buffer of one rank's window, for the hang report's cell names.
+  struct DomainBuffer {
+    std::string domain;
+    int rank;
+    std::string buffer;
+    uint64_t addr;
+    uint64_t bytes;
+    std::vector<int> devices;  // the domain's devices, by rank
+  };
+
   explicit SimSystem(Platform platform, bool trace);
   absl::Status CheckDevice(int device) const;
   absl::Status CheckCallable(const rt::ChipCallable& c) const;
@@ -79,6 +93,14 @@ class SimSystem : public rt::Host, public MemorySystem, public RunObserver {
   std::vector<std::unique_ptr<Chip>> chips_;
   std::vector<std::unique_ptr<Link>> links_;
   std::vector<std::vector<Link*>> routes_;  // [src * n + dst]
+  // sim/system/hang_report.cc: fills wait_for, rank_summary, hang_cause.
+  void DiagnoseHang(RunReport* r) const;
+  const DomainBuffer* FindBuffer(uint64_t addr) const;
+  std::string CellName(uint64_t addr) const;
+
+  std::vector<DomainBuffer> domain_buffers_;
+  std::unique_ptr<RaceDetector> races_;
+  int fatal_chip_ = -1;
   int64_t waits_ = 0;
   int error_code_ = 0;
   std::string error_text_;

@@ -165,6 +165,7 @@ SimOptions Opts(int chips, const std::string& platform) {
   SimOptions o;
   o.chips = chips;
   o.platform = platform;
+  o.race_detection = true;  // on in tests (docs/simulator.md)
   return o;
 }
 
