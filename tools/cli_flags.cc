@@ -37,14 +37,15 @@ std::map<std::string, absl::CommandLineFlag*> ToolFlags(const ToolInfo& info) {
 bool IsBool(const absl::CommandLineFlag& f) { return f.IsOfType<bool>(); }
 bool IsList(const absl::CommandLineFlag& f) { return f.IsOfType<std::vector<std::string>>(); }
 
-// A help text may start with the value's name: "NAME: what it does".
+// A help text may start with the value's name, one word that starts with a
+// capital: "NAME: what it does", "OUT.cc: ...".
 std::pair<std::string, std::string> MetavarAndHelp(const absl::CommandLineFlag& f) {
   const std::string help = f.Help();
   const size_t colon = help.find(": ");
   if (colon != std::string::npos && colon > 0 &&
       std::all_of(help.begin(), help.begin() + colon, [](char c) {
-        return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '|' ||
-               c == ',' || c == '.';
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+               c == '_' || c == '|' || c == ',' || c == '.';
       }) &&
       help[0] >= 'A' && help[0] <= 'Z') {
     return {help.substr(0, colon), help.substr(colon + 2)};
@@ -93,15 +94,17 @@ std::string HelpText(const ToolInfo& info) {
     } else {
       line.resize(kIndent, ' ');
     }
-    absl::StrAppend(&out, line, Wrap(help, kIndent, 79), "\n");
+    // '\x1f' keeps "(default: X)" on one line: grep-able, and easier to read.
+    absl::StrAppend(&out, line, absl::StrReplaceAll(Wrap(help, kIndent, 79), {{"\x1f", " "}}),
+                    "\n");
   };
   for (const auto& [name, flag] : ToolFlags(info)) {
     std::string help = MetavarAndHelp(*flag).second;
     const std::string def = flag->DefaultValue();
     if (IsBool(*flag)) {
-      if (def == "true") absl::StrAppend(&help, " (default: on; --no", name, " turns it off)");
+      if (def == "true") absl::StrAppend(&help, " (default:\x1fon;\x1f--no", name, "\x1fturns\x1fit\x1foff)");
     } else if (!def.empty()) {
-      absl::StrAppend(&help, " (default: ", def, ")");
+      absl::StrAppend(&help, " (default:\x1f", def, ")");
     }
     // A one-letter flag reads like a compiler's: -o OUT.
     const std::string placeholder = Placeholder(*flag);

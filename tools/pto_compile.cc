@@ -19,8 +19,6 @@
 #include "tools/cli_flags.h"
 #include "tools/compile_program.h"
 
-namespace {
-
 ABSL_FLAG(std::string, o, "", "DIR: write the bundle under DIR (created)");
 ABSL_FLAG(std::string, single_file, "",
           "OUT.cc: also write program.cc to OUT.cc (for build rules whose outputs must be "

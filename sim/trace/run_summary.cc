@@ -26,7 +26,10 @@ std::optional<int> ChipOf(absl::string_view token) {
 std::vector<BusyResource> Busiest(const google::protobuf::RepeatedPtrField<ResourceStat>& rs,
                                   int top) {
   std::vector<BusyResource> out;
-  for (const ResourceStat& r : rs) out.push_back({r.name(), r.utilization(), r.bytes()});
+  for (const ResourceStat& r : rs) {
+    // An idle resource is no news.
+    if (r.bytes() > 0 || r.busy_ps() > 0) out.push_back({r.name(), r.utilization(), r.bytes()});
+  }
   // Ties keep the report's order, so the table is deterministic.
   std::stable_sort(out.begin(), out.end(), [](const BusyResource& a, const BusyResource& b) {
     return a.utilization > b.utilization;
@@ -151,7 +154,7 @@ std::string FormatSummary(const RunSummary& s) {
   busy("busiest links:", s.links);
   busy("busiest GM ports:", s.gms);
   if (!s.critical_path.empty()) {
-    absl::StrAppend(&out, "critical path ", Us(s.critical_path_ps), " us:");
+    absl::StrAppend(&out, "critical path (to ", Us(s.critical_path_ps), " us):");
     for (size_t i = 0; i < s.critical_path.size(); ++i) {
       const PathKernel& k = s.critical_path[i];
       absl::StrAppend(&out, i ? ", " : " ", k.kernel, " ", Us(k.ps), " us");

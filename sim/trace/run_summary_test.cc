@@ -29,6 +29,7 @@ RunReport Report() {
     links { name: "link c1->c0" bytes: 8192 utilization: 0.5 }
     gms { name: "gm c0" bytes: 100 utilization: 0.125 }
     gms { name: "gm c1" bytes: 200 utilization: 0.0625 }
+    gms { name: "gm c2" bytes: 0 utilization: 0 }
   )pb";
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &r));
   return r;
@@ -102,7 +103,7 @@ TEST(RunSummaryTest, FormattedTable) {
                            "   0      3           2      79.00    4096 B    8192 B      5.00\n"));
   EXPECT_THAT(t, HasSubstr("busiest links: link c1->c0 50.0% (8192 B), link c0->c1 25.0% (4096 B)"));
   EXPECT_THAT(t, HasSubstr("busiest GM ports: gm c0 12.5% (100 B), gm c1 6.2% (200 B)"));
-  EXPECT_THAT(t, HasSubstr("critical path 90.00 us: __builtin_a2a 40.00 us, consume 29.00 us"));
+  EXPECT_THAT(t, HasSubstr("critical path (to 90.00 us): __builtin_a2a 40.00 us, consume 29.00 us"));
   EXPECT_THAT(t, HasSubstr("collective (__builtin_*): 42.00 us, busbw 0.15 GB/s of the 56 GB/s"));
 }
 
