@@ -53,23 +53,6 @@ absl::StatusOr<std::shared_ptr<const SourceFile>> ReadSource(const std::string& 
   }
   auto file = std::make_shared<const SourceFile>(path == "-" ? std::string("<stdin>") : path,
                                                  std::move(text));
-  if (const size_t nul = file->text().find('\0'); nul != std::string::npos) {
-    Span at;
-    at.file = file;
-    at.line = 1;
-    size_t line_start = 0;
-    for (size_t i = 0; i < nul; ++i) {
-      if (file->text()[i] == '\n') {
-        ++at.line;
-        line_start = i + 1;
-      }
-    }
-    at.col = static_cast<int>(nul - line_start) + 1;
-    at.end_line = at.line;
-    at.end_col = at.col + 1;
-    return UserError(at, absl::StrCat("not a program: the file holds a NUL byte (offset ", nul,
-                                      "); is it a binary file?"));
-  }
   return file;
 }
 

@@ -16,9 +16,9 @@ namespace pto::tools {
 bool ReadInput(const std::string& path, std::string* text);
 
 // Reads the program at `path` ("-" = standard input, named <stdin>). A file
-// that cannot be read is a user error naming the file and the system's reason;
-// a file that is not text (a NUL byte: an object file, an archive, ...) is a
-// located user error at the first such byte, so the parser never sees it.
+// that cannot be read (missing, a directory, no permission) is a user error
+// naming the file and the system's reason. Binary input is the lexer's to
+// reject (a located "source contains a NUL byte" / invalid UTF-8 error).
 absl::StatusOr<std::shared_ptr<const SourceFile>> ReadSource(const std::string& path);
 
 // Prints the located diagnostic to stderr; returns the exit status: 1 for a bad

@@ -43,7 +43,7 @@ grep -qx "pto-compile: cannot read '$tmp/missing.pto': No such file or directory
 grep -q "pto-compile: cannot read '$tmp'" "$tmp/err" || fail "directory: $(cat "$tmp/err")"
 head -c 200 "$compile" > "$tmp/binary.pto"
 "$compile" "$tmp/binary.pto" -o "$tmp/x" > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] || fail "binary: exit 1"
-grep -qE "^$tmp/binary.pto:1:[0-9]+: error: not a program: the file holds a NUL byte" "$tmp/err" || fail "binary: $(cat "$tmp/err")"
+grep -qE "^$tmp/binary.pto:1:[0-9]+: error: source contains a NUL byte" "$tmp/err" || fail "binary: $(cat "$tmp/err")"
 python3 -c "
 print('import pypto.language as pl')
 print('@pl.program')
