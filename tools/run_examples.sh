@@ -25,10 +25,10 @@ source tools/deps.sh || exit 1
 
 # program  rail  platform  ranks  golden test  collective kernel (pto-run --collective)
 examples=(
-  "all_to_all_v_chip.pto      CHIP   a2a3 2 all_to_all_v_chip_sim_test    __builtin_"
-  "all_to_all_v_host.pto      HOST   a2a3 2 all_to_all_v_host_sim_test    __builtin_"
+  "all_to_all_v_chip.pto      CHIP   a2a3 2 all_to_all_v_chip_sim_test    all_to_all_v"
+  "all_to_all_v_host.pto      HOST   a2a3 2 all_to_all_v_host_sim_test    all_to_all_v"
   "all_to_all_v_incore.pto    InCore a2a3 2 all_to_all_v_incore_sim_test  exchange"
-  "indexed_all_to_all_v.pto   CHIP   a5   2 indexed_all_to_all_v_sim_test __builtin_"
+  "indexed_all_to_all_v.pto   CHIP   a5   2 indexed_all_to_all_v_sim_test all_to_all_v"
 )
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
@@ -63,7 +63,7 @@ for e in "${examples[@]}"; do
   trips="$(sed -nE 's/.*dispatches per card: (.*)$/\1/p' <<<"$first")"
   printf '%-26s %-7s %-11s %-7s %-10s %s\n' "$prog" "$rail" "$ranks x $platform" "$golden" \
     "${sim:-?}" "${trips:-?}"
-  busbw="$(grep -m1 '^collective' <<<"$out" | sed -E 's/^collective \([^)]*\): //')" || true
+  busbw="$(grep -m1 '^collective' <<<"$out" | sed -E 's/^collective \(([^)]*)\): /\1: /')" || true
   echo "  ${busbw:-no collective span: $(tail -1 <<<"$out")}"
 done
 if ((failures > 0)); then
@@ -83,7 +83,9 @@ echo
 echo "==== examples/moe_dispatch.pto on 8 simulated chips (bazel run //examples:moe_dispatch)"
 # Exits non-zero when any rank differs from the golden.
 moe=0
-bazel run -q //examples:moe_dispatch -- "${moe_args[@]+"${moe_args[@]}"}" 2>/dev/null || moe=$?
+bazel run --noshow_progress --ui_event_filters=-info //examples:moe_dispatch -- \
+  "${moe_args[@]+"${moe_args[@]}"}" 2>"$log" || moe=$?
+((moe == 0)) || cat "$log"
 if ((failures > 0 || moe != 0)); then
   echo "FAILED: $failures example(s) against the golden; MoE exit status $moe"
   exit 1
