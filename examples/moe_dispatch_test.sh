@@ -23,6 +23,20 @@ names = {e["name"] for e in ev if e.get("ph") == "X"}
 for k in ["dispatch", "expert"]:
     assert any(k in n for n in names), (k, sorted(names)[:40])
 assert any("all_to_all_v" in n for n in names), sorted(names)[:40]
+# Readable tracks (docs/simulator.md): none drawn empty, no AIC track (no
+# kernel runs on the cube cores), and every slice carries its args.
+tracks = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
+xs = [e for e in ev if e.get("ph") == "X"]
+assert {(e["pid"], e["tid"]) for e in xs} == set(tracks), "a track without slices"
+assert not any(n.startswith("AIC ") for n in tracks.values()), "an AIC track"
+assert any(n.startswith("HCCS link") for n in tracks.values()), "no HCCS link track"
+for e in xs:
+    assert e.get("args"), e
+    n = tracks[(e["pid"], e["tid"])]
+    if n.startswith("AIV core") or n.startswith("HCCS link"):
+        assert {"task", "kernel"} <= set(e["args"]), e
+    if n.endswith("MTE2") or n.endswith("MTE3") or n.startswith("HCCS link"):
+        assert "bytes" in e["args"] and "peer" in e["args"], e
 PY
 # Under `bazel run`, a relative --trace is relative to the user's directory.
 BUILD_WORKING_DIRECTORY="${TEST_TMPDIR:-/tmp}" "$bin" --trace=rel_trace.json >/dev/null ||

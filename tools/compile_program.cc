@@ -24,13 +24,9 @@ int CompileProgram(const std::string& tool, const std::string& input, const pass
     std::cerr << tool << ": " << s.message() << "\n";
     return 2;
   }
-  std::string text;
-  if (!ReadInput(input, &text)) {
-    std::cerr << tool << ": cannot read '" << input << "'\n";
-    return 2;
-  }
-  out->file = std::make_shared<const SourceFile>(input == "-" ? std::string("<stdin>") : input,
-                                                 std::move(text));
+  absl::StatusOr<std::shared_ptr<const SourceFile>> file = ReadSource(input);
+  if (!file.ok()) return Report(tool, file.status());
+  out->file = *std::move(file);
   absl::StatusOr<ir::ProgramPtr> program = parser::ParseProgram(out->file, {});
   if (!program.ok()) return Report(program.status(), out->file.get());
   if (absl::Status s = ir::VerifyProgram(*program); !s.ok()) return Report(s, out->file.get());

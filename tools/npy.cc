@@ -176,6 +176,23 @@ int64_t NumElements(const std::vector<int64_t>& shape) {
   return n;
 }
 
+absl::StatusOr<int64_t> NumBytes(const std::vector<int64_t>& shape, int item) {
+  constexpr int64_t kMax = int64_t{1} << 62;
+  int64_t n = item;
+  for (int64_t d : shape) {
+    if (d < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("shape ", ShapeString(shape), " has a negative dimension"));
+    }
+    if (d != 0 && n > kMax / d) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("shape ", ShapeString(shape), " is too large (more than 2^62 bytes)"));
+    }
+    n *= d;
+  }
+  return n;
+}
+
 std::string ShapeString(const std::vector<int64_t>& shape) {
   std::string s = "(";
   for (size_t i = 0; i < shape.size(); ++i) absl::StrAppend(&s, i ? ", " : "", shape[i]);
@@ -239,7 +256,9 @@ absl::StatusOr<Array> Parse(const std::string& bytes) {
   a.descr = *canonical;
   a.shape = shape->ints;
   const int item = std::stoi(a.descr.substr(2));
-  const size_t want = static_cast<size_t>(NumElements(a.shape)) * item;
+  absl::StatusOr<int64_t> size = NumBytes(a.shape, item);
+  if (!size.ok()) return absl::InvalidArgumentError(absl::StrCat(".npy header: ", size.status().message()));
+  const size_t want = static_cast<size_t>(*size);
   const size_t have = bytes.size() - prefix - header_len;
   if (have != want) {
     return absl::InvalidArgumentError(absl::StrCat(".npy data is ", have, " bytes, but shape ",

@@ -33,6 +33,11 @@ absl::StatusOr<std::string> CanonicalDescr(const std::string& descr);
 // Elements of `shape` (1 for a scalar).
 int64_t NumElements(const std::vector<int64_t>& shape);
 
+// Bytes of an array of `shape` with `item`-byte elements; an error for a
+// negative dimension or a size beyond 2^62 bytes (so no later product
+// overflows).
+absl::StatusOr<int64_t> NumBytes(const std::vector<int64_t>& shape, int item);
+
 // "(2, 3)", "(4,)", "()": the Python spelling NumPy writes and messages use.
 std::string ShapeString(const std::vector<int64_t>& shape);
 

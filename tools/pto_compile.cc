@@ -2,24 +2,37 @@
 //
 //   pto-compile FILE -o DIR [--templates=DIR] [--single-file=OUT.cc]
 //               [--platform=a2a3|a5]
+// (`pto-compile --help`, generated from the ABSL_FLAG definitions below)
 //
 // Exit status: 0 success, 1 user error (diagnostics on stderr), 2 usage or
 // internal error.
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <vector>
 
+#include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "compiler/codegen/builtin_kernels.h"
 #include "compiler/passes/target.h"
+#include "tools/cli_flags.h"
 #include "tools/compile_program.h"
+
+ABSL_FLAG(std::string, o, "", "DIR: write the bundle under DIR (created)");
+ABSL_FLAG(std::string, single_file, "",
+          "OUT.cc: also write program.cc to OUT.cc (for build rules whose outputs must be "
+          "known in advance)");
+ABSL_FLAG(std::string, templates, "runtime/builtins",
+          "DIR: root of the builtin template packages");
+ABSL_FLAG(std::string, platform, "",
+          "NAME: compile for a2a3 (910B) or a5 (950): passes reject what would exceed its "
+          "limits; empty: no platform limits are checked (the pto_program rule passes "
+          "a2a3 unless told otherwise)");
 
 namespace {
 
-constexpr char kUsage[] = R"(usage: pto-compile FILE -o DIR [options]
-
-Parses a PTO program (docs/language.md), runs the default pipeline with the IR
+constexpr char kAbout[] = R"(Parses a PTO program (docs/language.md), runs the default pipeline with the IR
 verified before and after every pass, and writes the generated C++ bundle
 under DIR:
 
@@ -58,70 +71,45 @@ its kernel config's func_id order); HOST-rail builtin variants are not in it
 chip orchestration keeps its symbols in its own namespace
 pto_gen::chip_<pipeline>, and each user kernel's helpers get their own
 namespace, so the pieces never collide.
-
-options:
-  -o DIR                  write the bundle under DIR (created)
-  --single-file=OUT.cc    also write program.cc to OUT.cc (for build rules
-                          whose outputs must be known in advance)
-  --templates=DIR         root of the builtin template packages
-                          (default: runtime/builtins)
-  --platform=NAME         compile for a2a3 (910B, default) or a5
-  -h, --help              show this help and exit
-
-exit status: 0 success; 1 the program has an error (diagnostics on stderr,
-as FILE:LINE:COL: error: MESSAGE); 2 usage error or internal compiler error.
 )";
+
+const pto::tools::ToolInfo& Info() {
+  static const pto::tools::ToolInfo* info = new pto::tools::ToolInfo{
+      "pto-compile", "FILE -o DIR [flags]", kAbout,
+      "exit status: 0 success; 1 the program has an error or cannot be read (diagnostics\n"
+      "on stderr, as FILE:LINE:COL: error: MESSAGE); 2 usage error or internal compiler\n"
+      "error (docs/errors.md).\n",
+      __FILE__};
+  return *info;
+}
 
 struct Options {
   std::string input;
   std::string output_dir;
   std::string single_file;
-  std::string templates = "runtime/builtins";
+  std::string templates;
   pto::passes::Target target;
 };
 
-int UsageError(const std::string& message) {
-  std::cerr << "pto-compile: " << message << "\n(see pto-compile --help)\n";
-  return 2;
-}
-
 // Returns -1 to continue, or an exit status.
 int ParseArgs(int argc, char** argv, Options* opts) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const std::string& flag) { return a.substr(flag.size()); };
-    if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      return 0;
-    } else if (a.rfind("--templates=", 0) == 0) {
-      opts->templates = value("--templates=");
-    } else if (a.rfind("--single-file=", 0) == 0) {
-      opts->single_file = value("--single-file=");
-    } else if (a.rfind("--platform=", 0) == 0) {
-      absl::StatusOr<pto::passes::Target> target =
-          pto::passes::TargetForPlatform(value("--platform="));
-      if (!target.ok()) return UsageError(std::string(target.status().message()));
-      opts->target = *target;
-    } else if (a == "-o") {
-      if (i + 1 >= argc) return UsageError("-o needs a directory");
-      opts->output_dir = argv[++i];
-    } else if (a.rfind("-o", 0) == 0 && a.size() > 2) {
-      opts->output_dir = a.substr(2);
-    } else if (a != "-" && !a.empty() && a[0] == '-') {
-      return UsageError("unknown option '" + a + "'");
-    } else if (opts->input.empty()) {
-      opts->input = a;
-    } else {
-      return UsageError("more than one input file ('" + opts->input + "' and '" + a + "')");
-    }
+  std::vector<std::string> positional;
+  if (int rc = pto::tools::ParseCommandLine(argc, argv, Info(), &positional); rc >= 0) return rc;
+  if (positional.empty()) return pto::tools::UsageError(Info(), "no input file");
+  opts->input = positional[0];
+  opts->output_dir = absl::GetFlag(FLAGS_o);
+  opts->single_file = absl::GetFlag(FLAGS_single_file);
+  opts->templates = absl::GetFlag(FLAGS_templates);
+  if (const std::string platform = absl::GetFlag(FLAGS_platform); !platform.empty()) {
+    absl::StatusOr<pto::passes::Target> target = pto::passes::TargetForPlatform(platform);
+    if (!target.ok()) return pto::tools::UsageError(Info(), target.status().message());
+    opts->target = *target;
   }
-  if (opts->input.empty()) return UsageError("no input file");
   if (opts->output_dir.empty() && opts->single_file.empty()) {
-    return UsageError("no output (-o DIR or --single-file=OUT.cc)");
+    return pto::tools::UsageError(Info(), "no output (-o DIR or --single-file=OUT.cc)");
   }
   return -1;
 }
-
 
 }  // namespace
 

@@ -6,7 +6,8 @@
 //           [-o OUT]
 //
 // Exit status: 0 success, 1 user error (diagnostics on stderr), 2 usage or
-// internal error.
+// internal error. `pto-opt --help` lists the flags (generated from the
+// ABSL_FLAG definitions below).
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -14,43 +15,50 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_split.h"
+#include "absl/flags/flag.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/parser/parser.h"
 #include "compiler/passes/pass_manager.h"
 #include "compiler/passes/pass_registry.h"
 #include "compiler/support/diagnostics.h"
+#include "tools/cli_flags.h"
 #include "tools/driver_util.h"
+
+ABSL_FLAG(std::vector<std::string>, passes, {},
+          "A,B,...: run these passes in order (CamelCase names, e.g. MaterializeCommDomainScopes); "
+          "repeatable");
+ABSL_FLAG(std::vector<std::string>, pipeline, {},
+          "NAME: run the named pipelines (e.g. 'default'); combined with --passes, the pipeline "
+          "runs first");
+ABSL_FLAG(bool, print_ir_after_all, false, "print the program to stderr after every pass");
+ABSL_FLAG(std::vector<std::string>, print_ir_after, {},
+          "A: print the program to stderr after these passes; repeatable");
+ABSL_FLAG(bool, verify_each, false, "verify the IR before the first and after every pass");
+ABSL_FLAG(std::string, platform, "",
+          "NAME: compile for a2a3 (910B, 48 AIV per chip) or a5 (72): passes reject what would "
+          "exceed its limits (e.g. a mesh allreduce whose core_num is above the AIV count); "
+          "empty: no platform limits are checked");
+ABSL_FLAG(bool, timing, false, "print per-pass wall time to stderr");
+ABSL_FLAG(bool, list_passes, false, "list the registered passes and pipelines and exit");
+ABSL_FLAG(bool, allow_internal_ops, false,
+          "accept compiler-internal operators (builtin.tensor.*) in FILE, e.g. to re-read the "
+          "output of a lowering pass");
+ABSL_FLAG(std::string, o, "", "OUT: write the result to OUT instead of stdout");
 
 namespace {
 
-constexpr char kUsage[] = R"(usage: pto-opt FILE [options]
-
-Parses a PTO program (docs/language.md), verifies it, runs the requested passes
-and prints the result in the same language. FILE may be '-' for standard input.
-
-options:
-  --passes=A,B,...        run these passes in order (CamelCase names, e.g.
-                          MaterializeCommDomainScopes); repeatable
-  --pipeline=NAME         run a named pipeline (e.g. 'default'); combined with
-                          --passes, the pipeline runs first
-  --print-ir-after-all    print the program to stderr after every pass
-  --print-ir-after=A      print the program to stderr after pass A; repeatable
-  --verify-each           verify the IR before the first and after every pass
-  --platform=NAME         compile for a2a3 (910B, 48 AIV per chip) or a5 (72):
-                          passes reject what would exceed its limits (e.g. a
-                          mesh allreduce whose core_num is above the AIV count)
-  --timing                print per-pass wall time to stderr
-  --list-passes           list the registered passes and pipelines and exit
-  --allow-internal-ops    accept compiler-internal operators (builtin.tensor.*)
-                          in FILE, e.g. to re-read the output of a lowering pass
-  -o OUT                  write the result to OUT instead of stdout
-  -h, --help              show this help and exit
-
-exit status: 0 success; 1 the program has an error (diagnostics on stderr,
-as FILE:LINE:COL: error: MESSAGE); 2 usage error or internal compiler error.
-)";
+const pto::tools::ToolInfo& Info() {
+  static const pto::tools::ToolInfo* info = new pto::tools::ToolInfo{
+      "pto-opt", "FILE [flags]",
+      "Parses a PTO program (docs/language.md), verifies it, runs the requested passes\n"
+      "and prints the result in the same language. FILE may be '-' for standard input.\n",
+      "exit status: 0 success; 1 the program has an error or cannot be read (diagnostics\n"
+      "on stderr, as FILE:LINE:COL: error: MESSAGE); 2 usage error or internal compiler\n"
+      "error (docs/errors.md).\n",
+      __FILE__};
+  return *info;
+}
 
 struct Options {
   std::string input;
@@ -62,60 +70,32 @@ struct Options {
   bool allow_internal_ops = false;
 };
 
-int UsageError(const std::string& message) {
-  std::cerr << "pto-opt: " << message << "\n(see pto-opt --help)\n";
-  return 2;
-}
-
 // Returns -1 to continue, or an exit status.
 int ParseArgs(int argc, char** argv, Options* opts) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const std::string& flag) { return a.substr(flag.size()); };
-    if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      return 0;
-    } else if (a.rfind("--passes=", 0) == 0) {
-      for (absl::string_view p : absl::StrSplit(value("--passes="), ',', absl::SkipEmpty())) {
-        opts->passes.emplace_back(p);
-      }
-    } else if (a.rfind("--pipeline=", 0) == 0) {
-      opts->pipelines.push_back(value("--pipeline="));
-    } else if (a == "--print-ir-after-all") {
-      opts->pm.print_after_all = true;
-    } else if (a.rfind("--print-ir-after=", 0) == 0) {
-      opts->pm.print_after.insert(value("--print-ir-after="));
-    } else if (a.rfind("--platform=", 0) == 0) {
-      absl::StatusOr<pto::passes::Target> target =
-          pto::passes::TargetForPlatform(value("--platform="));
-      if (!target.ok()) return UsageError(std::string(target.status().message()));
-      opts->pm.target = *target;
-    } else if (a == "--verify-each") {
-      opts->pm.verify_each = true;
-    } else if (a == "--timing") {
-      opts->pm.timing = true;
-    } else if (a == "--allow-internal-ops") {
-      opts->allow_internal_ops = true;
-    } else if (a == "--list-passes") {
-      opts->list = true;
-    } else if (a == "-o") {
-      if (i + 1 >= argc) return UsageError("-o needs a file name");
-      opts->output = argv[++i];
-    } else if (a.rfind("-o", 0) == 0 && a.size() > 2) {
-      opts->output = a.substr(2);
-    } else if (a != "-" && !a.empty() && a[0] == '-') {
-      return UsageError("unknown option '" + a + "'");
-    } else if (opts->input.empty()) {
-      opts->input = a;
-    } else {
-      return UsageError("more than one input file ('" + opts->input + "' and '" + a + "')");
-    }
+  std::vector<std::string> positional;
+  if (int rc = pto::tools::ParseCommandLine(argc, argv, Info(), &positional); rc >= 0) return rc;
+  if (!positional.empty()) opts->input = positional[0];
+  opts->passes = absl::GetFlag(FLAGS_passes);
+  opts->pipelines = absl::GetFlag(FLAGS_pipeline);
+  opts->pm.print_after_all = absl::GetFlag(FLAGS_print_ir_after_all);
+  for (const std::string& p : absl::GetFlag(FLAGS_print_ir_after)) opts->pm.print_after.insert(p);
+  if (const std::string platform = absl::GetFlag(FLAGS_platform); !platform.empty()) {
+    absl::StatusOr<pto::passes::Target> target = pto::passes::TargetForPlatform(platform);
+    if (!target.ok()) return pto::tools::UsageError(Info(), target.status().message());
+    opts->pm.target = *target;
   }
-  if (opts->input.empty() && !opts->list) return UsageError("no input file");
+  opts->pm.verify_each = absl::GetFlag(FLAGS_verify_each);
+  opts->pm.timing = absl::GetFlag(FLAGS_timing);
+  opts->allow_internal_ops = absl::GetFlag(FLAGS_allow_internal_ops);
+  opts->list = absl::GetFlag(FLAGS_list_passes);
+  opts->output = absl::GetFlag(FLAGS_o);
+  if (opts->input.empty() && !opts->list) return pto::tools::UsageError(Info(), "no input file");
   return -1;
 }
 
-using pto::tools::ReadInput;
+int UsageError(const std::string& message) { return pto::tools::UsageError(Info(), message); }
+
+using pto::tools::ReadSource;
 using pto::tools::Report;
 
 }  // namespace
@@ -150,13 +130,9 @@ int main(int argc, char** argv) {
     if (absl::Status s = pm.AddPass(p); !s.ok()) return UsageError(std::string(s.message()));
   }
 
-  std::string text;
-  if (!ReadInput(opts.input, &text)) {
-    std::cerr << "pto-opt: cannot read '" << opts.input << "'\n";
-    return 2;
-  }
-  auto file = std::make_shared<const pto::SourceFile>(
-      opts.input == "-" ? std::string("<stdin>") : opts.input, std::move(text));
+  absl::StatusOr<std::shared_ptr<const pto::SourceFile>> read = ReadSource(opts.input);
+  if (!read.ok()) return Report("pto-opt", read.status());
+  std::shared_ptr<const pto::SourceFile> file = *std::move(read);
   pto::parser::ParseOptions parse_options;
   parse_options.allow_internal_ops = opts.allow_internal_ops;
   absl::StatusOr<pto::ir::ProgramPtr> program = pto::parser::ParseProgram(file, parse_options);

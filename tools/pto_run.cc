@@ -2,7 +2,8 @@
 // target (docs/pto-run.md).
 //
 //   pto-run FILE --platform=a2a3|a5 --ranks=N [--inputs=DIR] [--outputs=DIR]
-//           [--trace=FILE] [--stats=FILE] [--keep-build=DIR] [--cxx=PATH]
+//           [--trace=FILE] [--stats=FILE] [--stats-json=FILE] [--progress] ...
+// (`pto-run --help`, generated from the ABSL_FLAG definitions below)
 //
 // The generated program.cc is compiled with the system C++ compiler into a
 // shared object, dlopen()ed, and its RunHost is called inside a simulation
@@ -13,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -25,19 +27,51 @@
 #include <utility>
 #include <vector>
 
+#include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "google/protobuf/util/json_util.h"
 #include "compiler/passes/target.h"
+#include "runtime/api/error_codes.h"
 #include "runtime/api/host.h"
 #include "runtime/api/task_args.h"
 #include "sim/platforms/platform.h"
 #include "sim/system/isolated_run.h"
 #include "sim/system/system.h"
 #include "sim/trace/report.pb.h"
+#include "sim/trace/run_summary.h"
+#include "tools/cli_flags.h"
 #include "tools/compile_program.h"
 #include "tools/npy.h"
 #include "tools/run_params.h"
+
+// The flags. Each is read where it is used (absl::GetFlag), so a new flag is
+// its ABSL_FLAG line plus the code that uses it; --help is generated.
+ABSL_FLAG(std::string, platform, "", "NAME: a2a3 (910B) or a5 (950); required");
+ABSL_FLAG(int32_t, ranks, 0, "N: world size: simulated chips, 1..the platform's maximum; required");
+ABSL_FLAG(std::string, inputs, "", "DIR: read <param>.npy for every HOST tensor parameter");
+ABSL_FLAG(std::string, outputs, "",
+          "DIR: write <param>.npy for every output parameter (created; nothing is written "
+          "unless the run succeeds)");
+ABSL_FLAG(std::string, trace, "", "FILE: write the Perfetto / Chrome JSON trace of the run");
+ABSL_FLAG(std::string, stats, "",
+          "FILE: write the run statistics (protobuf text of pto.sim.RunReport, "
+          "sim/trace/report.proto)");
+ABSL_FLAG(std::string, stats_json, "", "FILE: write the same statistics as JSON");
+ABSL_FLAG(bool, summary, true,
+          "print the run summary table (per rank, busiest links and GM ports, critical "
+          "path, collective bus bandwidth) after the result line");
+ABSL_FLAG(std::string, collective, "__builtin_",
+          "KERNEL: the tasks whose kernel name contains KERNEL are the collective whose "
+          "bus bandwidth the summary reports");
+ABSL_FLAG(bool, progress, false,
+          "report progress on stderr (simulated time, tasks done of tasks known, wall time); "
+          "without it, only a run longer than 2 s with stderr on a terminal reports");
+ABSL_FLAG(bool, allow_nonfinite, false, "accept NaN and Inf in floating-point input files");
+ABSL_FLAG(std::string, keep_build, "", "DIR: build in DIR and keep program.cc, entry.cc, program.so");
+ABSL_FLAG(std::string, cxx, "", "PATH: C++ compiler (empty: $CXX, else g++)");
 
 namespace {
 
@@ -45,52 +79,34 @@ namespace fs = std::filesystem;
 namespace npy = pto::tools::npy;
 using pto::tools::run::Param;
 
-constexpr char kUsage[] = R"(usage: pto-run FILE --platform=a2a3|a5 --ranks=N [options]
-
-Compiles a PTO program (docs/language.md) like pto-compile, builds the
-generated C++ with the system compiler, and runs the program's HOST
-orchestrator on N simulated chips (docs/simulator.md). Each tensor
-parameter of the HOST orchestrator is read from --inputs=DIR/<param>.npy
-(a missing file gets a deterministic pattern) and copied to every device;
-each pl.Out / pl.InOut parameter is written to --outputs=DIR/<param>.npy
-after the run, merged over the devices. See docs/pto-run.md.
-
-options:
-  --platform=NAME     a2a3 (910B) or a5 (950); required
-  --ranks=N           world size: simulated chips, 1..the platform's maximum
-  --inputs=DIR        read <param>.npy for every HOST tensor parameter
-  --outputs=DIR       write <param>.npy for every output parameter (created)
-  --trace=FILE        write the Perfetto / Chrome JSON trace of the run
-  --stats=FILE        write the run statistics (protobuf text of
-                      pto.sim.RunReport, sim/trace/report.proto)
-  --keep-build=DIR    build in DIR and keep program.cc, entry.cc, program.so
-  --cxx=PATH          C++ compiler (default: $CXX, else g++)
-  -h, --help          show this help and exit
-
-On success prints one line: ranks, platform, simulated time and the chip
-dispatches per card.
-
-exit status: 0 success; 1 the program or its inputs have an error, or the
-run failed (the runtime's error text on stderr); 2 usage error or internal
-error (including a generated program that does not compile).
-)";
+const pto::tools::ToolInfo& Info() {
+  static const pto::tools::ToolInfo* info = new pto::tools::ToolInfo{
+      "pto-run", "FILE --platform=a2a3|a5 --ranks=N [flags]",
+      "Compiles a PTO program (docs/language.md) like pto-compile, builds the\n"
+      "generated C++ with the system compiler, and runs the program's HOST\n"
+      "orchestrator on N simulated chips (docs/simulator.md). Each tensor\n"
+      "parameter of the HOST orchestrator is read from --inputs=DIR/<param>.npy\n"
+      "(a missing file gets a deterministic pattern) and copied to every device;\n"
+      "each pl.Out / pl.InOut parameter is written to --outputs=DIR/<param>.npy\n"
+      "after the run, merged over the devices. On success prints one result line\n"
+      "(ranks, platform, simulated time, dispatches per card) and the summary\n"
+      "table. See docs/pto-run.md.\n",
+      "exit status: 0 success; 1 the program or its inputs have an error, an output\n"
+      "cannot be written, or the run failed (the runtime's error text on stderr);\n"
+      "2 usage error or internal error (including a generated program that does\n"
+      "not compile). docs/errors.md lists every reason.\n",
+      __FILE__};
+  return *info;
+}
 
 struct Options {
   std::string input;
   std::string platform;
   int ranks = 0;
-  std::string inputs_dir;
-  std::string outputs_dir;
-  std::string trace;
-  std::string stats;
-  std::string keep_build;
   std::string cxx;
 };
 
-int UsageError(const std::string& message) {
-  std::cerr << "pto-run: " << message << "\n(see pto-run --help)\n";
-  return 2;
-}
+int UsageError(const std::string& message) { return pto::tools::UsageError(Info(), message); }
 
 int Fail(int code, const std::string& message) {
   std::cerr << "pto-run: " << message << "\n";
@@ -99,42 +115,16 @@ int Fail(int code, const std::string& message) {
 
 // Returns -1 to continue, or an exit status.
 int ParseArgs(int argc, char** argv, Options* opts) {
-  bool have_ranks = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto flag = [&](const char* name, std::string* out) {
-      const std::string prefix = std::string(name) + "=";
-      if (a.rfind(prefix, 0) != 0) return false;
-      *out = a.substr(prefix.size());
-      return true;
-    };
-    std::string ranks;
-    if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      return 0;
-    } else if (flag("--platform", &opts->platform) || flag("--inputs", &opts->inputs_dir) ||
-               flag("--outputs", &opts->outputs_dir) || flag("--trace", &opts->trace) ||
-               flag("--stats", &opts->stats) || flag("--keep-build", &opts->keep_build) ||
-               flag("--cxx", &opts->cxx)) {
-    } else if (flag("--ranks", &ranks)) {
-      char* end = nullptr;
-      const long n = std::strtol(ranks.c_str(), &end, 10);
-      if (ranks.empty() || *end != '\0' || n < 1 || n > 4096) {
-        return UsageError("--ranks needs a positive number, not '" + ranks + "'");
-      }
-      opts->ranks = static_cast<int>(n);
-      have_ranks = true;
-    } else if (a != "-" && !a.empty() && a[0] == '-') {
-      return UsageError("unknown option '" + a + "'");
-    } else if (opts->input.empty()) {
-      opts->input = a;
-    } else {
-      return UsageError("more than one input file ('" + opts->input + "' and '" + a + "')");
-    }
-  }
-  if (opts->input.empty()) return UsageError("no input file");
+  std::vector<std::string> positional;
+  if (int rc = pto::tools::ParseCommandLine(argc, argv, Info(), &positional); rc >= 0) return rc;
+  if (positional.empty()) return UsageError("no input file");
+  opts->input = positional[0];
+  opts->platform = absl::GetFlag(FLAGS_platform);
+  opts->ranks = absl::GetFlag(FLAGS_ranks);
   if (opts->platform.empty()) return UsageError("--platform=a2a3|a5 is required");
-  if (!have_ranks) return UsageError("--ranks=N is required");
+  if (opts->ranks == 0) return UsageError("--ranks=N is required");
+  if (opts->ranks < 0) return UsageError(absl::StrCat("--ranks needs a positive number, not ", opts->ranks));
+  opts->cxx = absl::GetFlag(FLAGS_cxx);
   if (opts->cxx.empty()) {
     const char* env = std::getenv("CXX");
     opts->cxx = env != nullptr && *env != '\0' ? env : "g++";
@@ -241,15 +231,71 @@ absl::StatusOr<EntryFn> BuildAndLoad(const std::string& program_cc, const std::s
 
 std::string OutputKey(const Param& p, int device) { return absl::StrCat(p.name, "@", device); }
 
+// Progress lines on stderr: with --progress from the start, else only when
+// stderr is a terminal and the run has taken more than 2 s of wall time; at
+// most one a second, and one when the run ends (at once, naming a deadlock
+// or an error).
+class ProgressReporter {
+ public:
+  explicit ProgressReporter(bool forced)
+      : forced_(forced), tty_(isatty(STDERR_FILENO) == 1), start_(Clock::now()) {}
+
+  void Tick(const pto::sim::SimProgress& p) {
+    const Clock::time_point now = Clock::now();
+    if (!forced_ && !(tty_ && now - start_ > std::chrono::seconds(2))) return;
+    if (p.sim_time_ps == 0) return;  // the kernel's initialisation pass
+    if (printed_ && now - last_ < std::chrono::seconds(1)) return;
+    Print(absl::StrCat("simulated ", Us(p.sim_time_ps), " us, tasks ", p.tasks_done, "/",
+                       p.tasks_known, ", wall ", Wall(now), " s"));
+    last_ = now;
+  }
+
+  void Finish(const pto::sim::RunReport& r) {
+    if (!forced_ && !printed_) return;
+    int64_t tasks = r.tasks_size();
+    std::string how = r.error_code() == 0
+                          ? "finished"
+                          : absl::StrCat("stopped (", ErrorKind(r), ")");
+    Print(absl::StrCat(how, " at simulated ", Us(r.sim_time_ps()), " us, tasks ", tasks, " done, wall ",
+                       Wall(Clock::now()), " s"));
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  static std::string Us(int64_t ps) { return absl::StrFormat("%.3f", ps * 1e-6); }
+  std::string Wall(Clock::time_point now) const {
+    return absl::StrFormat("%.1f", std::chrono::duration<double>(now - start_).count());
+  }
+  static std::string ErrorKind(const pto::sim::RunReport& r) {
+    if (r.error_text().find("deadlock") != std::string::npos) return "deadlock";
+    if (r.error_code() == pto::rt::kErrorSchedulerTimeout) return "timeout";
+    return absl::StrCat("error ", r.error_code());
+  }
+  void Print(const std::string& line) {
+    std::fprintf(stderr, "pto-run: progress: %s\n", line.c_str());
+    std::fflush(stderr);
+    printed_ = true;
+  }
+
+  bool forced_;
+  bool tty_;
+  Clock::time_point start_;
+  Clock::time_point last_;
+  bool printed_ = false;
+};
+
 // The simulation (in a child process): stage every param on every device,
 // run the HOST orchestration, collect the output params.
 pto::sim::RunReport Simulate(const Options& opts, EntryFn entry, const std::vector<Param>& params) {
   return pto::sim::RunIsolated([&] {
     pto::sim::RunReport r;
+    ProgressReporter progress(absl::GetFlag(FLAGS_progress));
     pto::sim::SimOptions o;
     o.platform = opts.platform;
     o.chips = opts.ranks;
-    o.trace = !opts.trace.empty();
+    o.trace = !absl::GetFlag(FLAGS_trace).empty();
+    o.progress = [&](const pto::sim::SimProgress& p) { progress.Tick(p); };
     absl::StatusOr<std::unique_ptr<pto::sim::SimSystem>> sys = pto::sim::SimSystem::Create(o);
     if (!sys.ok()) {
       r.set_error_code(-2);
@@ -285,6 +331,7 @@ pto::sim::RunReport Simulate(const Options& opts, EntryFn entry, const std::vect
       return r;
     }
     r = (*sys)->Run();
+    progress.Finish(r);
     for (size_t i = 0; i < params.size(); ++i) {
       if (!params[i].output) continue;
       for (int d = 0; d < opts.ranks; ++d) {
@@ -298,11 +345,62 @@ pto::sim::RunReport Simulate(const Options& opts, EntryFn entry, const std::vect
   });
 }
 
-absl::Status WriteText(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  f.close();
-  if (!f) return absl::InternalError(absl::StrCat("cannot write '", path, "'"));
+// Files are written under a temporary name and renamed into place once every
+// one of them is complete, so a failure leaves no partial output behind.
+class OutputFiles {
+ public:
+  ~OutputFiles() {
+    for (const auto& [tmp, path] : staged_) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+    }
+  }
+  absl::Status Add(const std::string& path, const std::string& bytes) {
+    const std::string tmp = absl::StrCat(path, ".pto-run-tmp");
+    std::ofstream f(tmp, std::ios::binary);
+    f << bytes;
+    f.close();
+    staged_.push_back({tmp, path});
+    if (!f) return absl::InvalidArgumentError(absl::StrCat("cannot write '", path, "'"));
+    return absl::OkStatus();
+  }
+  absl::Status Commit() {
+    for (const auto& [tmp, path] : staged_) {
+      std::error_code ec;
+      fs::rename(tmp, path, ec);
+      if (ec) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("cannot write '", path, "': ", ec.message()));
+      }
+    }
+    staged_.clear();
+    return absl::OkStatus();
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> staged_;
+};
+
+// Checked before anything runs, so a bad path costs no compile and no run:
+// the directory of a file pto-run will write (for --outputs, the directory
+// itself, or the nearest existing parent it will be created in) is a
+// directory that takes a new file. Nothing is created here.
+absl::Status CheckWritable(const std::string& flag, const std::string& path, bool is_dir) {
+  fs::path dir = is_dir ? fs::path(path) : fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  fs::path existing = fs::absolute(dir, ec);
+  while (is_dir && !fs::exists(existing, ec) && existing != existing.parent_path()) {
+    existing = existing.parent_path();
+  }
+  if (!fs::is_directory(existing, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat("--", flag, "=", path, ": '",
+                                                   existing.string(), "' is not a directory"));
+  }
+  if (access(existing.c_str(), W_OK | X_OK) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--", flag, "=", path, ": the directory '",
+                                                   existing.string(), "' is not writable"));
+  }
   return absl::OkStatus();
 }
 
@@ -316,6 +414,19 @@ std::string DispatchesPerCard(const pto::sim::RunReport& r) {
     }
     absl::StrAppend(&out, c ? " " : "", "c", c, "=", n);
   }
+  return out;
+}
+
+std::string StatsJson(const pto::sim::RunReport& stats) {
+  pto::sim::RunReport copy = stats;
+  copy.clear_wall_seconds();
+  copy.clear_trace_json();
+  google::protobuf::util::JsonPrintOptions o;
+  o.add_whitespace = true;
+  o.preserve_proto_field_names = true;
+  o.always_print_primitive_fields = true;  // chip 0, run 0: scripts need every field
+  std::string out;
+  if (!google::protobuf::util::MessageToJsonString(copy, &out, o).ok()) return "";
   return out;
 }
 
@@ -345,8 +456,24 @@ int Main(int argc, char** argv) {
   if (const char* wd = std::getenv("BUILD_WORKING_DIRECTORY"); wd != nullptr && *wd != '\0') {
     if (chdir(wd) != 0) return Fail(2, absl::StrCat("cannot enter '", wd, "'"));
   }
-  if (!opts.inputs_dir.empty() && !fs::is_directory(opts.inputs_dir)) {
-    return UsageError("--inputs=" + opts.inputs_dir + ": not a directory");
+  const std::string inputs_dir = absl::GetFlag(FLAGS_inputs);
+  if (!inputs_dir.empty() && !fs::is_directory(inputs_dir)) {
+    return UsageError("--inputs=" + inputs_dir + ": not a directory");
+  }
+  const std::string outputs_dir = absl::GetFlag(FLAGS_outputs);
+  const std::pair<const char*, std::string> files[] = {{"trace", absl::GetFlag(FLAGS_trace)},
+                                                       {"stats", absl::GetFlag(FLAGS_stats)},
+                                                       {"stats-json", absl::GetFlag(FLAGS_stats_json)}};
+  if (!outputs_dir.empty()) {
+    if (absl::Status s = CheckWritable("outputs", outputs_dir, true); !s.ok()) {
+      return Fail(1, std::string(s.message()));
+    }
+  }
+  for (const auto& [flag, path] : files) {
+    if (path.empty()) continue;
+    if (absl::Status s = CheckWritable(flag, path, false); !s.ok()) {
+      return Fail(1, std::string(s.message()));
+    }
   }
 
   pto::tools::CompiledProgram compiled;
@@ -357,12 +484,20 @@ int Main(int argc, char** argv) {
   }
   absl::StatusOr<std::vector<Param>> params = pto::tools::run::HostParams(compiled.lowered);
   if (!params.ok()) return Fail(1, absl::StrCat(opts.input, ": ", params.status().message()));
-  if (absl::Status s = pto::tools::run::LoadInputs(opts.inputs_dir, *params); !s.ok()) {
+  if (absl::Status s = pto::tools::run::CheckFitsGm(*params, opts.ranks, platform->gm().capacity_bytes(),
+                                                    opts.platform);
+      !s.ok()) {
+    return Fail(1, absl::StrCat(opts.input, ": ", s.message()));
+  }
+  if (absl::Status s = pto::tools::run::LoadInputs(inputs_dir, *params,
+                                                   absl::GetFlag(FLAGS_allow_nonfinite));
+      !s.ok()) {
     return Fail(1, std::string(s.message()));
   }
 
   // Build in --keep-build=DIR, else in a temporary directory removed at exit.
-  std::string build_dir = opts.keep_build;
+  const std::string keep_build = absl::GetFlag(FLAGS_keep_build);
+  std::string build_dir = keep_build;
   if (build_dir.empty()) {
     const char* tmp = std::getenv("TMPDIR");
     std::string tmpl =
@@ -376,25 +511,30 @@ int Main(int argc, char** argv) {
   }
   absl::StatusOr<EntryFn> entry =
       BuildAndLoad(compiled.bundle.at("program.cc"), build_dir, *root, opts.cxx);
-  if (opts.keep_build.empty()) {
+  if (keep_build.empty()) {
     std::error_code ec;
     fs::remove_all(build_dir, ec);  // the loaded object stays mapped
   }
   if (!entry.ok()) return Fail(2, std::string(entry.status().message()));
 
   pto::sim::RunReport report = Simulate(opts, *entry, *params);
-  // A run that failed before the simulation started has no trace.
-  if (!opts.trace.empty() && !report.trace_json().empty()) {
-    if (absl::Status s = WriteText(opts.trace, report.trace_json()); !s.ok()) {
-      return Fail(2, std::string(s.message()));
-    }
-  }
-  if (!opts.stats.empty()) {
+  // The trace and statistics are written for a failed run too (they show
+  // why); a run that failed before the simulation started has no trace.
+  {
+    OutputFiles diagnostics;
     pto::sim::RunReport stats = report;
     stats.clear_outputs();
-    if (absl::Status s = WriteText(opts.stats, pto::sim::StatsText(stats)); !s.ok()) {
-      return Fail(2, std::string(s.message()));
+    for (const auto& [flag, path] : files) {
+      if (path.empty()) continue;
+      const std::string what = std::string(flag) == "trace" ? report.trace_json()
+                               : std::string(flag) == "stats" ? pto::sim::StatsText(stats)
+                                                              : StatsJson(stats);
+      if (std::string(flag) == "trace" && what.empty()) continue;
+      if (absl::Status s = diagnostics.Add(path, what); !s.ok()) {
+        return Fail(1, std::string(s.message()));
+      }
     }
+    if (absl::Status s = diagnostics.Commit(); !s.ok()) return Fail(1, std::string(s.message()));
   }
   if (report.error_code() != 0) {
     std::string text = absl::StrCat("run failed: ", report.error_text());
@@ -402,7 +542,8 @@ int Main(int argc, char** argv) {
     return Fail(1, text);
   }
 
-  std::vector<std::pair<std::string, npy::Array>> outputs;
+  // Every output is merged and serialised before the first file is written.
+  std::vector<std::pair<std::string, std::string>> files_out;
   for (const Param& p : *params) {
     if (!p.output) continue;
     std::vector<std::string> copies;
@@ -415,22 +556,34 @@ int Main(int argc, char** argv) {
     }
     absl::StatusOr<std::string> merged = pto::tools::run::Merge(p, copies);
     if (!merged.ok()) return Fail(1, std::string(merged.status().message()));
-    outputs.push_back({p.name, npy::Array{p.descr, p.shape, *std::move(merged)}});
+    absl::StatusOr<std::string> bytes =
+        npy::Serialize(npy::Array{p.descr, p.shape, *std::move(merged)});
+    if (!bytes.ok()) return Fail(2, std::string(bytes.status().message()));
+    files_out.push_back({(fs::path(outputs_dir) / (p.name + ".npy")).string(), *std::move(bytes)});
   }
-  if (!opts.outputs_dir.empty()) {
+  OutputFiles outputs;
+  if (!outputs_dir.empty()) {
     std::error_code ec;
-    fs::create_directories(opts.outputs_dir, ec);
-    if (ec) return Fail(2, absl::StrCat("cannot create '", opts.outputs_dir, "': ", ec.message()));
-    for (const auto& [name, array] : outputs) {
-      const std::string path = (fs::path(opts.outputs_dir) / (name + ".npy")).string();
-      if (absl::Status s = npy::WriteFile(path, array); !s.ok()) {
-        return Fail(2, std::string(s.message()));
+    fs::create_directories(outputs_dir, ec);
+    if (ec) {
+      return Fail(1, absl::StrCat("cannot create '", outputs_dir, "': ", ec.message()));
+    }
+    for (const auto& [path, bytes] : files_out) {
+      if (absl::Status s = outputs.Add(path, bytes); !s.ok()) {
+        return Fail(1, std::string(s.message()));
       }
     }
   }
+  if (absl::Status s = outputs.Commit(); !s.ok()) return Fail(1, std::string(s.message()));
   std::printf("pto-run: %s on %d ranks (%s): simulated %.3f us; dispatches per card: %s\n",
               compiled.lowered->name().c_str(), opts.ranks, opts.platform.c_str(),
               report.sim_time_ps() / 1e6, DispatchesPerCard(report).c_str());
+  if (absl::GetFlag(FLAGS_summary)) {
+    pto::sim::SummaryOptions so;
+    so.collective_kernel = absl::GetFlag(FLAGS_collective);
+    so.link_bytes_per_s = platform->fabric().link_bandwidth_gbps() * 1e9;
+    std::printf("%s", pto::sim::FormatSummary(pto::sim::Summarize(report, so)).c_str());
+  }
   return 0;
 }
 
@@ -439,7 +592,7 @@ int Main(int argc, char** argv) {
 // libsystemc's main() calls sc_main; the simulation itself runs in a forked
 // child (RunIsolated), since SystemC elaborates once per process.
 int sc_main(int argc, char** argv) {
-  // Keep the output to the summary line and errors: no sc_stop notice.
+  // Keep the output to the summary and errors: no sc_stop notice.
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   // A failing run stops the kernel from several agents; the repeat is noise.
   sc_core::sc_report_handler::set_actions("sc_stop has already been called",

@@ -1,17 +1,92 @@
 #!/usr/bin/env bash
-# README command 1, the main job: installs what is missing, prints every
-# example program after the default pass pipeline, then runs the MoE-style
-# dispatch layer (examples/moe_dispatch.pto) on 8 simulated 910B chips: every
-# rank checked against the golden, a summary, and a Perfetto trace. Extra
-# arguments go to the MoE run (e.g. --trace=PATH).
+# README command 1, the main job: installs what is missing, then shows results,
+# not IR. For every example program: its rail, ranks and platform, its check
+# against the golden (the example's //examples:*_sim_test), the simulated time,
+# the L3 -> L2 round trips per card and the collective's bus bandwidth against
+# the link bound (from pto-run's summary); then the MoE-style dispatch layer
+# (examples/moe_dispatch.pto) on 8 simulated 910B chips with its summary and
+# Perfetto trace. Exits non-zero when any golden check fails.
+#
+#   bash tools/run_examples.sh [--print-ir] [--trace=PATH]
+#
+# --print-ir also prints every example after the default pass pipeline;
+# other arguments go to the MoE run (e.g. --trace=PATH).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source tools/deps.sh || exit 1
-bazel build //tools:pto-opt //examples:moe_dispatch
-for f in examples/*.pto; do
-  echo "==== $f (after --pipeline=default)"
-  bazel-bin/tools/pto-opt "$f" --pipeline=default --verify-each
+print_ir=0
+moe_args=()
+for a in "$@"; do
+  case "$a" in
+    --print-ir) print_ir=1 ;;
+    *) moe_args+=("$a") ;;
+  esac
 done
-echo "==== //examples:moe_dispatch (examples/moe_dispatch.pto on 8 simulated chips)"
+source tools/deps.sh || exit 1
+
+# program  rail  platform  ranks  golden test  collective kernel (pto-run --collective)
+examples=(
+  "all_to_all_v_chip.pto      CHIP   a2a3 2 all_to_all_v_chip_sim_test    all_to_all_v"
+  "all_to_all_v_host.pto      HOST   a2a3 2 all_to_all_v_host_sim_test    all_to_all_v"
+  "all_to_all_v_incore.pto    InCore a2a3 2 all_to_all_v_incore_sim_test  exchange"
+  "indexed_all_to_all_v.pto   CHIP   a5   2 indexed_all_to_all_v_sim_test all_to_all_v"
+)
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+echo "building and checking the examples against their goldens (log: bazel test output) ..."
+tests=()
+for e in "${examples[@]}"; do
+  read -r _ _ _ _ t _ <<<"$e"
+  tests+=("//examples:$t")
+done
+bazel build //tools:pto-opt //tools:pto-run //examples:moe_dispatch >"$log" 2>&1 || {
+  cat "$log"
+  exit 1
+}
+bazel test --keep_going "${tests[@]}" >"$log" 2>&1 || true
+
+failures=0
+echo
+printf '%-26s %-7s %-11s %-7s %-10s %s\n' program rail ranks golden simulated "round trips per card"
+for e in "${examples[@]}"; do
+  read -r prog rail platform ranks t coll <<<"$e"
+  golden=FAIL
+  grep -Eq "^//examples:$t +(\(cached\) )?PASSED" "$log" && golden=PASS
+  [[ "$golden" == PASS ]] || failures=$((failures + 1))
+  out="$(bazel-bin/tools/pto-run "examples/$prog" --platform="$platform" --ranks="$ranks" \
+    --collective="$coll" 2>&1)" || {
+    golden="$golden (pto-run failed)"
+    failures=$((failures + 1))
+  }
+  # "pto-run: P on 2 ranks (a2a3): simulated 69.364 us; dispatches per card: c0=1 c1=1"
+  first="$(head -1 <<<"$out")"
+  sim="$(sed -nE 's/.*simulated ([0-9.]+ us).*/\1/p' <<<"$first")"
+  trips="$(sed -nE 's/.*dispatches per card: (.*)$/\1/p' <<<"$first")"
+  printf '%-26s %-7s %-11s %-7s %-10s %s\n' "$prog" "$rail" "$ranks x $platform" "$golden" \
+    "${sim:-?}" "${trips:-?}"
+  busbw="$(grep -m1 '^collective' <<<"$out" | sed -E 's/^collective \(([^)]*)\): /\1: /')" || true
+  echo "  ${busbw:-no collective span: $(tail -1 <<<"$out")}"
+done
+if ((failures > 0)); then
+  echo
+  echo "golden checks that failed (bazel test output):"
+  grep -E "FAILED|ERROR" "$log" | head -20
+fi
+
+if ((print_ir)); then
+  for f in examples/*.pto; do
+    echo "==== $f (after --pipeline=default)"
+    bazel-bin/tools/pto-opt "$f" --pipeline=default --verify-each
+  done
+fi
+
+echo
+echo "==== examples/moe_dispatch.pto on 8 simulated chips (bazel run //examples:moe_dispatch)"
 # Exits non-zero when any rank differs from the golden.
-bazel run //examples:moe_dispatch -- "$@"
+moe=0
+bazel run --noshow_progress --ui_event_filters=-info //examples:moe_dispatch -- \
+  "${moe_args[@]+"${moe_args[@]}"}" 2>"$log" || moe=$?
+((moe == 0)) || cat "$log"
+if ((failures > 0 || moe != 0)); then
+  echo "FAILED: $failures example(s) against the golden; MoE exit status $moe"
+  exit 1
+fi

@@ -1,5 +1,6 @@
 #include "tools/run_params.h"
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <utility>
@@ -199,8 +200,60 @@ absl::StatusOr<std::vector<Param>> HostParams(const ir::ProgramPtr& program) {
   return params;
 }
 
+absl::Status CheckFitsGm(const std::vector<Param>& params, int ranks, uint64_t gm_capacity,
+                         const std::string& platform) {
+  uint64_t total = 0;
+  for (const Param& p : params) {
+    absl::StatusOr<int64_t> bytes = npy::NumBytes(p.shape, p.item);
+    if (!bytes.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("parameter '", p.name, "': ", bytes.status().message()));
+    }
+    total += static_cast<uint64_t>(*bytes);
+    if (total > gm_capacity) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the HOST parameters need ", total, " bytes on every device (each of the ", ranks,
+          " devices holds a full copy of every parameter) by '", p.name, "', more than the ",
+          gm_capacity, " bytes of ", platform, " GM"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckFinite(const Param& p, const std::string& bytes, const std::string& path) {
+  if (p.descr.size() < 3 || p.descr[1] != 'f') return absl::OkStatus();
+  const int64_t n = static_cast<int64_t>(bytes.size()) / p.item;
+  for (int64_t e = 0; e < n; ++e) {
+    const char* at = bytes.data() + e * p.item;
+    bool nan = false, inf = false;
+    if (p.item == 2) {
+      uint16_t h;
+      std::memcpy(&h, at, 2);
+      nan = (h & 0x7c00) == 0x7c00 && (h & 0x3ff) != 0;
+      inf = (h & 0x7fff) == 0x7c00;
+    } else if (p.item == 4) {
+      float f;
+      std::memcpy(&f, at, 4);
+      nan = std::isnan(f);
+      inf = std::isinf(f);
+    } else {
+      double d;
+      std::memcpy(&d, at, 8);
+      nan = std::isnan(d);
+      inf = std::isinf(d);
+    }
+    if (nan || inf) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": parameter '", p.name, "' element ", IndexString(p.shape, e), " is ",
+          nan ? "NaN" : "Inf", "; pass --allow-nonfinite to run with non-finite inputs"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Fills every param's initial content from DIR/<param>.npy or the pattern.
-absl::Status LoadInputs(const std::string& dir, std::vector<Param>& params) {
+absl::Status LoadInputs(const std::string& dir, std::vector<Param>& params,
+                        bool allow_nonfinite) {
   for (Param& p : params) {
     const std::string path = dir.empty() ? "" : (fs::path(dir) / (p.name + ".npy")).string();
     if (path.empty() || !fs::exists(path)) {
@@ -214,6 +267,9 @@ absl::Status LoadInputs(const std::string& dir, std::vector<Param>& params) {
           path, ": parameter '", p.name, "' is ", std::string(ir::DataTypeName(p.dtype)),
           " of shape ", npy::ShapeString(p.shape), " ('", p.descr, "'), but the file holds '",
           a->descr, "' of shape ", npy::ShapeString(a->shape)));
+    }
+    if (!allow_nonfinite) {
+      if (absl::Status s = CheckFinite(p, a->data, path); !s.ok()) return s;
     }
     p.initial = std::move(a->data);
   }

@@ -43,10 +43,21 @@ std::string Pattern(const Param& p);
 // param, a dtype without a NumPy type) are the user's.
 absl::StatusOr<std::vector<Param>> HostParams(const ir::ProgramPtr& program);
 
+// Every device holds a full copy of every param: an error (before anything is
+// allocated) when a param's size overflows or their sum exceeds the
+// platform's GM capacity.
+absl::Status CheckFitsGm(const std::vector<Param>& params, int ranks, uint64_t gm_capacity,
+                         const std::string& platform);
+
 // Fills every param's `initial` from DIR/<name>.npy, which must match the
-// dtype and shape exactly, or from Pattern() when there is no such file (or
-// `dir` is empty).
-absl::Status LoadInputs(const std::string& dir, std::vector<Param>& params);
+// dtype and shape exactly (and hold no NaN or Inf unless `allow_nonfinite`),
+// or from Pattern() when there is no such file (or `dir` is empty).
+absl::Status LoadInputs(const std::string& dir, std::vector<Param>& params,
+                        bool allow_nonfinite = false);
+
+// The first NaN or Inf of a floating-point `p` whose content is `bytes`, as
+// an error naming `path`, the param and the element; OK for other dtypes.
+absl::Status CheckFinite(const Param& p, const std::string& bytes, const std::string& path);
 
 // Merges the devices' copies of output `p`: an element is taken from the
 // device whose copy changed it (from `p.initial`); two devices changing it

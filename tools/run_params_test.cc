@@ -1,6 +1,8 @@
 #include "tools/run_params.h"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -105,6 +107,50 @@ TEST(RunParamsTest, LoadInputsReadsFilesAndChecksThem) {
   EXPECT_THAT(std::string(s.message()),
               HasSubstr("y.npy: parameter 'y' is INT32 of shape (2,) ('<i4'), but the file "
                         "holds '<i4' of shape (1, 2)"));
+}
+
+TEST(RunParamsTest, NonFiniteInputsAreRejectedUnlessAllowed) {
+  const std::string dir = ::testing::TempDir() + "/run_params_nonfinite";
+  std::filesystem::create_directories(dir);
+  const float f32[] = {1.0f, std::nanf(""), 2.0f};
+  ASSERT_TRUE(npy::WriteFile(dir + "/x.npy",
+                             {"<f4", {3}, std::string(reinterpret_cast<const char*>(f32), 12)})
+                  .ok());
+  std::vector<Param> params = {{"x", ir::DataType::kFP32, "<f4", 4, {3}}};
+  absl::Status s = LoadInputs(dir, params);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("x.npy: parameter 'x' element [1] is NaN; pass --allow-nonfinite"));
+  EXPECT_TRUE(LoadInputs(dir, params, /*allow_nonfinite=*/true).ok());
+
+  // FP16 +Inf (0x7c00) and FP64 -Inf; FP16 NaN (0x7e00); integers never.
+  const Param h{"h", ir::DataType::kFP16, "<f2", 2, {2, 2}};
+  EXPECT_THAT(std::string(CheckFinite(h, std::string("\0\0\0\0\0\0\0\x7c", 8), "h.npy").message()),
+              HasSubstr("element [1, 1] is Inf"));
+  EXPECT_THAT(std::string(CheckFinite(h, std::string("\0\x7e\0\0\0\0\0\0", 8), "h.npy").message()),
+              HasSubstr("element [0, 0] is NaN"));
+  const double inf = -std::numeric_limits<double>::infinity();
+  const Param d{"d", ir::DataType::kFP64, "<f8", 8, {1}};
+  EXPECT_THAT(std::string(CheckFinite(d, std::string(reinterpret_cast<const char*>(&inf), 8), "d.npy").message()),
+              HasSubstr("element [0] is Inf"));
+  const Param i{"i", ir::DataType::kInt32, "<i4", 4, {1}};
+  EXPECT_TRUE(CheckFinite(i, std::string("\0\0\x80\x7f", 4), "i.npy").ok());
+}
+
+TEST(RunParamsTest, ParamsThatDoNotFitGmAreRejectedBeforeAllocating) {
+  std::vector<Param> params = {{"a", ir::DataType::kFP32, "<f4", 4, {1024}},
+                               {"b", ir::DataType::kFP32, "<f4", 4, {1024, 1024}}};
+  EXPECT_TRUE(CheckFitsGm(params, 2, 8u << 20, "a2a3").ok());
+  absl::Status s = CheckFitsGm(params, 2, 1u << 20, "a2a3");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("the HOST parameters need 4198400 bytes on every device (each of the 2 "
+                        "devices holds a full copy of every parameter) by 'b', more than the "
+                        "1048576 bytes of a2a3 GM"));
+  params[1].shape = {int64_t{1} << 40, int64_t{1} << 40};
+  s = CheckFitsGm(params, 2, 8u << 20, "a2a3");
+  EXPECT_THAT(std::string(s.message()), HasSubstr("parameter 'b': shape (1099511627776, "
+                                                  "1099511627776) is too large"));
 }
 
 TEST(RunParamsTest, MergeTakesEachElementFromTheDeviceThatChangedIt) {

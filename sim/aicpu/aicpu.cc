@@ -109,7 +109,8 @@ void Aicpu::Orchestrate() {
       }
       if (races_ != nullptr) JoinClock(chip_clock_, g.clock);
     }
-    trace_->Slice(track_orch_, "L3->L2 dispatch", t0, Stamp());
+    trace_->Slice(track_orch_, "L3->L2 dispatch", t0, Stamp(),
+                  {{"callable", current_.callable.name}, {"run", run_index_}});
     log_ = LogLines();  // keeps the previous run's lines before its core goes
     core_ = std::make_unique<rt::OrchestratorCore>(this,
                                                    p_.aicpu().task_window());
@@ -128,7 +129,9 @@ void Aicpu::Orchestrate() {
                                        current_.callable.name,
                                        " threw a C++ exception"));
     }
-    trace_->Slice(track_orch_, current_.callable.name, start, Stamp());
+    trace_->Slice(track_orch_, current_.callable.name, start, Stamp(),
+                  {{"callable", current_.callable.name}, {"run", run_index_},
+                   {"tasks", static_cast<int64_t>(core_->task_count())}});
     while (!core_->all_complete() && !core_->is_fatal()) {
       wait(completion_event_);
     }
@@ -269,7 +272,8 @@ void Aicpu::ProcessCompletions() {
     const int thr = SchedThread(c.core);
     const Ps t0 = std::max(sched_busy_[thr], c.visible);
     sched_busy_[thr] = t0 + NsToPs(p_.aicpu().reg_read_ns());
-    trace_->Slice(track_sched_[thr], "COND", t0, sched_busy_[thr]);
+    trace_->Slice(track_sched_[thr], "COND", t0, sched_busy_[thr],
+                  {{"task", static_cast<int64_t>(c.task)}, {"core", c.core->name()}});
     free_[c.core->is_aic() ? 1 : 0][ShapeIndex(c.core)] = true;
     rt::Task* t = core_->task(c.task);
     if (++t->blocks_done == t->core_num) {
@@ -304,7 +308,8 @@ void Aicpu::PollDeferred() {
     for (uint64_t h : conds) {
       const Ps t0 = std::max(sched_busy_[0], Stamp());
       sched_busy_[0] = t0 + NsToPs(p_.aicpu().reg_read_ns());
-      trace_->Slice(track_sched_[0], "poll CQ", t0, sched_busy_[0]);
+      trace_->Slice(track_sched_[0], "poll CQ", t0, sched_busy_[0],
+                    {{"task", static_cast<int64_t>(id)}});
       std::string error;
       UrmaEngine::Poll r = urma_ == nullptr ? UrmaEngine::Poll::kError
                                             : urma_->PollHandle(h, &error);
@@ -332,8 +337,13 @@ void Aicpu::DispatchBlock(rt::Task* t, AivCore* core, int block,
   const Ps t0 = std::max(Stamp(), sched_busy_[thr]);
   const Ps visible = t0 + NsToPs(p_.aicpu().dispatch_ns());
   sched_busy_[thr] = visible;
-  trace_->Slice(track_sched_[thr], absl::StrCat("dispatch t", t->id), t0,
-                visible);
+  trace_->Slice(track_sched_[thr], absl::StrCat("dispatch t", t->id), t0, visible,
+                {{"task", static_cast<int64_t>(t->id)},
+                 {"kernel", static_cast<size_t>(t->func_id) < current_.callable.kernel_names.size()
+                                ? current_.callable.kernel_names[t->func_id]
+                                : absl::StrCat("kernel", t->func_id)},
+                 {"block", block},
+                 {"core", core->name()}});
   const Ps head = core->warm() ? NsToPs(p_.aicpu().steady_task_ns())
                                : FirstTaskHead(core);
   *start_at = std::max(*start_at, visible + head);

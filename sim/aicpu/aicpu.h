@@ -8,6 +8,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <systemc>
@@ -85,6 +86,15 @@ class Aicpu : public sc_core::sc_module,
   // GM race detection (off unless set).
   void set_race_detector(RaceDetector* d) { races_ = d; }
   const std::vector<TaskStat>& task_stats() const { return task_stats_; }
+  // Tasks completed and tasks submitted so far, over every run (progress
+  // reports, read while the kernel is paused between sc_start slices).
+  std::pair<int64_t, int64_t> TaskProgress() const {
+    int64_t known = static_cast<int64_t>(task_stats_.size());
+    if (core_ != nullptr && core_run_ == run_index_) {
+      known += static_cast<int64_t>(core_->task_count());
+    }
+    return {static_cast<int64_t>(completion_count_), known};
+  }
   // Every run's log_timing lines so far, tagged "c<chip> run<k>: ", runs in
   // dispatch order; includes the run in flight (a run that another chip's
   // fatal error stopped never finishes).

@@ -48,14 +48,16 @@ AivCore::AivCore(sc_core::sc_module_name name, int chip, int core_id,
   global_ctx_.sub_block_id = lane;
   global_ctx_.core_id = core_id;
   const std::string proc = absl::StrCat("chip ", chip);
+  // msprof's names: the core, then its pipes; TWAIT/TNOTIFY run on the
+  // scalar unit. Tracks of a core that runs nothing are left out of the JSON.
   const std::string who =
-      absl::StrCat(is_aic ? "AIC" : "AIV", core_id);
+      absl::StrCat(is_aic ? "AIC" : "AIV", " core ", core_id);
   Trace& tr = mem_->trace();
-  track_core_ = tr.AddTrack(chip, proc, absl::StrCat(who, " task"));
+  track_core_ = tr.AddTrack(chip, proc, who);
   track_mte2_ = tr.AddTrack(chip, proc, absl::StrCat(who, " MTE2"));
   track_mte3_ = tr.AddTrack(chip, proc, absl::StrCat(who, " MTE3"));
   track_vec_ = tr.AddTrack(chip, proc, absl::StrCat(who, " VECTOR"));
-  track_wait_ = tr.AddTrack(chip, proc, absl::StrCat(who, " FLOWCTRL"));
+  track_wait_ = tr.AddTrack(chip, proc, absl::StrCat(who, " SCALAR"));
   SC_THREAD(Run);
   // Kernels run on this coroutine's stack.
   set_stack_size(256 * 1024);
@@ -179,7 +181,7 @@ void AivCore::Run() {
         track_core_,
         absl::StrCat(block_.kernel_name, " t", block_.task, " b",
                      block_.block_idx),
-        block_start_, end);
+        block_start_, end, BlockArgs({{"blocks", block_.block_num}}));
     busy_ = false;
     wait_signal_ = nullptr;
     observer_->BlockDone(this);
@@ -209,7 +211,7 @@ void AivCore::MteLoad(void* ub, const void* gm, uint64_t bytes, bool copy) {
   end = std::max(end, mem_->GmOf(from).port().Reserve(t, b).end);
   Ps lat = mem_->GmOf(from).latency();
   for (Link* l : route) {
-    end = std::max(end, l->Transfer(t, b).end);
+    end = std::max(end, l->Transfer(t, b, BlockArgs({{"peer", from}})).end);
     lat += l->hop_latency();
   }
   end += lat;
@@ -218,7 +220,8 @@ void AivCore::MteLoad(void* ub, const void* gm, uint64_t bytes, bool copy) {
   UbBusy(ub, bytes, end);
   mte2_done_ = std::max(mte2_done_, end);
   mem_->trace().Slice(track_mte2_, absl::StrCat("TLOAD ", bytes, " B"),
-                      pipe.start, pipe.end);
+                      pipe.start, pipe.end,
+                      BlockArgs({{"bytes", static_cast<int64_t>(bytes)}, {"peer", from}}));
   // The issue itself takes a scalar slot; the transfer runs on.
   AdvanceTo(std::max(Now() + Cycles(p_.scalar_op_cycles()), pipe.start));
 }
@@ -239,7 +242,7 @@ void AivCore::MteStore(void* gm, const void* ub, uint64_t bytes, bool copy) {
   end = std::max(end, dst.port().Reserve(t, b).end);
   Ps lat = dst.latency();
   for (Link* l : route) {
-    end = std::max(end, l->Transfer(t, b).end);
+    end = std::max(end, l->Transfer(t, b, BlockArgs({{"peer", to}})).end);
     lat += l->hop_latency();
   }
   end += lat;
@@ -250,7 +253,8 @@ void AivCore::MteStore(void* gm, const void* ub, uint64_t bytes, bool copy) {
   UbBusy(ub, bytes, pipe.end);
   mte3_done_ = std::max(mte3_done_, end);
   mem_->trace().Slice(track_mte3_, absl::StrCat("TSTORE ", bytes, " B"),
-                      pipe.start, pipe.end);
+                      pipe.start, pipe.end,
+                      BlockArgs({{"bytes", static_cast<int64_t>(bytes)}, {"peer", to}}));
   AdvanceTo(std::max(Now() + Cycles(p_.scalar_op_cycles()), pipe.start));
 }
 
@@ -325,7 +329,7 @@ void AivCore::Notify(int32_t* signal, int32_t value, NotifyOp op) {
   mem_->trace().Slice(
       track_wait_,
       absl::StrCat("TNOTIFY ", op == NotifyOp::AtomicAdd ? "+" : "=", value),
-      t0, Stamp());
+      t0, Stamp(), BlockArgs({{"bytes", 4}, {"peer", owner}, {"value", value}}));
   AdvanceTo(Now());
 }
 
@@ -355,7 +359,7 @@ void AivCore::Wait(const int32_t* signal, int32_t value, WaitCmp cmp) {
   wait_ps_ += Stamp() - t0;
   mem_->trace().Slice(track_wait_,
                       absl::StrCat("TWAIT ", WaitCmpName(cmp), " ", value), t0,
-                      Stamp());
+                      Stamp(), BlockArgs({{"bytes", 4}, {"peer", owner}, {"value", value}}));
   AdvanceTo(Now());
 }
 
@@ -503,7 +507,7 @@ void AivCore::Vector(VecOp, const void* dst, const void* a, const void* b,
   const Ps d = Cycles(cycles);
   vector_ps_ += d;
   mem_->trace().Slice(track_vec_, absl::StrCat("VEC ", bytes, " B"), t0,
-                      t0 + d);
+                      t0 + d, BlockArgs({{"bytes", static_cast<int64_t>(bytes)}}));
   AdvanceTo(t0 + d);
 }
 

@@ -69,6 +69,14 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
   int chip() const { return chip_; }
   bool warm() const { return warm_; }
   const BlockAssignment& block() const { return block_; }
+  // The running block's task, kernel and block index, then `more`: the args
+  // of every trace slice the core draws.
+  TraceArgs BlockArgs(TraceArgs more = {}) const {
+    TraceArgs a = {{"task", block_.task}, {"kernel", block_.kernel_name},
+                   {"block", block_.block_idx}};
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  }
   // For the blocked-block report; "" when idle.
   std::string DescribeState() const;
   // What a busy block is blocked on, for the hang report: the signal of a

@@ -10,11 +10,19 @@ Link::Link(sc_core::sc_module_name name, const std::string& label, double gbps,
       res_(label, gbps),
       hop_latency_(hop_latency),
       trace_(trace),
-      track_(trace->AddTrack(trace_pid, "fabric", label)) {}
+      // msprof's names: an HCCS link between two chips, a UB switch port.
+      track_(trace->AddTrack(trace_pid, "fabric",
+                             absl::StrCat(label.rfind("link ", 0) == 0 ? "HCCS " : "UB ", label))),
+      label_(label) {}
 
-Slot Link::Transfer(Ps t, uint64_t bytes) {
+Slot Link::Transfer(Ps t, uint64_t bytes, const TraceArgs& who) {
   Slot s = res_.Reserve(t, bytes);
-  trace_->Slice(track_, absl::StrCat(bytes, " B"), s.start, s.end);
+  if (trace_->enabled()) {
+    TraceArgs args = who;
+    args.push_back({"bytes", static_cast<int64_t>(bytes)});
+    args.push_back({"link", label_});
+    trace_->Slice(track_, absl::StrCat(bytes, " B"), s.start, s.end, std::move(args));
+  }
   return s;
 }
 

@@ -20,7 +20,9 @@ class Link : public sc_core::sc_module {
        Ps hop_latency, Trace* trace, int trace_pid);
 
   // Occupies the link for `bytes` from no earlier than `t`.
-  Slot Transfer(Ps t, uint64_t bytes);
+  // `who` (task, kernel, ... of the sender) goes into the trace slice's args
+  // with the bytes and the link's endpoints.
+  Slot Transfer(Ps t, uint64_t bytes, const TraceArgs& who = {});
   Ps hop_latency() const { return hop_latency_; }
   const BandwidthResource& resource() const { return res_; }
 
@@ -29,6 +31,7 @@ class Link : public sc_core::sc_module {
   Ps hop_latency_;
   Trace* trace_;
   int track_;
+  std::string label_;
 };
 
 }  // namespace pto::sim

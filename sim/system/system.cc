@@ -1,5 +1,6 @@
 #include "sim/system/system.h"
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -36,6 +37,8 @@ absl::StatusOr<std::unique_ptr<SimSystem>> SimSystem::Create(
   tlm::tlm_global_quantum::instance().set(
       sc_core::sc_time(options.quantum_ns, sc_core::SC_NS));
   std::unique_ptr<SimSystem> s(new SimSystem(*p, options.trace));
+  s->progress_ = options.progress;
+  s->progress_slice_ns_ = options.progress_slice_ns > 0 ? options.progress_slice_ns : 10000;
   const int n = options.chips;
   for (int i = 0; i < n; ++i) {
     s->chips_.push_back(std::make_unique<Chip>(
@@ -254,7 +257,30 @@ RunReport SimSystem::Run() {
     return r;
   }
   ran_ = true;
-  sc_core::sc_start();
+  if (!progress_) {
+    sc_core::sc_start();
+  } else {
+    const sc_core::sc_time slice(progress_slice_ns_, sc_core::SC_NS);
+    while (true) {
+      // A slice reaches at least the next event: with SC_EXIT_ON_STARVATION
+      // sc_start returns at once when no event falls inside the window, and
+      // that policy keeps the final time at the last event, as sc_start()
+      // without a limit does.
+      sc_core::sc_start(std::max(slice, sc_core::sc_time_to_pending_activity()),
+                        sc_core::SC_EXIT_ON_STARVATION);
+      if (sc_core::sc_get_status() == sc_core::SC_STOPPED || !sc_core::sc_pending_activity()) {
+        break;
+      }
+      SimProgress p;
+      p.sim_time_ps = static_cast<int64_t>(sc_core::sc_time_stamp().value());
+      for (auto& c : chips_) {
+        const auto [done, known] = c->aicpu().TaskProgress();
+        p.tasks_done += done;
+        p.tasks_known += known;
+      }
+      progress_(p);
+    }
+  }
   const Ps end = static_cast<Ps>(sc_core::sc_time_stamp().value());
   bool idle = true;
   for (auto& c : chips_) idle = idle && c->aicpu().Idle();

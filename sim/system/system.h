@@ -21,6 +21,13 @@
 
 namespace pto::sim {
 
+// Where a run has got to, for progress reports.
+struct SimProgress {
+  int64_t sim_time_ps = 0;
+  int64_t tasks_done = 0;   // over every chip and run
+  int64_t tasks_known = 0;  // submitted so far
+};
+
 struct SimOptions {
   std::string platform = "a2a3";
   int chips = 2;
@@ -31,6 +38,11 @@ struct SimOptions {
   bool race_detection = false;
   // Applied to the loaded platform before validation (tests tune timeouts).
   std::function<void(Platform&)> tweak;
+  // When set, Run() advances the kernel in slices of progress_slice_ns of
+  // simulated time and calls `progress` between them. Slicing changes no
+  // simulated result (tools/test/pto_run_test.sh compares the statistics).
+  std::function<void(const SimProgress&)> progress;
+  double progress_slice_ns = 10000;
 };
 
 class SimSystem : public rt::Host, public MemorySystem, public RunObserver {
@@ -105,6 +117,8 @@ class SimSystem : public rt::Host, public MemorySystem, public RunObserver {
   int error_code_ = 0;
   std::string error_text_;
   bool ran_ = false;
+  std::function<void(const SimProgress&)> progress_;
+  double progress_slice_ns_ = 0;
 };
 
 }  // namespace pto::sim

@@ -16,12 +16,22 @@ for e in xs:
     assert (e["pid"], e["tid"]) in names, e
     assert e["dur"] >= 0, e
 track_names = set(names.values())
-for want in ["AIV24 MTE2", "AIV24 MTE3", "AIV24 VECTOR", "AIV24 FLOWCTRL",
-             "link c0->c1", "link c1->c0", "AICPU scheduler 0",
+for want in ["AIV core 24", "AIV core 24 MTE2", "AIV core 24 MTE3", "AIV core 24 SCALAR",
+             "HCCS link c0->c1", "HCCS link c1->c0", "AICPU scheduler 0",
              "AICPU orchestrator"]:
-    assert want in track_names, want
+    assert want in track_names, (want, sorted(track_names)[:20])
+# msprof-style names, and no track is drawn empty (no AIC core runs here).
 used = {names[(e["pid"], e["tid"])] for e in xs}
-assert "link c0->c1" in used and "AIV24 MTE3" in used, used
+assert used == track_names, sorted(track_names - used)[:10]
+assert not any(n.startswith("AIC ") for n in track_names), sorted(track_names)[:10]
+# Every slice carries args; core and link slices name their task and kernel.
+for e in xs:
+    assert e.get("args"), e
+    n = names[(e["pid"], e["tid"])]
+    if n.startswith("AIV core") or n.startswith("HCCS link"):
+        assert {"task", "kernel"} <= set(e["args"]), e
+    if "MTE" in n or n.startswith("HCCS"):
+        assert "bytes" in e["args"] and "peer" in e["args"], e
 # Perfetto needs properly nested slices per track: ours never overlap.
 by_track = {}
 for e in xs:

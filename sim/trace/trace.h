@@ -7,11 +7,22 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/common/resource.h"
 
 namespace pto::sim {
+
+// One key of a slice's args, its value already JSON ("42", "\"k\"").
+struct TraceArg {
+  TraceArg(std::string k, int64_t v);
+  TraceArg(std::string k, const std::string& v);
+  TraceArg(std::string k, const char* v) : TraceArg(std::move(k), std::string(v)) {}
+  std::string key;
+  std::string json;
+};
+using TraceArgs = std::vector<TraceArg>;
 
 class Trace {
  public:
@@ -19,7 +30,10 @@ class Trace {
   // Declares a track; returns its id. `pid` groups tracks (a chip, or the fabric).
   int AddTrack(int pid, const std::string& process_name,
                const std::string& track_name);
-  void Slice(int track, const std::string& name, Ps start, Ps end);
+  // `args` shows in Perfetto's slice details (bytes, peer, task, kernel).
+  void Slice(int track, const std::string& name, Ps start, Ps end, TraceArgs args = {});
+  // Tracks without a slice (e.g. the AIC cores, which no kernel uses today)
+  // are left out of the JSON rather than drawn empty.
   std::string Json() const;
   bool enabled() const { return enabled_; }
   size_t event_count() const { return events_.size(); }
@@ -35,6 +49,7 @@ class Trace {
     std::string name;
     Ps start;
     Ps end;
+    TraceArgs args;
   };
   bool enabled_;
   std::vector<TrackInfo> tracks_;

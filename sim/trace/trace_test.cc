@@ -22,6 +22,33 @@ TEST(TraceTest, WritesChromeJsonWithMicrosecondTimestamps) {
   EXPECT_EQ(j, t.Json());
 }
 
+TEST(TraceTest, SlicesCarryArgs) {
+  Trace t;
+  const int a = t.AddTrack(0, "chip 0", "AIV core 0 MTE2");
+  t.Slice(a, "TLOAD 64 B", 0, 10, {{"bytes", 64}, {"peer", 1}, {"kernel", "k\"1"}});
+  t.Slice(a, "bare", 10, 20);
+  const std::string j = t.Json();
+  EXPECT_NE(j.find("\"args\":{\"bytes\":64,\"peer\":1,\"kernel\":\"k\\\"1\"}}"),
+            std::string::npos)
+      << j;
+  EXPECT_NE(j.find("\"name\":\"bare\",\"pid\":0,\"tid\":0,\"ts\":0.000010,\"dur\":0.000010,"
+                   "\"args\":{}}"),
+            std::string::npos)
+      << j;
+}
+
+TEST(TraceTest, TracksWithoutSlicesAreLeftOut) {
+  Trace t;
+  t.AddTrack(0, "chip 0", "AIC core 0");  // never used
+  const int v = t.AddTrack(0, "chip 0", "AIV core 0");
+  t.AddTrack(2, "chip 2", "AIV core 1");  // a process with no slice at all
+  t.Slice(v, "k", 0, 1);
+  const std::string j = t.Json();
+  EXPECT_EQ(j.find("AIC core 0"), std::string::npos) << j;
+  EXPECT_EQ(j.find("chip 2"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"tid\":1,\"args\":{\"name\":\"AIV core 0\"}"), std::string::npos) << j;
+}
+
 TEST(TraceTest, DisabledTraceRecordsNothing) {
   Trace t(false);
   t.Slice(t.AddTrack(0, "c", "x"), "e", 0, 1);

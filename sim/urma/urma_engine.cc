@@ -92,7 +92,7 @@ void UrmaEngine::Fetch() {
         end = std::max(end, mem_->GmOf(to).port().Reserve(t, w.len).end);
         Ps lat = mem_->GmOf(to).latency();
         for (Link* l : mem_->Route(from, to)) {
-          end = std::max(end, l->Transfer(t, w.len).end);
+          end = std::max(end, l->Transfer(t, w.len, {{"peer", d}}).end);
           lat += l->hop_latency();
         }
         done = end + lat;
@@ -102,7 +102,7 @@ void UrmaEngine::Fetch() {
       mem_->trace().Slice(
           q.track,
           absl::StrCat(w.opcode == kWrite ? "WRITE " : "READ ", w.len, " B"),
-          t, done);
+          t, done, {{"bytes", static_cast<int64_t>(w.len)}, {"peer", d}});
       inflight_.push_back(Inflight{done, seq_++, d, w, index, status});
     }
   }

@@ -14,13 +14,47 @@ tmp=${TEST_TMPDIR:-$(mktemp -d)}
 fail() { echo "FAIL: $*"; exit 1; }
 [ -n "$program" ] || fail "no examples/all_to_all_v_chip.pto"
 
-"$compile" --help | grep -q 'usage: pto-compile FILE -o DIR' || fail "--help"
-"$compile" --help | grep -q -- '--single-file=OUT.cc' || fail "--help lists --single-file"
+# --help is generated from the flag definitions and states the defaults.
+"$compile" --help > "$tmp/help"; [ $? -eq 0 ] || fail "--help: exit 0"
+grep -q 'usage: pto-compile FILE -o DIR' "$tmp/help" || fail "--help"
+grep -q -- '--single-file=OUT.cc' "$tmp/help" || fail "--help lists --single-file"
+grep -q -- '-o DIR ' "$tmp/help" || fail "--help lists -o DIR"
+grep -q -- '(default: runtime/builtins)' "$tmp/help" || fail "--help: the --templates default"
+tr -s ' \n' ' ' < "$tmp/help" | grep -q -- 'empty: no platform limits are checked' || fail "--help: the --platform default"
+"$compile" -h | cmp -s - "$tmp/help" || fail "-h differs from --help"
 
-"$compile" > /dev/null 2>&1; [ $? -eq 2 ] || fail "no input: exit 2"
+# Usage errors: exit 2 and a pointer to --help.
+"$compile" > /dev/null 2> "$tmp/err"; [ $? -eq 2 ] || fail "no input: exit 2"
+grep -qx 'pto-compile: no input file' "$tmp/err" || fail "no input: $(cat "$tmp/err")"
+grep -qx '(see pto-compile --help)' "$tmp/err" || fail "no pointer to --help"
 "$compile" "$program" > /dev/null 2>&1; [ $? -eq 2 ] || fail "no output: exit 2"
-"$compile" "$program" -o "$tmp/x" --bogus > /dev/null 2>&1; [ $? -eq 2 ] || fail "bad flag: exit 2"
-"$compile" "$tmp/missing.pto" -o "$tmp/x" > /dev/null 2>&1; [ $? -eq 2 ] || fail "missing file: exit 2"
+"$compile" "$program" -o "$tmp/x" --bogus > /dev/null 2> "$tmp/err"; [ $? -eq 2 ] || fail "bad flag: exit 2"
+grep -qx "pto-compile: unknown flag '--bogus'" "$tmp/err" || fail "bad flag: $(cat "$tmp/err")"
+"$compile" "$program" -o "$tmp/x" --platform=zz > /dev/null 2> "$tmp/err"; [ $? -eq 2 ] || fail "bad platform: exit 2"
+grep -q "unknown platform 'zz'" "$tmp/err" || fail "bad platform: $(cat "$tmp/err")"
+"$compile" "$program" -o > /dev/null 2> "$tmp/err"; [ $? -eq 2 ] || fail "-o without a value: exit 2"
+grep -qx 'pto-compile: --o needs a value' "$tmp/err" || fail "-o: $(cat "$tmp/err")"
+
+# Bad input: a file that cannot be read, a binary file, a nesting deeper
+# than the parser's documented limit (docs/errors.md): located errors, exit 1.
+"$compile" "$tmp/missing.pto" -o "$tmp/x" > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] || fail "missing file: exit 1"
+grep -qx "pto-compile: cannot read '$tmp/missing.pto': No such file or directory" "$tmp/err" || fail "missing: $(cat "$tmp/err")"
+"$compile" "$tmp" -o "$tmp/x" > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] || fail "a directory: exit 1"
+grep -q "pto-compile: cannot read '$tmp'" "$tmp/err" || fail "directory: $(cat "$tmp/err")"
+head -c 200 "$compile" > "$tmp/binary.pto"
+"$compile" "$tmp/binary.pto" -o "$tmp/x" > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] || fail "binary: exit 1"
+grep -qE "^$tmp/binary.pto:1:[0-9]+: error: source contains a NUL byte" "$tmp/err" || fail "binary: $(cat "$tmp/err")"
+python3 -c "
+print('import pypto.language as pl')
+print('@pl.program')
+print('class P:')
+print('    @pl.function')
+print('    def f(self, x: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:')
+print('        return ' + '-' * 100000 + 'x')
+" > "$tmp/deep.pto"
+"$compile" "$tmp/deep.pto" -o "$tmp/x" > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] || fail "deep: exit 1"
+grep -qE "^$tmp/deep.pto:6:[0-9]+: error: .*too deeply nested \(more than 200" "$tmp/err" || fail "deep: $(head -c 300 "$tmp/err")"
+[ ! -e "$tmp/x" ] || fail "a failed compile wrote output"
 
 printf 'import pypto.language as pl\n@pl.program\nclass P:\n    @pl.function\n    def f(self, x: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:\n        return y\n' > "$tmp/bad.pto"
 "$compile" "$tmp/bad.pto" -o "$tmp/bad" 2> "$tmp/bad.err"; [ $? -eq 1 ] || fail "bad program: exit 1"

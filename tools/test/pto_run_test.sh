@@ -84,7 +84,15 @@ expect 0 "$example" --platform=a2a3 --ranks=2 --inputs="$tmp/in" --outputs="$tmp
   --trace="$tmp/trace.json" --stats="$tmp/stats.txt" --keep-build="$tmp/build"
 # The README shows this line (the timing does not depend on the data).
 readme_line="$(grep -m1 '^pto-run: AllToAllVChip on 2 ranks' "$readme")"
-[[ "$(cat "$tmp/out")" == "$readme_line" ]] || fail "summary '$(cat "$tmp/out")' != README '$readme_line'"
+[[ "$(head -1 "$tmp/out")" == "$readme_line" ]] || fail "result line '$(head -1 "$tmp/out")' != README '$readme_line'"
+# The summary table: per rank, the busiest links and GM ports, the critical
+# path and the collective's bus bandwidth (sim/trace/run_summary.h).
+grep -qxF 'rank  tasks  dispatches  kernel us      sent  received   wait us' "$tmp/out" || fail "no summary table: $(cat "$tmp/out")"
+grep -qE '^   1      3           1 ' "$tmp/out" || fail "rank 1 row: $(cat "$tmp/out")"
+grep -qE '^busiest links: link c[01]->c[01] [0-9.]+% \(' "$tmp/out" || fail "busiest links: $(cat "$tmp/out")"
+grep -qE '^busiest GM ports: gm c[01] ' "$tmp/out" || fail "busiest GM ports: $(cat "$tmp/out")"
+grep -qE '^critical path \(to [0-9.]+ us\): .*__builtin_all_to_all_v__fp32 ' "$tmp/out" || fail "critical path: $(cat "$tmp/out")"
+grep -qE '^collective \(__builtin_\*\): [0-9.]+ us, busbw [0-9.]+ GB/s of the 56 GB/s link bound' "$tmp/out" || fail "busbw: $(cat "$tmp/out")"
 python3 - "$tmp" <<PY
 import sys
 sys.path.insert(0, sys.argv[1])
@@ -122,6 +130,27 @@ PY
 grep -q 'name: "dispatch fifo c0"' "$tmp/stats.txt" || fail "stats lack the dispatch FIFO"
 grep -qE '^sim_time_ps: [0-9]+$' "$tmp/stats.txt" || fail "stats lack sim_time_ps"
 grep -q 'kernel: "stage_step"' "$tmp/stats.txt" || fail "stats lack the tasks"
+
+# --stats-json: the same statistics for scripts; --progress: progress lines on
+# stderr (captured here, so not a terminal) and a last one when the run ends;
+# running in slices for progress changes no figure (the same text stats).
+expect 0 "$example" --platform=a2a3 --ranks=2 --inputs="$tmp/in" --stats="$tmp/stats2.txt" \
+  --stats-json="$tmp/stats.json" --progress --nosummary
+[[ "$(wc -l <"$tmp/out")" == 1 ]] || fail "--nosummary printed more than the result line"
+cmp -s "$tmp/stats.txt" "$tmp/stats2.txt" || fail "--progress changed the statistics"
+expect_err "pto-run: progress: simulated "
+grep -qE '^pto-run: progress: finished at simulated [0-9.]+ us, tasks 6 done, wall [0-9.]+ s$' "$tmp/err" ||
+  fail "no final progress line: $(cat "$tmp/err")"
+python3 - "$tmp/stats.json" "$tmp/stats.txt" <<'PY'
+import json, re, sys
+j = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+assert str(j["sim_time_ps"]) == re.search(r"^sim_time_ps: (\d+)$", text, re.M).group(1), j["sim_time_ps"]
+assert j["chips"] == 2 and len(j["tasks"]) == 6, (j["chips"], len(j["tasks"]))
+assert j["tasks"][0]["chip"] == 0 and j["tasks"][0]["kernel"] == "stage_step", j["tasks"][0]
+assert any(l["name"] == "link c0->c1" and int(l["bytes"]) > 0 for l in j["links"]), j["links"]
+assert not j.get("trace_json") and not j.get("outputs"), "the JSON holds the trace or outputs"
+PY
 for f in program.cc entry.cc program.so; do
   [[ -s "$tmp/build/$f" ]] || fail "--keep-build did not keep $f"
 done
@@ -131,7 +160,7 @@ grep -q 'absl::Status RunHost(pto::rt::Host& host,' "$tmp/build/program.cc" || f
 # builtin's entry_support.h, shipped with pto-run; one builtin dispatch per
 # card between the stage and consume pipelines.
 expect 0 "$host" --platform=a2a3 --ranks=2
-grep -qE '^pto-run: AllToAllVHost on 2 ranks \(a2a3\): .* dispatches per card: c0=3 c1=3$' "$tmp/out" ||
+grep -qE '^pto-run: AllToAllVHost on 2 ranks \(a2a3\): .* dispatches per card: c0=3 c1=3$' <(head -1 "$tmp/out") ||
   fail "HOST rail summary: $(cat "$tmp/out")"
 
 # The first program of docs/pto-run.md, run as the page says, prints the
@@ -144,7 +173,7 @@ open(sys.argv[2], "w").write(text[start:text.index("```", start)])
 PY
 doc_line="$(grep -m1 '^pto-run: Hello on 2 ranks' "$doc")"
 expect 0 "$tmp/hello.pto" --platform=a2a3 --ranks=2 --outputs="$tmp/hello_out"
-[[ "$(cat "$tmp/out")" == "$doc_line" ]] || fail "hello: '$(cat "$tmp/out")' != docs '$doc_line'"
+[[ "$(head -1 "$tmp/out")" == "$doc_line" ]] || fail "hello: '$(head -1 "$tmp/out")' != docs '$doc_line'"
 python3 - "$tmp" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[1])
@@ -175,11 +204,42 @@ expect_err "but the file holds '<i4' of shape (2, 8, 64)"
 printf 'not an npy file' >"$tmp/in/inputs.npy"
 expect 1 "$example" --platform=a2a3 --ranks=2 --inputs="$tmp/in"
 expect_err "in/inputs.npy: not a .npy file (bad magic)"
+# NaN / Inf in an input are refused unless --allow-nonfinite (and then run).
+python3 - "$tmp" <<PY
+import sys
+sys.path.insert(0, sys.argv[1])
+import npy
+v = [1.0] * ($NR * 8 * 64)
+v[70] = float("inf")
+npy.save(sys.argv[1] + "/in/inputs.npy", "<f4", [$NR, 8, 64], v)
+PY
+expect 1 "$example" --platform=a2a3 --ranks=2 --inputs="$tmp/in" --outputs="$tmp/out_inf"
+expect_err "in/inputs.npy: parameter 'inputs' element [0, 1, 6] is Inf; pass --allow-nonfinite to run with non-finite inputs"
+[[ ! -e "$tmp/out_inf" ]] || fail "a refused input created the output directory"
+expect 0 "$example" --platform=a2a3 --ranks=2 --inputs="$tmp/in" --allow-nonfinite --nosummary
+rm "$tmp/in/inputs.npy"
+
+# Outputs that cannot be written are refused before anything runs, and a
+# failure leaves no output file behind.
+: >"$tmp/a_file"
+expect 1 "$example" --platform=a2a3 --ranks=2 --outputs="$tmp/a_file/out"
+expect_err "pto-run: --outputs=$tmp/a_file/out: '$tmp/a_file' is not a directory"
+expect 1 "$example" --platform=a2a3 --ranks=2 --trace="$tmp/a_file/t.json"
+expect_err "pto-run: --trace=$tmp/a_file/t.json: '$tmp/a_file' is not a directory"
+expect 1 "$example" --platform=a2a3 --ranks=2 --stats-json="$tmp/no/such/dir/s.json"
+expect_err "pto-run: --stats-json=$tmp/no/such/dir/s.json: '$tmp/no/such/dir' is not a directory"
+
+# HOST parameters larger than a chip's GM: refused before any allocation.
+sed 's/^        inputs: pl.Tensor\[\[NR, TOTAL, SIZE\], pl.FP32\],$/&\n        huge: pl.Tensor[[1048576, 1048576], pl.FP32],/' "$example" >"$tmp/huge.pto"
+grep -q 'huge: pl.Tensor' "$tmp/huge.pto" || fail "the huge-param variant did not apply"
+expect 1 "$tmp/huge.pto" --platform=a2a3 --ranks=2
+expect_err "the HOST parameters need 4398046515200 bytes on every device (each of the 2 devices holds a full copy of every parameter) by 'huge', more than the"
 
 # 3. A failing run: the program is written for 2 ranks, so on 4 the HOST
 # orchestration views rows past its [NR, ...] params and a kernel faults.
-expect 1 "$example" --platform=a2a3 --ranks=4 --outputs="$tmp/out4"
+expect 1 "$example" --platform=a2a3 --ranks=4 --outputs="$tmp/out4" --progress
 expect_err "pto-run: run failed: chip 2: code=110 AICORE_FAULT:"
+expect_err "pto-run: progress: stopped (error 110) at simulated"
 expect_err "TLOAD: 1024 bytes at an address outside every GM allocation"
 [[ ! -e "$tmp/out4" ]] || fail "a failed run wrote outputs"
 
@@ -201,12 +261,27 @@ expect 1 - --platform=a2a3 --ranks=2 <"$tmp/conflict.pto"
 expect_err "pto-run: output 'outputs' element [0, 0, 0]: device 0 wrote"
 expect_err "and device 1 wrote"
 
-# 5. Usage, program and internal errors.
+# 5. Usage, program and internal errors. Usage errors exit with 2 and point
+# at --help, which is generated from the flag definitions.
+expect 0 --help
+grep -qF 'usage: pto-run FILE --platform=a2a3|a5 --ranks=N [flags]' "$tmp/out" || fail "help: $(cat "$tmp/out")"
+for f in '--platform=NAME' '--ranks=N' '--stats-json=FILE' '--progress' '--allow-nonfinite' '--nosummary turns it off' '--collective=KERNEL' '(default: __builtin_)'; do
+  grep -qF -- "$f" "$tmp/out" || fail "help lacks '$f'"
+done
+expect 2 "$example" --platform=a2a3 --ranks=2 --no-such-flag
+expect_err "pto-run: unknown flag '--no-such-flag'"
+expect_err "(see pto-run --help)"
+expect 2 "$example" --platform=a2a3 --ranks=two
+expect_err "pto-run: --ranks=two: "
+expect 2 "$example" "$example" --platform=a2a3 --ranks=2
+expect_err "more than 1 input file"
 expect 2 "$example" --platform=a2a3 --ranks=9
 expect_err "pto-run: --ranks=9: platform 'a2a3' simulates 1..8 chips"
 expect 2 "$example" --platform=a2a3
 expect_err "pto-run: --ranks=N is required"
 expect 2 "$example" --platform=b9 --ranks=2
+expect 1 "$tmp/no_such.pto" --platform=a2a3 --ranks=2
+expect_err "pto-run: cannot read '$tmp/no_such.pto': No such file or directory"
 expect 2 "$example" --platform=a2a3 --ranks=2 --inputs="$tmp/no_such_dir"
 expect_err "pto-run: --inputs=$tmp/no_such_dir: not a directory"
 printf 'import pypto.language as pl\n@pl.program\nclass P:\n    @pl.function\n    def f(self, x: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:\n        return y\n' \
