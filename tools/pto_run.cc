@@ -31,7 +31,7 @@
 #include "compiler/passes/target.h"
 #include "runtime/api/host.h"
 #include "runtime/api/task_args.h"
-#include "sim/platforms/platform.h"
+#include "platforms/platform.h"
 #include "sim/system/isolated_run.h"
 #include "sim/system/system.h"
 #include "sim/trace/report.pb.h"
@@ -329,7 +329,7 @@ int Main(int argc, char** argv) {
   if (int rc = ParseArgs(argc, argv, &opts); rc >= 0) return rc;
   absl::StatusOr<pto::passes::Target> target = pto::passes::TargetForPlatform(opts.platform);
   if (!target.ok()) return UsageError(std::string(target.status().message()));
-  absl::StatusOr<pto::sim::Platform> platform = pto::sim::LoadPlatform(opts.platform);
+  absl::StatusOr<pto::platforms::Platform> platform = pto::platforms::LoadPlatform(opts.platform);
   if (!platform.ok()) return UsageError(std::string(platform.status().message()));
   const int max_chips = static_cast<int>(platform->fabric().max_chips());
   if (opts.ranks > max_chips) {

@@ -14,7 +14,7 @@
 #include "sim/aiv/core_env.h"
 #include "sim/chip/chip.h"
 #include "sim/link/link.h"
-#include "sim/platforms/platform.pb.h"
+#include "platforms/platform.pb.h"
 #include "sim/trace/report.pb.h"
 #include "sim/trace/trace.h"
 
@@ -26,7 +26,7 @@ struct SimOptions {
   bool trace = true;
   double quantum_ns = 1000;  // temporal-decoupling quantum
   // Applied to the loaded platform before validation (tests tune timeouts).
-  std::function<void(Platform&)> tweak;
+  std::function<void(platforms::Platform&)> tweak;
 };
 
 class SimSystem : public rt::Host, public MemorySystem, public RunObserver {
@@ -53,7 +53,7 @@ class SimSystem : public rt::Host, public MemorySystem, public RunObserver {
   // Runs until every agent is idle, the run fails, or nothing can progress.
   RunReport Run();
 
-  const Platform& platform() const { return platform_; }
+  const platforms::Platform& platform() const { return platform_; }
   Chip& chip(int i) { return *chips_[i]; }
 
   // MemorySystem.
@@ -70,11 +70,11 @@ class SimSystem : public rt::Host, public MemorySystem, public RunObserver {
   void OnFatal(int chip, const rt::ErrorLatch& latch) override;
 
  private:
-  explicit SimSystem(Platform platform, bool trace);
+  explicit SimSystem(platforms::Platform platform, bool trace);
   absl::Status CheckDevice(int device) const;
   absl::Status CheckCallable(const rt::ChipCallable& c) const;
 
-  Platform platform_;
+  platforms::Platform platform_;
   Trace trace_;
   std::vector<std::unique_ptr<Chip>> chips_;
   std::vector<std::unique_ptr<Link>> links_;
