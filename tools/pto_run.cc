@@ -29,12 +29,14 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/passes/target.h"
+#include "platforms/platform.h"
 #include "runtime/api/host.h"
 #include "runtime/api/task_args.h"
-#include "platforms/platform.h"
 #include "sim/system/isolated_run.h"
 #include "sim/system/system.h"
 #include "sim/trace/report.pb.h"
+#include "testing/golden/golden_file.h"
+#include "testing/golden/recorder.h"
 #include "tools/compile_program.h"
 #include "tools/npy.h"
 #include "tools/run_params.h"
@@ -63,6 +65,8 @@ options:
   --trace=FILE        write the Perfetto / Chrome JSON trace of the run
   --stats=FILE        write the run statistics (protobuf text of
                       pto.sim.RunReport, sim/trace/report.proto)
+  --record-golden=FILE
+                      write the run's golden (testing/golden/golden.proto)
   --keep-build=DIR    build in DIR and keep program.cc, entry.cc, program.so
   --cxx=PATH          C++ compiler (default: $CXX, else g++)
   -h, --help          show this help and exit
@@ -83,6 +87,7 @@ struct Options {
   std::string outputs_dir;
   std::string trace;
   std::string stats;
+  std::string record_golden;
   std::string keep_build;
   std::string cxx;
 };
@@ -115,7 +120,7 @@ int ParseArgs(int argc, char** argv, Options* opts) {
     } else if (flag("--platform", &opts->platform) || flag("--inputs", &opts->inputs_dir) ||
                flag("--outputs", &opts->outputs_dir) || flag("--trace", &opts->trace) ||
                flag("--stats", &opts->stats) || flag("--keep-build", &opts->keep_build) ||
-               flag("--cxx", &opts->cxx)) {
+               flag("--cxx", &opts->cxx) || flag("--record-golden", &opts->record_golden)) {
     } else if (flag("--ranks", &ranks)) {
       char* end = nullptr;
       const long n = std::strtol(ranks.c_str(), &end, 10);
@@ -416,6 +421,21 @@ int Main(int argc, char** argv) {
     absl::StatusOr<std::string> merged = pto::tools::run::Merge(p, copies);
     if (!merged.ok()) return Fail(1, std::string(merged.status().message()));
     outputs.push_back({p.name, npy::Array{p.descr, p.shape, *std::move(merged)}});
+  }
+  if (!opts.record_golden.empty()) {
+    auto array = [](const std::string& name, const std::string& descr,
+                    const std::vector<int64_t>& shape, const std::string& bytes) {
+      return pto::golden::Array{name, descr, {shape.begin(), shape.end()}, bytes};
+    };
+    std::vector<pto::golden::Array> ins, outs;
+    for (const Param& p : *params) ins.push_back(array(p.name, p.descr, p.shape, p.initial));
+    for (const auto& [name, a] : outputs) outs.push_back(array(name, a.descr, a.shape, a.data));
+    absl::StatusOr<pto::golden::Golden> golden = pto::golden::RecordGolden(
+        {opts.input, opts.platform, opts.ranks, "sim", "pto-run", "tools/update_goldens.sh"}, ins,
+        report, outs);
+    absl::Status s = golden.ok() ? pto::golden::WriteGoldenFile(opts.record_golden, *golden)
+                                 : golden.status();
+    if (!s.ok()) return Fail(2, std::string(s.message()));
   }
   if (!opts.outputs_dir.empty()) {
     std::error_code ec;
