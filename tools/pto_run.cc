@@ -37,11 +37,13 @@
 #include "runtime/api/error_codes.h"
 #include "runtime/api/host.h"
 #include "runtime/api/task_args.h"
-#include "sim/platforms/platform.h"
+#include "platforms/platform.h"
 #include "sim/system/isolated_run.h"
 #include "sim/system/system.h"
 #include "sim/trace/report.pb.h"
 #include "sim/trace/run_summary.h"
+#include "testing/golden/golden_file.h"
+#include "testing/golden/recorder.h"
 #include "tools/cli_flags.h"
 #include "tools/compile_program.h"
 #include "tools/npy.h"
@@ -60,6 +62,8 @@ ABSL_FLAG(std::string, stats, "",
           "FILE: write the run statistics (protobuf text of pto.sim.RunReport, "
           "sim/trace/report.proto)");
 ABSL_FLAG(std::string, stats_json, "", "FILE: write the same statistics as JSON");
+ABSL_FLAG(std::string, record_golden, "",
+          "FILE: write the run's golden (testing/golden/golden.proto); only for a run that succeeds");
 ABSL_FLAG(bool, summary, true,
           "print the run summary table (per rank, busiest links and GM ports, critical "
           "path, collective bus bandwidth) after the result line");
@@ -440,7 +444,7 @@ int Main(int argc, char** argv) {
   if (int rc = ParseArgs(argc, argv, &opts); rc >= 0) return rc;
   absl::StatusOr<pto::passes::Target> target = pto::passes::TargetForPlatform(opts.platform);
   if (!target.ok()) return UsageError(std::string(target.status().message()));
-  absl::StatusOr<pto::sim::Platform> platform = pto::sim::LoadPlatform(opts.platform);
+  absl::StatusOr<pto::platforms::Platform> platform = pto::platforms::LoadPlatform(opts.platform);
   if (!platform.ok()) return UsageError(std::string(platform.status().message()));
   const int max_chips = static_cast<int>(platform->fabric().max_chips());
   if (opts.ranks > max_chips) {
@@ -463,7 +467,8 @@ int Main(int argc, char** argv) {
   const std::string outputs_dir = absl::GetFlag(FLAGS_outputs);
   const std::pair<const char*, std::string> files[] = {{"trace", absl::GetFlag(FLAGS_trace)},
                                                        {"stats", absl::GetFlag(FLAGS_stats)},
-                                                       {"stats-json", absl::GetFlag(FLAGS_stats_json)}};
+                                                       {"stats-json", absl::GetFlag(FLAGS_stats_json)},
+                                                       {"record-golden", absl::GetFlag(FLAGS_record_golden)}};
   if (!outputs_dir.empty()) {
     if (absl::Status s = CheckWritable("outputs", outputs_dir, true); !s.ok()) {
       return Fail(1, std::string(s.message()));
@@ -544,6 +549,7 @@ int Main(int argc, char** argv) {
 
   // Every output is merged and serialised before the first file is written.
   std::vector<std::pair<std::string, std::string>> files_out;
+  std::vector<pto::golden::Array> golden_outs;
   for (const Param& p : *params) {
     if (!p.output) continue;
     std::vector<std::string> copies;
@@ -556,10 +562,23 @@ int Main(int argc, char** argv) {
     }
     absl::StatusOr<std::string> merged = pto::tools::run::Merge(p, copies);
     if (!merged.ok()) return Fail(1, std::string(merged.status().message()));
+    golden_outs.push_back({p.name, p.descr, {p.shape.begin(), p.shape.end()}, *merged});
     absl::StatusOr<std::string> bytes =
         npy::Serialize(npy::Array{p.descr, p.shape, *std::move(merged)});
     if (!bytes.ok()) return Fail(2, std::string(bytes.status().message()));
     files_out.push_back({(fs::path(outputs_dir) / (p.name + ".npy")).string(), *std::move(bytes)});
+  }
+  if (const std::string golden_path = absl::GetFlag(FLAGS_record_golden); !golden_path.empty()) {
+    std::vector<pto::golden::Array> ins;
+    for (const Param& p : *params) {
+      ins.push_back({p.name, p.descr, {p.shape.begin(), p.shape.end()}, p.initial});
+    }
+    absl::StatusOr<pto::golden::Golden> golden = pto::golden::RecordGolden(
+        {opts.input, opts.platform, opts.ranks, "sim", "pto-run", "tools/update_goldens.sh"}, ins,
+        report, golden_outs);
+    absl::Status s = golden.ok() ? pto::golden::WriteGoldenFile(golden_path, *golden)
+                                 : golden.status();
+    if (!s.ok()) return Fail(2, std::string(s.message()));
   }
   OutputFiles outputs;
   if (!outputs_dir.empty()) {

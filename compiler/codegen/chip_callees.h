@@ -26,9 +26,11 @@ struct ChipCallee {
 // at the place of the first pl.tensor.assemble.
 std::vector<ChipCallee> ChipCallees(const ir::Function& orch);
 
-// C++ of kAssembleKernel, `void pto::kernels::builtin_tensor_assemble(int64_t*)`:
-// args[0] the target, args[1] the source, args[2 ..] the element offset of
-// the box per target dim.
+// The kernel source of kAssembleKernel: an include of the runtime's
+// runtime/builtins/tensor_assemble/kernel.h, which defines
+// `void pto::kernels::builtin_tensor_assemble(int64_t*)` (args[0] the target,
+// args[1] the source, args[2 ..] the element offset of the box per target
+// dim). The compiler carries no runtime code.
 std::string AssembleKernelSource();
 
 }  // namespace pto::codegen

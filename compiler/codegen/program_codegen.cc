@@ -112,16 +112,13 @@ absl::StatusOr<std::string> ProgramTranslationUnit(const ir::ProgramPtr& program
       }
     }
   };
-  // User kernels: pto::kernels::<fn> with helpers in pto::kernels::internal,
-  // renamed per kernel (they are repeated in every kernel).
-  int kernel_index = 0;
+  // User kernels: pto::kernels::<fn>; their helpers come from the included
+  // runtime/device/kernel_support.h.
   for (const auto& [gv, f] : program->functions()) {
     if (!IsUserKernel(f)) continue;
     Piece p = Split(bundle.at("kernels/aiv/" + f->name() + ".cpp"));
     add(p);
-    body << "// ---- kernel " << f->name() << "\n#define internal internal_k" << kernel_index++
-         << "\n"
-         << p.body << "#undef internal\n\n";
+    body << "// ---- kernel " << f->name() << "\n" << p.body << "\n";
   }
   if (auto it = bundle.find(std::string("kernels/aiv/") + kAssembleKernel + ".cpp");
       it != bundle.end()) {

@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_join.h"
 #include "common/launch_width.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/visitor.h"
@@ -31,8 +32,6 @@ using ir::TypePtr;
 using ir::VarPtr;
 
 constexpr int64_t kInt32Max = 2147483647;
-// The only platform with URMA queues (spec/runtime-and-sim.md §2.6).
-constexpr char kUrmaPlatform[] = "a5";
 
 // Public collectives of spec §2.4 and the operand their result aliases.
 struct ManagedOp {
@@ -533,11 +532,10 @@ class Lowerer : public ir::IRMutator {
                             " arguments");
     }
     // spec §5: the indexed variant runs only on the A5 URMA PER_PEER queues.
-    if (&r == &IndexedAllToAllV() && !options_->platform.empty() &&
-        options_->platform != kUrmaPlatform) {
+    if (&r == &IndexedAllToAllV() && !options_->platform.empty() && !options_->urma) {
       return UserErrorF(call->span(), r.op, " needs the A5 URMA PER_PEER queues, which platform '",
-                        options_->platform,
-                        "' does not have; compile for --platform=", kUrmaPlatform);
+                        options_->platform, "' does not have; compile for --platform=",
+                        absl::StrJoin(options_->urma_platforms, "|"));
     }
     ASSIGN_OR_RETURN(int64_t l, CoreNum(r, call));
     auto target = ir::As<ir::DistributedTensorType>(args[1]->type());

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "compiler/passes/pass.h"
 
@@ -16,9 +17,12 @@ namespace pto::passes {
 
 struct LowerL2TensorCollectivesOptions {
   // The target platform (passes::Target::platform); empty = pure IR, no
-  // platform checks. pld.tensor.indexed_all_to_all_v needs the A5 URMA
-  // queues, so any other platform rejects it.
+  // platform checks. pld.tensor.indexed_all_to_all_v needs URMA queues, so
+  // a platform without them (Target::urma) rejects it, suggesting one of
+  // `urma_platforms`.
   std::string platform;
+  bool urma = false;
+  std::vector<std::string> urma_platforms;
 };
 
 std::unique_ptr<Pass> CreateLowerL2TensorCollectivesPass(

@@ -17,7 +17,9 @@ namespace pto::passes {
 void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("LowerCompositeOps", [] { return CreateLowerCompositeOpsPass(); });
   registry.RegisterPass("LowerL2TensorCollectives", [](const Target& target) {
-    return CreateLowerL2TensorCollectivesPass({.platform = target.platform});
+    return CreateLowerL2TensorCollectivesPass({.platform = target.platform,
+                                               .urma = target.urma,
+                                               .urma_platforms = target.urma_platforms});
   });
   registry.RegisterPass("SynthesizeAllReduceSignals",
                         [] { return CreateSynthesizeAllReduceSignalsPass(); });

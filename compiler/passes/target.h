@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -17,11 +18,14 @@ namespace pto::passes {
 struct Target {
   std::string platform;                // empty: no target (pure IR)
   std::optional<int64_t> aiv_cores;    // AIV cores per device id
+  bool urma = false;                   // the platform has URMA PER_PEER queues
+  // The built-in platforms that have URMA (what a diagnostic suggests).
+  std::vector<std::string> urma_platforms;
 };
 
-// "a2a3" (910B/910C: 48 AIV per device id) or "a5" (950: 72), from
-// spec/runtime-and-sim.md §3.4; InvalidArgument naming the known platforms
-// otherwise.
+// The Target of a built-in platform, read from platforms/<name>.textproto
+// (the one source of platform facts); InvalidArgument naming the known
+// platforms otherwise.
 absl::StatusOr<Target> TargetForPlatform(std::string_view platform);
 
 }  // namespace pto::passes

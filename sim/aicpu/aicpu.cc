@@ -17,7 +17,7 @@ int ShapeSlot(rt::CoreShape s) { return s == rt::CoreShape::kAiv ? 0 : 1; }
 
 }  // namespace
 
-Aicpu::Aicpu(sc_core::sc_module_name name, int chip, const Platform& platform,
+Aicpu::Aicpu(sc_core::sc_module_name name, int chip, const platforms::Platform& platform,
              Gm* gm, std::vector<AivCore*> aiv, std::vector<AivCore*> aic,
              RunObserver* observer, Trace* trace)
     : sc_core::sc_module(name),

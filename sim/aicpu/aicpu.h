@@ -17,7 +17,7 @@
 #include "runtime/core/orchestrator_core.h"
 #include "sim/aiv/aiv_core.h"
 #include "sim/gm/gm.h"
-#include "sim/platforms/platform.pb.h"
+#include "platforms/platform.pb.h"
 #include "sim/race/race_detector.h"
 #include "sim/trace/report.pb.h"
 #include "sim/trace/trace.h"
@@ -54,7 +54,7 @@ class Aicpu : public sc_core::sc_module,
               public CoreObserver {
  public:
   SC_HAS_PROCESS(Aicpu);
-  Aicpu(sc_core::sc_module_name name, int chip, const Platform& platform,
+  Aicpu(sc_core::sc_module_name name, int chip, const platforms::Platform& platform,
         Gm* gm, std::vector<AivCore*> aiv, std::vector<AivCore*> aic,
         RunObserver* observer, Trace* trace);
 
@@ -151,7 +151,7 @@ class Aicpu : public sc_core::sc_module,
   Ps FirstTaskHead(const AivCore* core) const;
   void WaitPs(Ps d);
 
-  const Platform& p_;
+  const platforms::Platform& p_;
   int chip_;
   Gm* gm_;
   std::vector<AivCore*> aiv_;

@@ -31,7 +31,7 @@ Ps Stamp() { return static_cast<Ps>(sc_core::sc_time_stamp().value()); }
 }  // namespace
 
 AivCore::AivCore(sc_core::sc_module_name name, int chip, int core_id,
-                 bool is_aic, int lane, const Platform& platform,
+                 bool is_aic, int lane, const platforms::Platform& platform,
                  MemorySystem* mem, CoreObserver* observer)
     : sc_core::sc_module(name),
       p_(platform),

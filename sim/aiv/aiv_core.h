@@ -22,7 +22,7 @@
 #include "sim/aiv/core_env.h"
 #include "sim/aiv/dcache.h"
 #include "sim/common/resource.h"
-#include "sim/platforms/platform.pb.h"
+#include "platforms/platform.pb.h"
 #include "sim/race/race_detector.h"
 #include "sim/trace/report.pb.h"
 
@@ -48,7 +48,7 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
  public:
   SC_HAS_PROCESS(AivCore);
   AivCore(sc_core::sc_module_name name, int chip, int core_id, bool is_aic,
-          int lane, const Platform& platform, MemorySystem* mem,
+          int lane, const platforms::Platform& platform, MemorySystem* mem,
           CoreObserver* observer);
 
   // Starts `block` at simulated time `start_at` (>= now).
@@ -139,7 +139,7 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
   Ps AllDone() const { return std::max(mte2_done_, mte3_done_); }
   Ps Cycles(double c) const;
 
-  const Platform& p_;
+  const platforms::Platform& p_;
   int chip_;
   int core_id_;
   bool is_aic_;

@@ -5,7 +5,7 @@
 namespace pto::sim {
 
 Chip::Chip(sc_core::sc_module_name name, int chip, int chips,
-           const Platform& platform, MemorySystem* mem, RunObserver* observer,
+           const platforms::Platform& platform, MemorySystem* mem, RunObserver* observer,
            Trace* trace)
     : sc_core::sc_module(name) {
   gm_ = std::make_unique<Gm>("gm", chip, platform);

@@ -10,7 +10,7 @@
 #include "sim/aicpu/aicpu.h"
 #include "sim/aiv/aiv_core.h"
 #include "sim/gm/gm.h"
-#include "sim/platforms/platform.pb.h"
+#include "platforms/platform.pb.h"
 #include "sim/urma/urma_engine.h"
 
 namespace pto::sim {
@@ -18,7 +18,7 @@ namespace pto::sim {
 class Chip : public sc_core::sc_module {
  public:
   Chip(sc_core::sc_module_name name, int chip, int chips,
-       const Platform& platform, MemorySystem* mem, RunObserver* observer,
+       const platforms::Platform& platform, MemorySystem* mem, RunObserver* observer,
        Trace* trace);
 
   Gm& gm() { return *gm_; }

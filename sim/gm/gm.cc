@@ -6,7 +6,7 @@
 
 namespace pto::sim {
 
-Gm::Gm(sc_core::sc_module_name name, int chip, const Platform& platform)
+Gm::Gm(sc_core::sc_module_name name, int chip, const platforms::Platform& platform)
     : sc_core::sc_module(name),
       chip_(chip),
       capacity_(platform.gm().capacity_bytes()),

@@ -16,7 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "sim/common/resource.h"
-#include "sim/platforms/platform.pb.h"
+#include "platforms/platform.pb.h"
 
 namespace pto::sim {
 
@@ -37,7 +37,7 @@ struct CellWrite {
 
 class Gm : public sc_core::sc_module {
  public:
-  Gm(sc_core::sc_module_name name, int chip, const Platform& platform);
+  Gm(sc_core::sc_module_name name, int chip, const platforms::Platform& platform);
 
   // Zeroed, 64-byte aligned allocation; `label` names it in reports.
   absl::StatusOr<uint64_t> Alloc(uint64_t bytes, const std::string& label);

@@ -10,16 +10,16 @@
 #include "runtime/api/error_codes.h"
 #include "runtime/core/domain.h"
 #include "runtime/device/comm_context.h"
-#include "sim/platforms/platform.h"
+#include "platforms/platform.h"
 
 namespace pto::sim {
 
 absl::StatusOr<std::unique_ptr<SimSystem>> SimSystem::Create(
     const SimOptions& options) {
-  absl::StatusOr<Platform> p = LoadPlatform(options.platform);
+  absl::StatusOr<platforms::Platform> p = platforms::LoadPlatform(options.platform);
   if (!p.ok()) return p.status();
   if (options.tweak) options.tweak(*p);
-  absl::Status valid = ValidatePlatform(*p);
+  absl::Status valid = platforms::ValidatePlatform(*p);
   if (!valid.ok()) return valid;
   if (options.chips < 1 ||
       options.chips > static_cast<int>(p->fabric().max_chips())) {
@@ -57,11 +57,11 @@ absl::StatusOr<std::unique_ptr<SimSystem>> SimSystem::Create(
       }
     }
   }
-  const FabricSpec& f = s->platform_.fabric();
+  const platforms::FabricSpec& f = s->platform_.fabric();
   const Ps hop = NsToPs(f.hop_latency_ns());
   s->routes_.assign(n * n, {});
   const int fabric_pid = 1000;
-  if (f.kind() == FabricSpec::FULL_MESH) {
+  if (f.kind() == platforms::FabricSpec::FULL_MESH) {
     for (int a = 0; a < n; ++a) {
       for (int b = 0; b < n; ++b) {
         if (a == b) continue;
@@ -94,7 +94,7 @@ absl::StatusOr<std::unique_ptr<SimSystem>> SimSystem::Create(
   return s;
 }
 
-SimSystem::SimSystem(Platform platform, bool trace)
+SimSystem::SimSystem(platforms::Platform platform, bool trace)
     : platform_(std::move(platform)), trace_(trace) {}
 
 SimSystem::~SimSystem() = default;

@@ -14,7 +14,7 @@
 #include "sim/aiv/core_env.h"
 #include "sim/chip/chip.h"
 #include "sim/link/link.h"
-#include "sim/platforms/platform.pb.h"
+#include "platforms/platform.pb.h"
 #include "sim/race/race_detector.h"
 #include "sim/trace/report.pb.h"
 #include "sim/trace/trace.h"
@@ -37,7 +37,7 @@ struct SimOptions {
   // costs wall time per access); the sim tests turn it on.
   bool race_detection = false;
   // Applied to the loaded platform before validation (tests tune timeouts).
-  std::function<void(Platform&)> tweak;
+  std::function<void(platforms::Platform&)> tweak;
   // When set, Run() advances the kernel in slices of progress_slice_ns of
   // simulated time and calls `progress` between them. Slicing changes no
   // simulated result (tools/test/pto_run_test.sh compares the statistics).
@@ -69,7 +69,7 @@ class SimSystem : public rt::Host, public MemorySystem, public RunObserver {
   // Runs until every agent is idle, the run fails, or nothing can progress.
   RunReport Run();
 
-  const Platform& platform() const { return platform_; }
+  const platforms::Platform& platform() const { return platform_; }
   Chip& chip(int i) { return *chips_[i]; }
 
   // MemorySystem.
@@ -96,11 +96,11 @@ class SimSystem : public rt::Host, public MemorySystem, public RunObserver {
     std::vector<int> devices;  // the domain's devices, by rank
   };
 
-  explicit SimSystem(Platform platform, bool trace);
+  explicit SimSystem(platforms::Platform platform, bool trace);
   absl::Status CheckDevice(int device) const;
   absl::Status CheckCallable(const rt::ChipCallable& c) const;
 
-  Platform platform_;
+  platforms::Platform platform_;
   Trace trace_;
   std::vector<std::unique_ptr<Chip>> chips_;
   std::vector<std::unique_ptr<Link>> links_;

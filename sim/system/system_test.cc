@@ -521,7 +521,7 @@ void SpinKernel(int64_t* args) {
 
 TEST(ErrorTest, SpinningBlockHitsTheSimulatedOpTimeout) {
   SimOptions o = Opts(1);
-  o.tweak = [](Platform& p) { p.mutable_timeouts()->set_op_timeout_ns(20000); };
+  o.tweak = [](platforms::Platform& p) { p.mutable_timeouts()->set_op_timeout_ns(20000); };
   RunReport r = Simulate(o, [&](SimSystem& sys) -> absl::Status {
     auto flag = sys.Alloc(0, 64, "flag");
     if (!flag.ok()) return flag.status();
@@ -929,7 +929,7 @@ TEST(OrchestrationTest, RuntimeAllocatedOutputIsReadBackByTheOrchestration) {
 
 RunReport ManyTasks(bool in_scope) {
   SimOptions o = Opts(1);
-  o.tweak = [](Platform& p) { p.mutable_aicpu()->set_task_window(4); };
+  o.tweak = [](platforms::Platform& p) { p.mutable_aicpu()->set_task_window(4); };
   return Simulate(o, [&](SimSystem& sys) {
     rt::ChipCallable c;
     c.name = "many";

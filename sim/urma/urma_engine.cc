@@ -16,7 +16,7 @@ sc_core::sc_time PsTime(Ps ps) {
 }  // namespace
 
 UrmaEngine::UrmaEngine(sc_core::sc_module_name name, int chip, int chips,
-                       const Platform& platform, MemorySystem* mem)
+                       const platforms::Platform& platform, MemorySystem* mem)
     : sc_core::sc_module(name),
       chip_(chip),
       p_(platform),

@@ -16,7 +16,7 @@
 
 #include "sim/aiv/core_env.h"
 #include "sim/common/resource.h"
-#include "sim/platforms/platform.pb.h"
+#include "platforms/platform.pb.h"
 #include "sim/trace/report.pb.h"
 
 namespace pto::sim {
@@ -46,7 +46,7 @@ class UrmaEngine : public sc_core::sc_module, public UrmaPort {
 
   SC_HAS_PROCESS(UrmaEngine);
   UrmaEngine(sc_core::sc_module_name name, int chip, int chips,
-             const Platform& platform, MemorySystem* mem);
+             const platforms::Platform& platform, MemorySystem* mem);
 
   // Core side. A full SQ blocks the poster until the engine fetches a WQE.
   bool SqFull(int peer) const override;
@@ -96,7 +96,7 @@ class UrmaEngine : public sc_core::sc_module, public UrmaPort {
   void Retire();
 
   int chip_;
-  const Platform& p_;
+  const platforms::Platform& p_;
   MemorySystem* mem_;
   uint32_t sq_depth_;
   uint32_t cq_depth_;

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "benchmark/benchmark.h"
-#include "sim/platforms/platform.h"
+#include "platforms/platform.h"
 #include "sim/system/isolated_run.h"
 #include "sim/system/system.h"
 #include "sim/system/test_kernels.h"
@@ -82,7 +82,7 @@ void BM_AllToAll(benchmark::State& state) {
   // busbw = algbw * (n-1)/n with algbw = n*m / t (anchors.md §3.1); bounds:
   // full mesh, direct routing (anchors.md §3.3), T >= alpha + m / b, and the
   // beta-only busbw <= (n-1) * b (testing/benchmarks/collective_metrics.h).
-  const absl::StatusOr<Platform> platform = LoadPlatform("a2a3");
+  const absl::StatusOr<platforms::Platform> platform = platforms::LoadPlatform("a2a3");
   if (!platform.ok()) {
     state.SkipWithError(std::string(platform.status().message()).c_str());
     return;

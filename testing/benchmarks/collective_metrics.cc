@@ -8,7 +8,7 @@
 
 namespace pto::bench {
 
-LinkModel LinkModelOf(const sim::Platform& platform) {
+LinkModel LinkModelOf(const platforms::Platform& platform) {
   LinkModel m;
   m.alpha_s = (2 * platform.fabric().hop_latency_ns() + platform.gm().atomic_ns() +
                platform.gm().latency_ns()) *

@@ -25,7 +25,7 @@ struct LinkModel {
   double alpha_s = 0;
   double link_bytes_per_s = 0;  // one link, one direction
 };
-LinkModel LinkModelOf(const sim::Platform& platform);
+LinkModel LinkModelOf(const platforms::Platform& platform);
 
 // NCCL's all-to-all bus bandwidth: algbw * (n-1)/n with algbw = n*m/t, i.e.
 // the mean bytes a rank sends to its peers (self excluded) over the time.

@@ -21,7 +21,7 @@ sim::TaskStat Task(int chip, int run, const std::string& kernel, int64_t start, 
 }
 
 TEST(CollectiveMetricsTest, LinkModelComesFromThePlatform) {
-  sim::Platform p;
+  platforms::Platform p;
   p.mutable_fabric()->set_hop_latency_ns(1000);
   p.mutable_fabric()->set_link_bandwidth_gbps(56);
   p.mutable_gm()->set_atomic_ns(100);

@@ -1,14 +1,11 @@
-#include "sim/platforms/platform.h"
+#include "platforms/platform.h"
 
 #include <google/protobuf/text_format.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
-// Generated from the textprotos by the embed genrule.
-extern const char kPlatformA2a3[];
-extern const char kPlatformA5[];
-
-namespace pto::sim {
+namespace pto::platforms {
 namespace {
 
 absl::Status Invalid(const std::string& platform, const std::string& what) {
@@ -100,10 +97,26 @@ absl::StatusOr<Platform> ParsePlatform(const std::string& text) {
 }
 
 absl::StatusOr<Platform> LoadPlatform(const std::string& name) {
-  if (name == "a2a3") return ParsePlatform(kPlatformA2a3);
-  if (name == "a5") return ParsePlatform(kPlatformA5);
-  return absl::NotFoundError(
-      absl::StrCat("unknown platform '", name, "' (known: a2a3, a5)"));
+  for (int i = 0; i < internal::kNumEmbeddedPlatforms; ++i) {
+    const internal::EmbeddedPlatform& e = internal::kEmbeddedPlatforms[i];
+    if (name != e.name) continue;
+    absl::StatusOr<Platform> p = ParsePlatform(e.text);
+    if (p.ok() && p->name() != name) {
+      return absl::InternalError(absl::StrCat("platforms/", name,
+                                              ".textproto names itself '", p->name(), "'"));
+    }
+    return p;
+  }
+  return absl::NotFoundError(absl::StrCat("unknown platform '", name, "' (known platforms: ",
+                                          absl::StrJoin(PlatformNames(), ", "), ")"));
 }
 
-}  // namespace pto::sim
+std::vector<std::string> PlatformNames() {
+  std::vector<std::string> names;
+  for (int i = 0; i < internal::kNumEmbeddedPlatforms; ++i) {
+    names.push_back(internal::kEmbeddedPlatforms[i].name);
+  }
+  return names;
+}
+
+}  // namespace pto::platforms

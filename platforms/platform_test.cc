@@ -1,8 +1,8 @@
-#include "sim/platforms/platform.h"
+#include "platforms/platform.h"
 
 #include "gtest/gtest.h"
 
-namespace pto::sim {
+namespace pto::platforms {
 namespace {
 
 TEST(PlatformTest, A2a3HasTheDocumentedFigures) {
@@ -29,8 +29,19 @@ TEST(PlatformTest, A5HasTheDocumentedFigures) {
   EXPECT_EQ(p->urma().max_wqe_bytes(), 256u << 20);
 }
 
-TEST(PlatformTest, UnknownNameIsNotFound) {
-  EXPECT_EQ(LoadPlatform("tpu").status().code(), absl::StatusCode::kNotFound);
+TEST(PlatformTest, UnknownNameIsNotFoundAndListsTheKnownOnes) {
+  absl::Status s = LoadPlatform("tpu").status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(s.message(), "unknown platform 'tpu' (known platforms: a2a3, a5)");
+}
+
+TEST(PlatformTest, EveryBuiltInPlatformLoads) {
+  EXPECT_EQ(PlatformNames(), (std::vector<std::string>{"a2a3", "a5"}));
+  for (const std::string& name : PlatformNames()) {
+    absl::StatusOr<Platform> p = LoadPlatform(name);
+    ASSERT_TRUE(p.ok()) << name << ": " << p.status();
+    EXPECT_EQ(p->name(), name);
+  }
 }
 
 TEST(PlatformTest, SyntaxErrorIsReported) {
@@ -56,4 +67,4 @@ TEST(PlatformTest, ValidationNamesTheBadField) {
 }
 
 }  // namespace
-}  // namespace pto::sim
+}  // namespace pto::platforms

@@ -1,0 +1,43 @@
+#include "compiler/passes/target.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "platforms/platform.h"
+
+namespace pto::passes {
+namespace {
+
+// The compiler keeps no copy of platform facts: every field comes from
+// platforms/<name>.textproto, so a changed platform changes the Target.
+TEST(TargetTest, EveryBuiltInPlatformComesFromItsTextproto) {
+  for (const std::string& name : platforms::PlatformNames()) {
+    absl::StatusOr<platforms::Platform> p = platforms::LoadPlatform(name);
+    ASSERT_TRUE(p.ok()) << p.status();
+    absl::StatusOr<Target> t = TargetForPlatform(name);
+    ASSERT_TRUE(t.ok()) << t.status();
+    EXPECT_EQ(t->platform, name);
+    EXPECT_EQ(t->aiv_cores, static_cast<int64_t>(p->aiv_cores()));
+    EXPECT_EQ(t->urma, p->urma().present());
+  }
+}
+
+TEST(TargetTest, A2a3AndA5) {
+  absl::StatusOr<Target> a2a3 = TargetForPlatform("a2a3");
+  ASSERT_TRUE(a2a3.ok());
+  EXPECT_EQ(a2a3->aiv_cores, 48);
+  EXPECT_FALSE(a2a3->urma);
+  EXPECT_THAT(a2a3->urma_platforms, testing::ElementsAre("a5"));
+  absl::StatusOr<Target> a5 = TargetForPlatform("a5");
+  ASSERT_TRUE(a5.ok());
+  EXPECT_EQ(a5->aiv_cores, 72);
+  EXPECT_TRUE(a5->urma);
+}
+
+TEST(TargetTest, UnknownPlatformIsAUsageErrorNamingTheKnownOnes) {
+  absl::Status s = TargetForPlatform("a9").status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "unknown platform 'a9' (known platforms: a2a3, a5)");
+}
+
+}  // namespace
+}  // namespace pto::passes

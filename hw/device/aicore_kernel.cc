@@ -1,0 +1,43 @@
+#include "hw/device/aicore_kernel.h"
+
+#include "absl/strings/str_cat.h"
+#include "runtime/core/device_error.h"
+
+namespace pto::hw {
+
+using ::pto::rt::AclStatus;
+
+absl::StatusOr<AicoreKernel> AicoreKernel::Register(std::string elf) {
+  if (elf.size() < 4 || elf.compare(0, 4, "\x7f" "ELF") != 0) {
+    return absl::InvalidArgumentError("the AICore kernel binary is not an ELF file");
+  }
+  AicoreKernel k;
+  k.elf_ = std::move(elf);
+  rtDevBinary_t bin{};
+  bin.magic = RT_DEV_BINARY_MAGIC_ELF_AIVEC;
+  bin.version = 0;
+  bin.data = k.elf_.data();
+  bin.length = k.elf_.size();
+  if (absl::Status s = AclStatus("rtRegisterAllKernel", rtRegisterAllKernel(&bin, &k.handle_));
+      !s.ok()) {
+    return s;
+  }
+  return k;
+}
+
+absl::Status AicoreKernel::Launch(const platforms::Platform& platform, uint32_t blocks,
+                                  std::vector<int64_t>& args, aclrtStream stream) const {
+  if (blocks == 0 || blocks > platform.aiv_cores()) {
+    return absl::InvalidArgumentError(absl::StrCat("launch of ", blocks, " blocks on ",
+                                                   platform.name(), " (1..", platform.aiv_cores(),
+                                                   " AIV cores)"));
+  }
+  rtArgsEx_t info{};
+  info.args = args.data();
+  info.argsSize = static_cast<uint32_t>(args.size() * sizeof(int64_t));
+  return AclStatus("rtKernelLaunchWithHandleV2",
+                   rtKernelLaunchWithHandleV2(handle_, /*tilingKey=*/0, blocks, &info,
+                                              /*smDesc=*/nullptr, stream, /*cfgInfo=*/nullptr));
+}
+
+}  // namespace pto::hw

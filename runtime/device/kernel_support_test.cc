@@ -1,0 +1,152 @@
+#include "runtime/device/kernel_support.h"
+
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "runtime/device/memory_core.h"
+
+namespace pto::kernels::internal {
+namespace {
+
+using pto::testing::MemoryCore;
+using pto::testing::MemoryCoreFault;
+
+template <typename T>
+TensorDesc Desc(std::vector<T>& v, std::vector<uint64_t> shape) {
+  TensorDesc t{};
+  t.addr = reinterpret_cast<uint64_t>(v.data());
+  t.bytes = v.size() * sizeof(T);
+  t.elem_bytes = sizeof(T);
+  t.ndims = static_cast<uint32_t>(shape.size());
+  for (size_t k = 0; k < shape.size(); ++k) t.shape[k] = shape[k];
+  return t;
+}
+
+// The fault message a call ends the kernel with ("" if none).
+template <typename F>
+std::string FaultOf(F f) {
+  try {
+    f();
+  } catch (const MemoryCoreFault& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(KernelSupportTest, DimOfAZeroRankDescriptorIsItsElementCount) {
+  MemoryCore core;
+  std::vector<int32_t> v(12);
+  TensorDesc t = Desc(v, {3, 4});
+  EXPECT_EQ(Dim(&t, 0), 3);
+  EXPECT_EQ(Dim(&t, 1), 4);
+  t.ndims = 0;
+  EXPECT_EQ(Dim(&t, 0), 12);
+}
+
+TEST(KernelSupportTest, OffsetIsRowMajorAndFaultsOutsideTheShape) {
+  MemoryCore core;
+  std::vector<float> v(12);
+  TensorDesc t = Desc(v, {3, 4});
+  EXPECT_EQ(Offset(&t, {2, 1}), 9);
+  EXPECT_EQ(FaultOf([&] { Offset(&t, {3, 0}); }), "index out of range");
+  EXPECT_EQ(FaultOf([&] { Offset(&t, {0, -1}); }), "index out of range");
+}
+
+TEST(KernelSupportTest, CheckTensorFaultsWithTheCallersMessage) {
+  MemoryCore core;
+  std::vector<float> v(12);
+  TensorDesc t = Desc(v, {3, 4});
+  EXPECT_EQ(FaultOf([&] { CheckTensor(&t, 2, 4, "k: bad"); }), "");
+  EXPECT_EQ(FaultOf([&] { CheckTensor(&t, 3, 4, "k: bad rank"); }), "k: bad rank");
+  EXPECT_EQ(FaultOf([&] { CheckTensor(&t, 2, 2, "k: bad dtype"); }), "k: bad dtype");
+}
+
+TEST(KernelSupportTest, CopyBoxIsOneTransferWhenContiguousElseOnePerRow) {
+  MemoryCore core;
+  std::vector<int32_t> v(4 * 8);
+  std::iota(v.begin(), v.end(), 0);
+  TensorDesc t = Desc(v, {4, 8});
+  // Rows 1..2, all columns: contiguous in GM.
+  Tile<int32_t> whole = TASSIGN<int32_t>(0, 16);
+  CopyBox(true, whole, &t, {1, 0}, {2, 8});
+  ASSERT_EQ(core.transfers().size(), 1u);
+  EXPECT_EQ(core.transfers()[0].bytes, 16 * 4u);
+  EXPECT_EQ(whole.data[0], 8);
+  EXPECT_EQ(whole.data[15], 23);
+  // Rows 1..3, columns 2..5: one transfer per row.
+  Tile<int32_t> box = TASSIGN<int32_t>(64, 12);
+  CopyBox(true, box, &t, {1, 2}, {3, 4});
+  ASSERT_EQ(core.transfers().size(), 4u);
+  EXPECT_EQ(box.data[0], 10);
+  EXPECT_EQ(box.data[4], 18);
+  EXPECT_EQ(box.data[11], 29);
+  // Stored back shifted by one row.
+  CopyBox(false, box, &t, {0, 2}, {3, 4});
+  EXPECT_EQ(v[2], 10);
+  EXPECT_EQ(v[8 * 2 + 5], 29);
+  EXPECT_EQ(FaultOf([&] { CopyBox(true, box, &t, {2, 2}, {3, 4}); }),
+            "tile box outside the tensor");
+}
+
+TEST(KernelSupportTest, ReshapeKeepsTheElementsAndFaultsOnACountChange) {
+  MemoryCore core;
+  std::vector<float> v(12);
+  TensorDesc t = Desc(v, {3, 4});
+  TensorDesc r = Reshape(&t, {2, 6});
+  EXPECT_EQ(r.ndims, 2u);
+  EXPECT_EQ(r.shape[1], 6u);
+  EXPECT_EQ(r.addr, t.addr);
+  EXPECT_EQ(FaultOf([&] { Reshape(&t, {5, 2}); }), "reshape changes the element count");
+}
+
+TEST(KernelSupportTest, RemoteViewIsTheSameOffsetInThePeersWindow) {
+  MemoryCore core;
+  std::vector<float> win0(64), win1(64);
+  CommContext ctx{};
+  ctx.rankId = 0;
+  ctx.rankNum = 2;
+  ctx.winSize = 64 * sizeof(float);
+  ctx.windowsIn[0] = reinterpret_cast<uint64_t>(win0.data());
+  ctx.windowsIn[1] = reinterpret_cast<uint64_t>(win1.data());
+  std::vector<float> dummy;
+  TensorDesc t{};
+  t.addr = ctx.windowsIn[0] + 16 * sizeof(float);
+  t.bytes = 8 * sizeof(float);
+  t.elem_bytes = sizeof(float);
+  t.ndims = 1;
+  t.shape[0] = 8;
+  TensorDesc r = RemoteView(&ctx, &t, 1);
+  EXPECT_EQ(r.addr, reinterpret_cast<uint64_t>(win1.data() + 16));
+  EXPECT_EQ(FaultOf([&] { RemoteView(&ctx, &t, 2); }), "peer rank out of range");
+  t.addr = ctx.windowsIn[0] + 60 * sizeof(float);
+  EXPECT_EQ(FaultOf([&] { RemoteView(&ctx, &t, 1); }),
+            "a remote access to a tensor outside the communication window");
+}
+
+TEST(KernelSupportTest, CopyGmBoxSkipsACopyOntoItself) {
+  MemoryCore core;
+  std::vector<int32_t> a(16), b(16);
+  std::iota(a.begin(), a.end(), 100);
+  TensorDesc ta = Desc(a, {16});
+  TensorDesc tb = Desc(b, {16});
+  Tile<int32_t> stage = TASSIGN<int32_t>(0, 16);
+  CopyGmBox<int32_t>(false, &tb, {0}, &ta, {0}, {16}, stage);
+  ASSERT_EQ(core.transfers().size(), 1u);
+  EXPECT_EQ(b[15], 115);
+  CopyGmBox<int32_t>(true, &ta, {0}, &ta, {0}, {16}, stage);
+  EXPECT_EQ(core.transfers().size(), 1u);
+}
+
+TEST(KernelSupportTest, FloorDivAndModRoundTowardsMinusInfinity) {
+  EXPECT_EQ(FloorDiv<int64_t>(-7, 2), -4);
+  EXPECT_EQ(FloorDiv<int64_t>(7, 2), 3);
+  EXPECT_EQ(FloorDiv<int64_t>(7, -2), -4);
+  EXPECT_EQ(FloorMod<int64_t>(-7, 2), 1);
+  EXPECT_EQ(FloorMod<int64_t>(7, -2), -1);
+  EXPECT_EQ(FloorMod<int64_t>(6, 3), 0);
+}
+
+}  // namespace
+}  // namespace pto::kernels::internal
