@@ -28,7 +28,6 @@ using ir::StmtPtr;
 using ir::VarPtr;
 
 constexpr std::string_view kAlloc = ops::names::kAllocWindowBuffer;
-using ops::names::kAllReduce;
 using ops::names::kAllToAllV;
 using ops::names::kWindow;
 using ops::names::kWorldSize;
@@ -217,13 +216,10 @@ class HostAnalysis {
       ExprPtr next;
       if (ir::Is<ir::Var>(def)) {
         next = def;
-      } else if (CallPtr c = AsOpCall(def, kAllReduce); c != nullptr && !c->args().empty()) {
-        next = c->args()[0];
-      } else if (CallPtr c = ir::As<ir::Call>(def);
-                 c != nullptr && c->args().size() > 1 &&
-                 (AsOpCall(c, "pld.tensor.all_to_all") || AsOpCall(c, "pld.tensor.allgather") ||
-                  AsOpCall(c, kAllToAllV))) {
-        next = c->args()[1];
+      } else if (CallPtr c = ir::As<ir::Call>(def)) {
+        // A collective's result is the window it aliases (CollectiveDef).
+        const ops::CollectiveDef* coll = ops::FindCollective(c);
+        if (coll != nullptr && coll->alias_arg < c->args().size()) next = c->args()[coll->alias_arg];
       }
       v = ir::Is<ir::Var>(next) ? static_cast<const ir::Var*>(next.get()) : nullptr;
     }
