@@ -20,4 +20,28 @@ absl::StatusOr<int64_t> CalAllToAllVBlocks(int64_t p, int64_t l) {
   return (l / p) * p;   // K = L / P lanes per peer
 }
 
+namespace {
+absl::Status CheckPositive(const char* fn, int64_t p, int64_t l) {
+  if (p <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(fn, ": p (rank count) must be positive, got ", p));
+  }
+  if (l <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(fn, ": l (core_num) must be positive, got ", l));
+  }
+  return absl::OkStatus();
+}
+}  // namespace
+
+absl::StatusOr<int64_t> CalOneShotAllReduceBlocks(int64_t p, int64_t l) {
+  if (absl::Status s = CheckPositive("cal_one_shot_allreduce_blocks", p, l); !s.ok()) return s;
+  return l < p + 1 ? l : p + 1;
+}
+
+absl::StatusOr<int64_t> CalTwoShotAllReduceBlocks(int64_t p, int64_t l) {
+  if (absl::Status s = CheckPositive("cal_two_shot_allreduce_blocks", p, l); !s.ok()) return s;
+  return l < p + 1 ? l : (l / (p + 1)) * (p + 1);
+}
+
 }  // namespace pto

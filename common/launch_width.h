@@ -16,6 +16,15 @@ namespace pto {
 // P <= 0 or L <= 0.
 absl::StatusOr<int64_t> CalAllToAllVBlocks(int64_t p, int64_t l);
 
+// HCCL's AIV launch-width policies that RFC #2521 cites for allreduce, shared
+// by LowerHostTensorCollectives and the HOST entries. One-shot (every rank
+// reads every peer; the mesh allreduce builtin): B = min(L, P + 1). Two-shot
+// (reduce-scatter then allgather, lanes in groups of P + 1):
+// B = L < P + 1 ? L : floor(L / (P + 1)) * (P + 1). InvalidArgument when
+// P <= 0 or L <= 0.
+absl::StatusOr<int64_t> CalOneShotAllReduceBlocks(int64_t p, int64_t l);
+absl::StatusOr<int64_t> CalTwoShotAllReduceBlocks(int64_t p, int64_t l);
+
 }  // namespace pto
 
 #endif  // PTO_COMMON_LAUNCH_WIDTH_H_

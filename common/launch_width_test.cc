@@ -66,5 +66,29 @@ TEST(CalAllToAllVBlocksTest, RejectsNonPositive) {
   }
 }
 
+TEST(AllReduceLaunchWidthTest, OneShotIsMinOfLAndPPlusOne) {
+  const Row rows[] = {{8, 1, 1}, {8, 8, 8}, {8, 9, 9}, {8, 10, 9}, {8, 48, 9},
+                      {2, 2, 2}, {2, 3, 3}, {2, 7, 3}, {4, 4, 4}, {4, 16, 5}};
+  for (const Row& r : rows) {
+    EXPECT_EQ(*CalOneShotAllReduceBlocks(r.p, r.l), r.b) << "P=" << r.p << " L=" << r.l;
+  }
+}
+
+TEST(AllReduceLaunchWidthTest, TwoShotIsWholeGroupsOfPPlusOne) {
+  const Row rows[] = {{8, 1, 1},   {8, 8, 8},   {8, 9, 9},  {8, 17, 9},
+                      {8, 18, 18}, {8, 48, 45}, {2, 2, 2},  {2, 5, 3},
+                      {2, 6, 6},   {4, 16, 15}, {4, 4, 4},  {4, 5, 5}};
+  for (const Row& r : rows) {
+    EXPECT_EQ(*CalTwoShotAllReduceBlocks(r.p, r.l), r.b) << "P=" << r.p << " L=" << r.l;
+  }
+}
+
+TEST(AllReduceLaunchWidthTest, NonPositiveArgumentsAreRejected) {
+  EXPECT_EQ(CalOneShotAllReduceBlocks(0, 4).status().message(),
+            "cal_one_shot_allreduce_blocks: p (rank count) must be positive, got 0");
+  EXPECT_EQ(CalTwoShotAllReduceBlocks(4, -1).status().message(),
+            "cal_two_shot_allreduce_blocks: l (core_num) must be positive, got -1");
+}
+
 }  // namespace
 }  // namespace pto

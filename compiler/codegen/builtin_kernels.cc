@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ir/visitor.h"
+#include "compiler/ops/collective_def.h"
 #include "compiler/ops/op_registry.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
@@ -180,9 +181,13 @@ absl::StatusOr<BuiltinVariant> HostBuiltinVariant(const ir::CallPtr& call) {
   BuiltinVariant v;
   v.op_name = def->name;
   v.template_dir = def->template_dir;
+  const ops::CollectiveDef* coll = ops::FindCollectiveByBuiltin(short_name);
+  if (coll == nullptr) {
+    return InternalErrorF(call->span(), op, " names no collective's HOST builtin");
+  }
   // barrier carries no data; S0 names and renders it as fp32 (§3.11).
   ir::DataType dtype =
-      short_name == "barrier"
+      !coll->DTypes(ops::CollectiveRail::kHost).has_value()
           ? ir::DataType::kFP32
           : ir::GetAttr<ir::DataType>(call->kwargs(), "dtype").value_or(ir::DataType::kFP32);
   std::optional<std::string_view> cpp = DTypeCpp(dtype);
@@ -192,16 +197,15 @@ absl::StatusOr<BuiltinVariant> HostBuiltinVariant(const ir::CallPtr& call) {
   }
   const std::string dtype_suffix = Lower(ir::DataTypeName(dtype));
   std::string suffixes;
-  if (short_name == "allreduce" || short_name == "allreduce_ring" ||
-      short_name == "reduce_scatter") {
-    static constexpr std::string_view kReduceNames[] = {"sum", "max", "min", "prod"};
+  if (!coll->ReduceOps(ops::CollectiveRail::kHost).empty()) {
     int64_t reduce = ir::GetAttr<int64_t>(call->kwargs(), "op").value_or(0);
-    if (reduce < 0 || reduce > 3) {
+    if (ops::ReduceOpName(reduce).empty()) {
       return InternalErrorF(call->span(), op, " op ", reduce,
                             " outside [0, 3] (its deducer checks it)");
     }
-    suffixes = pto::StrCat("__", kReduceNames[reduce]);
-  } else if (short_name == "broadcast") {
+    suffixes = pto::StrCat("__", ops::ReduceOpName(reduce));
+    v.vars["reduce_op"] = std::string(ops::ReduceOpName(reduce));
+  } else if (coll->has_root) {
     int64_t root = ir::GetAttr<int64_t>(call->kwargs(), "root").value_or(0);
     suffixes = pto::StrCat("__root", root);
     v.vars["root_cpp"] = pto::StrCat(root);

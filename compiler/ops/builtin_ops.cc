@@ -59,11 +59,14 @@ absl::StatusOr<DataType> DTypeMatches(const CallSite& s, const DT& data, std::st
   return dt;
 }
 
-absl::Status CheckReduceOp(const CallSite& s, std::string_view op, bool sum_only) {
+// The reduce ops the HOST kernel of `collective` implements (CollectiveDef).
+absl::Status CheckReduceOp(const CallSite& s, std::string_view op, std::string_view collective) {
   int64_t v = ir::GetAttr<int64_t>(s.kwargs, "op").value_or(0);
   if (v < 0 || v > 3) return UserErrorF(s.span, op, " op must be in [0, 3] (Sum..Prod), got ", v);
-  if (sum_only && v != 0) return UserErrorF(s.span, op, " supports only op=Sum (0), got ", v);
-  return absl::OkStatus();
+  for (ReduceOp r : FindCollectiveByBuiltin(collective)->ReduceOps(CollectiveRail::kHost)) {
+    if (static_cast<int64_t>(r) == v) return absl::OkStatus();
+  }
+  return UserErrorF(s.span, op, " does not support op ", ReduceOpName(v));
 }
 
 // [NR] or [NR, 1] signal of allgather / all_to_all.
@@ -91,7 +94,7 @@ absl::StatusOr<ir::TypePtr> DeduceAllreduce(const CallSite& s) {
                         core_num, ")");
     }
   }
-  RETURN_IF_ERROR(CheckReduceOp(s, op, false));
+  RETURN_IF_ERROR(CheckReduceOp(s, op, "allreduce"));
   RETURN_IF_ERROR(DTypeMatches(s, a[0], op, "allreduce").status());
   return s.args[0]->type();
 }
@@ -124,7 +127,7 @@ absl::StatusOr<ir::TypePtr> DeduceAllreduceRing(const CallSite& s) {
                         *nr, ")");
     }
   }
-  RETURN_IF_ERROR(CheckReduceOp(s, op, true));
+  RETURN_IF_ERROR(CheckReduceOp(s, op, "allreduce_ring"));
   RETURN_IF_ERROR(DTypeMatches(s, a[0], op, "allreduce_ring").status());
   return s.args[0]->type();
 }
@@ -153,7 +156,7 @@ absl::StatusOr<ir::TypePtr> DeduceReduceScatter(const CallSite& s) {
     return UserErrorF(s.span, op, " target must be rank-2 [NR, SIZE]");
   }
   RETURN_IF_ERROR(CheckSignal(s, a[1], op, 1));
-  RETURN_IF_ERROR(CheckReduceOp(s, op, true));
+  RETURN_IF_ERROR(CheckReduceOp(s, op, "reduce_scatter"));
   RETURN_IF_ERROR(DTypeMatches(s, a[0], op, "reduce_scatter").status());
   return s.args[0]->type();
 }
@@ -221,7 +224,7 @@ void RegisterBuiltinOps(OpRegistry& r) {
     def.category = OpCategory::kBuiltinOp;
     def.effects = e.effects;
     def.internal_only = true;
-    def.template_dir = pto::StrCat(":pypto.runtime.builtins.collectives.", e.short_name);
+    def.template_dir = FindCollectiveByBuiltin(e.short_name)->TemplateDir();
     def.deduce = e.deduce;
     r.Register(std::move(def));
   }

@@ -119,36 +119,11 @@ absl::StatusOr<ir::DataType> DTypeKwarg(const CallSite& site, std::string_view k
 
 namespace pto::ops {
 
-std::string_view CollectiveRailName(CollectiveRail rail) {
-  switch (rail) {
-    case CollectiveRail::kInCore:
-      return "InCore";
-    case CollectiveRail::kHost:
-      return "HOST";
-    case CollectiveRail::kChip:
-      return "CHIP";
-  }
-  return "?";
-}
-
 std::optional<std::vector<ir::DataType>> CollectiveDTypes(CollectiveRail rail, std::string_view c) {
-  using ir::DataType;
-  const std::vector<DataType> fp = {DataType::kFP16, DataType::kFP32};
-  const std::vector<DataType> fp32 = {DataType::kFP32};
-  const std::vector<DataType> a2av = {DataType::kFP32, DataType::kInt8};
-  switch (rail) {
-    case CollectiveRail::kInCore:
-      if (c == "allreduce" || c == "allreduce_ring") return fp;
-      return std::nullopt;  // whatever the point-to-point primitives accept
-    case CollectiveRail::kHost:
-      if (c == "allreduce") return fp;
-      if (c == "all_to_all_v") return a2av;
-      return fp32;
-    case CollectiveRail::kChip:
-      if (c == "all_to_all_v") return a2av;
-      return std::vector<DataType>{};
-  }
-  return std::nullopt;
+  const CollectiveDef* def = FindCollectiveByBuiltin(c);
+  if (def == nullptr) return std::nullopt;
+  if (!def->OnRail(rail)) return std::vector<ir::DataType>{};
+  return def->DTypes(rail);
 }
 
 absl::Status CheckCollectiveDType(CollectiveRail rail, std::string_view collective,

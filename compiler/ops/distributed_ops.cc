@@ -186,6 +186,27 @@ absl::Status ReduceOpKwarg(const CallSite& s, std::string_view op) {
   return absl::OkStatus();
 }
 
+// The operand's dtype is one some rail of the collective accepts; each rail's
+// pass checks its own list.
+absl::Status DTypeOnSomeRail(const CallSite& s, size_t i, std::string_view op) {
+  const CollectiveDef* def = FindCollective(op);
+  ir::DataType dt = ir::AsTensorTypeLike(s.args[i]->type())->dtype();
+  std::string list;
+  for (CollectiveRail rail : {CollectiveRail::kInCore, CollectiveRail::kHost}) {
+    const std::optional<std::vector<ir::DataType>>& allowed = def->DTypes(rail);
+    if (!def->OnRail(rail)) continue;
+    if (!allowed) return absl::OkStatus();
+    for (ir::DataType d : *allowed) {
+      if (d == dt) return absl::OkStatus();
+      if (list.find(ir::DataTypeName(d)) == std::string::npos) {
+        list += pto::StrCat(list.empty() ? "" : ", ", ir::DataTypeName(d));
+      }
+    }
+  }
+  return UserErrorF(ArgSpan(s, i), op, " target dtype must be one of ", list, ", got ",
+                    ir::DataTypeName(dt));
+}
+
 // Runs the generic operand checks, then `more`.
 TypeDeducer With(TypeDeducer base, std::function<absl::Status(const CallSite&)> more) {
   return [=](const CallSite& s) -> absl::StatusOr<TypePtr> {
@@ -197,11 +218,7 @@ TypeDeducer With(TypeDeducer base, std::function<absl::Status(const CallSite&)> 
 
 absl::Status CheckAllreduce(const CallSite& s) {
   constexpr std::string_view op = "pld.tensor.allreduce";
-  auto t = ir::AsTensorTypeLike(s.args[0]->type());
-  if (t->dtype() != ir::DataType::kFP16 && t->dtype() != ir::DataType::kFP32) {
-    return UserErrorF(ArgSpan(s, 0), op, " target dtype must be FP16 or FP32, got ",
-                      ir::DataTypeName(t->dtype()));
-  }
+  RETURN_IF_ERROR(DTypeOnSomeRail(s, 0, op));
   if (s.args.size() == 2) RETURN_IF_ERROR(Int32Signal(s, 1, op));
   if (s.args.size() == 1 && ir::GetAttr<std::string>(s.kwargs, "mode") == "ring") {
     return UserErrorF(s.span, op,
@@ -219,11 +236,8 @@ absl::Status CheckAllreduce(const CallSite& s) {
 
 absl::Status CheckReduceScatter(const CallSite& s) {
   constexpr std::string_view op = "pld.tensor.reduce_scatter";
+  // Which ops a rail lowers is the rail's check (CollectiveDef::reduce_ops).
   RETURN_IF_ERROR(ReduceOpKwarg(s, op));
-  if (ir::GetAttr<int64_t>(s.kwargs, "op").value_or(0) != 0) {
-    return UserErrorF(s.span, op,
-                      " supports only op=Sum; Max / Min / Prod lowerings are not yet implemented");
-  }
   if (ir::AsTensorTypeLike(s.args[0]->type())->shape().size() != 2) {
     return UserErrorF(ArgSpan(s, 0), op, " target must be rank-2 [NR, SIZE]");
   }
@@ -327,11 +341,12 @@ absl::Status CheckAllToAllV(const CallSite& s) {
                         ") must equal signal dim 0 (NR = ", *nr, ")");
     }
   }
-  if (s.args.size() == 6 && ir::FindAttr(s.kwargs, "core_num") != nullptr) {
-    return UserErrorF(s.span, op, " core_num given both as the 6th argument and as a kwarg");
-  }
+  // MakeCall moved a 6th positional core_num here (NormalizeCoreNum); a
+  // dynamic one is a scalar expression the HOST entry checks at run time.
   if (const ir::AttrValue* c = ir::FindAttr(s.kwargs, "core_num")) {
-    if (!std::holds_alternative<int64_t>(*c) || std::get<int64_t>(*c) <= 0) {
+    const ir::ExprPtr* e = std::get_if<ir::ExprPtr>(c);
+    bool scalar = e != nullptr && *e != nullptr && ir::Is<ir::ScalarType>((*e)->type());
+    if (!scalar && (!std::holds_alternative<int64_t>(*c) || std::get<int64_t>(*c) <= 0)) {
       return UserErrorF(s.span, op, " core_num must be a positive int");
     }
   }

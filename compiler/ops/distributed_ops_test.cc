@@ -144,8 +144,11 @@ TEST(DistributedOpsTest, AllreduceRules) {
             "got Tensor[FP32]");
   EXPECT_EQ(Check(kData + ", s: " + DT("[2, 1]", "FP32"), "d = pld.tensor.allreduce(d, s)"),
             "7:13: pld.tensor.allreduce signal must be INT32, got FP32");
-  EXPECT_EQ(Check(", i: " + DT("[8]", "INT32") + kSig, "i = pld.tensor.allreduce(i, s)"),
-            "7:13: pld.tensor.allreduce target dtype must be FP16 or FP32, got INT32");
+  // The union of the rails' lists (CollectiveDef); each rail checks its own.
+  EXPECT_EQ(Check(", i: " + DT("[8]", "INT32") + kSig, "i = pld.tensor.allreduce(i, s)"), "ok");
+  EXPECT_EQ(Check(", i: " + DT("[8]", "INT64") + kSig, "i = pld.tensor.allreduce(i, s)"),
+            "7:13: pld.tensor.allreduce target dtype must be one of FP16, FP32, INT32, INT8, "
+            "got INT64");
 }
 
 TEST(DistributedOpsTest, BarrierBroadcastReduceScatterRules) {
@@ -154,9 +157,11 @@ TEST(DistributedOpsTest, BarrierBroadcastReduceScatterRules) {
             "7:13: pld.tensor.barrier signal must be INT32, got FP32");
   EXPECT_EQ(Check(kData + kSig, "d = pld.tensor.broadcast(d, s, root=-1)"),
             "7:13: pld.tensor.broadcast root must be >= 0, got -1");
-  EXPECT_EQ(Check(kData + kSig, "d = pld.tensor.reduce_scatter(d, s, op=1)"),
-            "7:13: pld.tensor.reduce_scatter supports only op=Sum; Max / Min / Prod lowerings are "
-            "not yet implemented");
+  // Which ops run is the rail's check: the HOST kernel takes all four.
+  EXPECT_EQ(Check(kData + kSig, "d = pld.tensor.reduce_scatter(d, s, op=1)"), "ok");
+  EXPECT_EQ(Check(kData + kSig, "d = pld.tensor.reduce_scatter(d, s, op=4)"),
+            "7:13: pld.tensor.reduce_scatter op must be a ReduceOp in [0, 3] (Sum, Max, Min, "
+            "Prod), got 4");
   EXPECT_EQ(Check(", v: " + DT("[8]", "FP32") + kSig, "v = pld.tensor.reduce_scatter(v, s)"),
             "7:13: pld.tensor.reduce_scatter target must be rank-2 [NR, SIZE]");
 }
@@ -375,12 +380,13 @@ TEST(BuiltinOpsTest, ExtraChecks) {
   EXPECT_EQ(Check(kData + ", s: " + DT("[35, 18]", "INT32"),
                   "builtin.tensor.allreduce_ring(d, s, op=0, dtype=pl.FP32)"),
             at + "allreduce_ring supports at most 16 ranks, got 18");
+  // Our ring kernel reduces with every op and element type (CollectiveDef).
   EXPECT_EQ(Check(kData + ", s: " + DT("[7, 4]", "INT32"),
                   "builtin.tensor.allreduce_ring(d, s, op=1, dtype=pl.FP32)"),
-            at + "allreduce_ring supports only op=Sum (0), got 1");
-  EXPECT_EQ(Check(", h: " + DT("[8, 64]", "FP16") + ", s: " + DT("[7, 4]", "INT32"),
-                  "builtin.tensor.allreduce_ring(h, s, op=0, dtype=pl.FP16)"),
-            at + "allreduce_ring supports FP32 on the HOST rail, got FP16");
+            "ok");
+  EXPECT_EQ(Check(", h: " + DT("[8, 64]", "FP64") + ", s: " + DT("[7, 4]", "INT32"),
+                  "builtin.tensor.allreduce_ring(h, s, op=0, dtype=pl.FP64)"),
+            at + "allreduce_ring supports FP32, FP16, INT32, INT8 on the HOST rail, got FP64");
   EXPECT_EQ(Check(kData + kSig, "builtin.tensor.allreduce(d, s, op=0, dtype=pl.FP32, core_num=0)"),
             at + "allreduce core_num must be positive, got 0");
   EXPECT_EQ(Check(", n: pl.Scalar[pl.INDEX], v: " + DT("[n, 64]", "FP32") +
@@ -432,10 +438,13 @@ TEST(BuiltinOpsTest, ExtraChecks) {
             at + "barrier signal must be rank-1 [world_size], got rank 2");
   EXPECT_EQ(Check(", t: " + DT("[2, 64]", "FP32") + ", s: " + DT("[2]", "INT32"),
                   "builtin.tensor.reduce_scatter(t, s, op=2, dtype=pl.FP32)"),
-            at + "reduce_scatter supports only op=Sum (0), got 2");
+            "ok");
   EXPECT_EQ(Check(", t: " + DT("[2, 64]", "INT8") + ", s: " + DT("[2]", "INT32"),
                   "builtin.tensor.broadcast(t, s, root=0, dtype=pl.INT8)"),
-            at + "broadcast supports FP32 on the HOST rail, got INT8");
+            "ok");
+  EXPECT_EQ(Check(", t: " + DT("[2, 64]", "UINT16") + ", s: " + DT("[2]", "INT32"),
+                  "builtin.tensor.broadcast(t, s, root=0, dtype=pl.UINT16)"),
+            at + "broadcast supports FP32, FP16, INT32, INT8 on the HOST rail, got UINT16");
   EXPECT_EQ(Check(", i: " + DT("[8, 64]", "INT8") + ", t: " + DT("[8, 64]", "INT8") + ", s: " + kS +
                       ", c: " + DT("[2]", "INT32") + ", r: " + kRc,
                   "builtin.tensor.all_to_all_v(i, t, s, c, r, dtype=pl.INT8)"),
@@ -448,10 +457,13 @@ TEST(BuiltinOpsTest, ExtraChecks) {
 
 TEST(CollectiveDTypesTest, AllowlistsPerRail) {
   using R = CollectiveRail;
-  EXPECT_EQ(CollectiveDTypes(R::kHost, "allreduce"),
-            (std::vector<DataType>{DataType::kFP16, DataType::kFP32}));
-  EXPECT_EQ(CollectiveDTypes(R::kHost, "allreduce_ring"), std::vector<DataType>{DataType::kFP32});
-  EXPECT_EQ(CollectiveDTypes(R::kHost, "barrier"), std::vector<DataType>{DataType::kFP32});
+  const std::vector<DataType> host = {DataType::kFP32, DataType::kFP16, DataType::kInt32,
+                                      DataType::kInt8};
+  EXPECT_EQ(CollectiveDTypes(R::kHost, "allreduce"), host);
+  EXPECT_EQ(CollectiveDTypes(R::kHost, "allreduce_ring"), host);
+  EXPECT_EQ(CollectiveDTypes(R::kHost, "broadcast"), host);
+  EXPECT_EQ(CollectiveDTypes(R::kHost, "barrier"), std::nullopt);  // no data
+  EXPECT_EQ(CollectiveDTypes(R::kChip, "indexed_all_to_all_v"), std::nullopt);  // no builtin
   EXPECT_EQ(CollectiveDTypes(R::kHost, "all_to_all_v"),
             (std::vector<DataType>{DataType::kFP32, DataType::kInt8}));
   EXPECT_EQ(CollectiveDTypes(R::kInCore, "allreduce_ring"),

@@ -72,6 +72,7 @@ absl::StatusOr<ir::CallPtr> OpRegistry::MakeCall(std::string_view name,
                                                  const Span& span) const {
   const OpDef* def = Find(name);
   if (def == nullptr) return UserErrorF(span, "unknown operator '", name, "'");
+  RETURN_IF_ERROR(NormalizeCoreNum(def->name, args, kwargs, span));
   ASSIGN_OR_RETURN(ir::TypePtr type, def->deduce(CallSite{args, kwargs, span}));
   return std::make_shared<const ir::Call>(def->op, std::move(args), std::move(kwargs),
                                           std::move(attrs), std::move(type), span);

@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "compiler/ir/expr.h"
+#include "compiler/ops/collective_def.h"
 #include "compiler/ops/op_signature.h"
 
 namespace pto::ops {
@@ -85,12 +86,10 @@ class OpRegistry {
   absl::flat_hash_map<std::string, const OpDef*> by_name_;
 };
 
-// The collective rails of spec §2.6 and their dtype allowlists.
-enum class CollectiveRail { kInCore, kHost, kChip };
-std::string_view CollectiveRailName(CollectiveRail rail);
-// Dtypes `collective` ("allreduce" (mesh), "allreduce_ring", "reduce_scatter",
-// "broadcast", "allgather", "all_to_all", "barrier", "all_to_all_v") accepts
-// on `rail`: nullopt = any dtype, empty = not supported on that rail.
+// Dtypes the collective whose HOST builtin is `collective` ("allreduce" (mesh),
+// "allreduce_ring", "reduce_scatter", "broadcast", "allgather", "all_to_all",
+// "barrier", "all_to_all_v") accepts on `rail`, from its CollectiveDef:
+// nullopt = any dtype, empty = not supported on that rail.
 std::optional<std::vector<ir::DataType>> CollectiveDTypes(CollectiveRail rail,
                                                           std::string_view collective);
 // Located user error "<op> supports FP32 on the HOST rail, got FP16" (or "is not

@@ -5,15 +5,11 @@
 
 #include "compiler/ir/type.h"
 #include "compiler/ir/visitor.h"
+#include "compiler/ops/collective_def.h"
 
 namespace pto::passes {
 
-bool IsManagedCollectiveOp(std::string_view n) {
-  return n == "pld.tensor.allreduce" || n == "pld.tensor.barrier" || n == "pld.tensor.broadcast" ||
-         n == "pld.tensor.reduce_scatter" || n == "pld.tensor.allgather" ||
-         n == "pld.tensor.all_to_all" || n == "pld.tensor.all_to_all_v" ||
-         n == "pld.tensor.indexed_all_to_all_v";
-}
+bool IsManagedCollectiveOp(std::string_view n) { return ops::FindCollective(n) != nullptr; }
 
 ir::FunctionPtr CalleeOf(const ir::Program& program, const ir::Call& call) {
   if (call.op() == nullptr || call.op()->kind() != ir::NodeKind::kGlobalVar) return nullptr;

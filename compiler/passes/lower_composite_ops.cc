@@ -11,6 +11,7 @@
 
 #include "compiler/ir/builder.h"
 #include "compiler/ir/mutator.h"
+#include "compiler/ops/op_names.h"
 #include "compiler/ops/op_registry.h"
 #include "compiler/passes/function_rewrite.h"
 #include "compiler/support/diagnostics.h"
@@ -36,22 +37,44 @@ constexpr int64_t kAtomicNone = 0;
 // Physical UB tile budget of one staged chunk.
 constexpr int64_t kUbChunkBytes = 16 * 1024;
 
-constexpr std::string_view kAllReduce = "pld.tensor.allreduce";
-constexpr std::string_view kBarrier = "pld.tensor.barrier";
-constexpr std::string_view kBroadcast = "pld.tensor.broadcast";
-constexpr std::string_view kReduceScatter = "pld.tensor.reduce_scatter";
-constexpr std::string_view kAllGather = "pld.tensor.allgather";
-constexpr std::string_view kAllToAll = "pld.tensor.all_to_all";
-constexpr std::string_view kAllToAllV = "pld.tensor.all_to_all_v";
+using ops::names::kAllGather;
+using ops::names::kAllReduce;
+using ops::names::kAllToAll;
+using ops::names::kAllToAllV;
+using ops::names::kBarrier;
+using ops::names::kBroadcast;
+using ops::names::kReduceScatter;
 
-// IsManagedTensorCollective: the collectives the managed rails own and this
-// pass expands in kernel bodies.
+// IsManagedTensorCollective: the collectives this pass expands in kernel
+// bodies, those whose CollectiveDef lists the InCore rail.
 bool IsManagedTensorCollective(std::string_view name) {
-  for (std::string_view n :
-       {kAllReduce, kBarrier, kBroadcast, kReduceScatter, kAllGather, kAllToAll, kAllToAllV}) {
-    if (n == name) return true;
+  const ops::CollectiveDef* def = ops::FindCollective(name);
+  return def != nullptr && def->OnRail(ops::CollectiveRail::kInCore);
+}
+
+// The InCore dtypes and reduce ops of the call's CollectiveDef.
+absl::Status CheckInCoreRail(const CallPtr& call) {
+  const ops::CollectiveDef* def = ops::FindCollective(call);
+  constexpr ops::CollectiveRail kRail = ops::CollectiveRail::kInCore;
+  const std::vector<ops::ReduceOp>& reduce = def->ReduceOps(kRail);
+  if (!reduce.empty()) {
+    int64_t op = ir::GetAttr<int64_t>(call->kwargs(), "op").value_or(0);
+    bool ok = false;
+    std::string list;
+    for (ops::ReduceOp r : reduce) {
+      ok = ok || static_cast<int64_t>(r) == op;
+      pto::StrAppend(&list, list.empty() ? "" : ", ", ops::ReduceOpName(static_cast<int64_t>(r)));
+    }
+    if (!ok) {
+      return UserErrorF(call->span(), def->op, " on the InCore rail supports op ", list,
+                        ", got ", ops::ReduceOpName(op));
+    }
   }
-  return false;
+  // A malformed call is left to its rule's arity checks.
+  if (def->alias_arg >= call->args().size()) return absl::OkStatus();
+  auto data = ir::AsTensorTypeLike(call->args()[def->alias_arg]->type());
+  if (data == nullptr) return absl::OkStatus();
+  return ops::CheckCollectiveDType(kRail, def->builtin, data->dtype(), def->op, call->span());
 }
 
 CallPtr AsCollectiveCall(const ExprPtr& e) {
@@ -331,22 +354,15 @@ ExprPtr Stage(Emitter& em, const ExprPtr& shape, DataType dtype) {
 ExprPtr LowerAllToAllV(Emitter& em, const CallPtr& call) {
   const std::vector<ExprPtr>& a = call->args();
   const Span& span = call->span();
-  if (a.size() != 5 && a.size() != 6) {
+  if (a.size() != 5) {
     em.Fail(InternalErrorF(span,
-                           "pld.tensor.all_to_all_v expects 6 args (input, target, signal, "
-                           "send_counts, recv_counts, core_num), got ",
+                           "pld.tensor.all_to_all_v expects 5 args (input, target, signal, "
+                           "send_counts, recv_counts; core_num as a kwarg), got ",
                            a.size()));
     return nullptr;
   }
-  // core_num is the 6th positional arg of the IR op; the parser keeps the
-  // DSL keyword `core_num=` as a kwarg, so both spellings are read.
-  std::optional<int64_t> core_num = 1;
-  if (a.size() == 6) {
-    core_num = ir::GetConstInt(a[5]);
-  } else if (const ir::AttrValue* kw = ir::FindAttr(call->kwargs(), "core_num")) {
-    core_num =
-        std::holds_alternative<int64_t>(*kw) ? std::optional(std::get<int64_t>(*kw)) : std::nullopt;
-  }
+  std::optional<int64_t> core_num =
+      ops::CollectiveCoreNum(*ops::FindCollective(kAllToAllV), *call).value;
   if (!core_num || *core_num != 1) {
     std::string got = core_num ? std::to_string(*core_num) : std::string("a dynamic value");
     em.Fail(UserErrorF(span,
@@ -746,6 +762,10 @@ constexpr std::pair<std::string_view, Rule> kRules[] = {
 };
 
 ExprPtr LowerCollective(Emitter& em, const CallPtr& call) {
+  if (absl::Status st = CheckInCoreRail(call); !st.ok()) {
+    em.Fail(std::move(st));
+    return nullptr;
+  }
   for (const auto& [name, rule] : kRules) {
     if (name == call->op()->name()) {
       ExprPtr result = rule(em, call);

@@ -4,6 +4,7 @@
 // collective is pinned text-in/text-out in test/lower_composite_ops*.pto.
 #include "compiler/passes/lower_composite_ops.h"
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -326,8 +327,8 @@ TEST(LowerCompositeOpsTest, all_to_all_v_internal_operand_checks) {
     std::string message;
   } cases[] = {
       {RunA2av(t48, w48, sig, sc, rc, 4),
-       "pld.tensor.all_to_all_v expects 6 args (input, target, signal, send_counts, "
-       "recv_counts, core_num), got 4"},
+       "pld.tensor.all_to_all_v expects 5 args (input, target, signal, send_counts, "
+       "recv_counts; core_num as a kwarg), got 4"},
       {RunA2av(scalar, w48, sig, sc, rc), "pld.tensor.all_to_all_v input must be a tensor"},
       {RunA2av(t48, t48, sig, sc, rc),
        "pld.tensor.all_to_all_v target must be a rank-2 DistributedTensor"},
@@ -405,6 +406,37 @@ TEST(LowerCompositeOpsTest, other_rules_internal_operand_checks) {
   for (const Case& c : cases) {
     EXPECT_EQ(c.status.code(), absl::StatusCode::kInternal) << c.status;
     EXPECT_EQ(c.status.message(), c.message);
+  }
+}
+
+// The InCore rail's own lists from the CollectiveDef: the public op accepts
+// the union of the rails' dtypes and reduce ops.
+TEST(LowerCompositeOpsTest, incore_rail_checks_its_dtypes_and_reduce_ops) {
+  const std::string sig = ", signal: pld.DistributedTensor[[2, 1], pl.INT32]";
+  struct Case {
+    std::string params, body, message;
+  } cases[] = {
+      {"self, data: pld.DistributedTensor[[4, 8], pl.FP32]" + sig,
+       "        data = pld.tensor.reduce_scatter(data, signal, op=1)\n        return data\n",
+       "pld.tensor.reduce_scatter on the InCore rail supports op sum, got max"},
+      {"self, data: pld.DistributedTensor[[4, 8], pl.INT32]" + sig,
+       "        data = pld.tensor.allreduce(data, signal, op=0)\n        return data\n",
+       "pld.tensor.allreduce supports FP16, FP32 on the InCore rail, got INT32"},
+  };
+  for (const Case& c : cases) {
+    const std::string text = Kernel("type=pl.FunctionType.InCore", c.body, c.params);
+    ir::ProgramPtr in = Parse(text);
+    ASSERT_NE(in, nullptr) << c.body;
+    LowerCompositeOps pass;
+    auto out = pass.Run(in);
+    ASSERT_FALSE(out.ok()) << c.body;
+    EXPECT_TRUE(IsUserError(out.status()));
+    EXPECT_EQ(out.status().message(), c.message);
+    std::optional<DiagnosticLocation> loc = GetDiagnosticLocation(out.status());
+    ASSERT_TRUE(loc.has_value());
+    const size_t at = text.find("pld.tensor.");
+    EXPECT_EQ(loc->line, std::count(text.begin(), text.begin() + at, '\n') + 1);
+    EXPECT_EQ(loc->col, static_cast<int>(at - text.rfind('\n', at)));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/ir/mutator.h"
+#include "compiler/ops/op_names.h"
 #include "compiler/ops/op_registry.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
@@ -21,67 +22,22 @@ using ir::CallPtr;
 using ir::ExprPtr;
 using ir::StmtPtr;
 
-constexpr ArgDirection kIn = ArgDirection::kInput;
-constexpr ArgDirection kInOut = ArgDirection::kInOut;
+using ops::CollectiveDef;
 
-// One public collective of spec §2.4 and how the HOST rail lowers it.
-struct Collective {
-  std::string_view op;          // public op, e.g. "pld.tensor.allgather"
-  std::string_view short_name;  // builtin suffix, e.g. "allgather"
-  size_t alias_arg;             // the window the result aliases
-  size_t signal_arg;
-  // Roles of the window operands, in argument order (all_to_all_v's optional
-  // 6th positional core_num is a scalar and not listed).
-  std::vector<std::string_view> roles;
-  std::vector<ArgDirection> directions;
-  // Operands the deducer lets be plain Tensors but the HOST dispatch cannot
-  // pass (it only knows window or tile args).
-  std::vector<size_t> host_bound;
-};
-
-const std::vector<Collective>& Collectives() {
-  static const auto* table = new std::vector<Collective>{
-      {"pld.tensor.allreduce", "allreduce", 0, 1, {"src", "signal"}, {kInOut, kInOut}, {}},
-      {"pld.tensor.barrier", "barrier", 0, 0, {"signal"}, {kInOut}, {}},
-      {"pld.tensor.broadcast", "broadcast", 0, 1, {"target", "signal"}, {kInOut, kInOut}, {}},
-      {"pld.tensor.reduce_scatter",
-       "reduce_scatter",
-       0,
-       1,
-       {"target", "signal"},
-       {kInOut, kInOut},
-       {}},
-      {"pld.tensor.allgather",
-       "allgather",
-       1,
-       2,
-       {"input", "target", "signal"},
-       {kIn, kInOut, kInOut},
-       {0}},
-      {"pld.tensor.all_to_all",
-       "all_to_all",
-       1,
-       2,
-       {"input", "target", "signal"},
-       {kIn, kInOut, kInOut},
-       {0}},
-      {"pld.tensor.all_to_all_v",
-       "all_to_all_v",
-       1,
-       2,
-       {"input", "target", "signal", "send_counts", "recv_counts"},
-       {kIn, kInOut, kInOut, kIn, kInOut},
-       {0, 3}},
-  };
-  return *table;
+// The collective a call is, when the HOST rail lowers it.
+const CollectiveDef* FindCollective(const CallPtr& call) {
+  const CollectiveDef* def = ops::FindCollective(call);
+  return def != nullptr && def->OnRail(ops::CollectiveRail::kHost) ? def : nullptr;
 }
 
-const Collective* FindCollective(const CallPtr& call) {
-  if (call == nullptr || ir::Is<ir::GlobalVar>(call->op())) return nullptr;
-  for (const Collective& c : Collectives()) {
-    if (call->op()->name() == c.op) return &c;
+// Per-operand directions of the builtin dispatch: read-only operands are
+// inputs, everything the kernel writes is InOut (a window is updated in place).
+std::vector<ArgDirection> Directions(const CollectiveDef& c) {
+  std::vector<ArgDirection> out;
+  for (const ops::CollectiveOperand& o : c.operands) {
+    out.push_back(o.use == ops::OperandUse::kRead ? ArgDirection::kInput : ArgDirection::kInOut);
   }
-  return nullptr;
+  return out;
 }
 
 std::optional<int64_t> ConstValue(const ExprPtr& e) {
@@ -177,6 +133,16 @@ absl::Status CheckRingAllReduce(const ir::DistributedTensorType& src,
   return absl::OkStatus();
 }
 
+// The reduce ops the HOST kernel of `c` implements (CollectiveDef).
+absl::Status CheckHostReduceOp(const CollectiveDef& c, int64_t op, const Span& span) {
+  std::string list;
+  for (ops::ReduceOp r : c.ReduceOps(ops::CollectiveRail::kHost)) {
+    if (static_cast<int64_t>(r) == op) return absl::OkStatus();
+    pto::StrAppend(&list, list.empty() ? "" : ", ", ops::ReduceOpName(static_cast<int64_t>(r)));
+  }
+  return UserErrorF(span, c.op, " on the HOST rail supports op ", list, ", got ", op);
+}
+
 class Lowerer : public ir::IRMutator {
  public:
   explicit Lowerer(const LowerHostTensorCollectivesOptions& options) : options_(options) {}
@@ -203,8 +169,8 @@ class Lowerer : public ir::IRMutator {
 
   // spec §5: indexed_all_to_all_v runs only on the managed CHIP rail.
   ExprPtr MutateCall(const CallPtr& call) override {
-    if (!ir::Is<ir::GlobalVar>(call->op()) &&
-        call->op()->name() == "pld.tensor.indexed_all_to_all_v" && status_.ok()) {
+    if (!ir::Is<ir::GlobalVar>(call->op()) && call->op()->name() == ops::names::kIndexedAllToAllV &&
+        status_.ok()) {
       status_ = UserError(call->span(),
                           "pld.tensor.indexed_all_to_all_v is not supported from a HOST "
                           "orchestrator; call it from a CHIP orchestration (managed L2 rail)");
@@ -212,7 +178,7 @@ class Lowerer : public ir::IRMutator {
     }
     // Statement-level collectives never reach here (they are rewritten whole);
     // one nested in another expression has no statement to fan out into.
-    if (const Collective* c = FindCollective(call); c != nullptr && status_.ok()) {
+    if (const CollectiveDef* c = FindCollective(call); c != nullptr && status_.ok()) {
       status_ = UserErrorF(call->span(), c->op,
                            " in a HOST orchestrator must be a direct assignment, expression "
                            "statement, or return value");
@@ -229,7 +195,7 @@ class Lowerer : public ir::IRMutator {
     bool changed = false;
     for (const ExprPtr& v : stmt->value()) {
       CallPtr call = ir::As<ir::Call>(v);
-      const Collective* c = FindCollective(call);
+      const CollectiveDef* c = FindCollective(call);
       if (c == nullptr) {
         ExprPtr m = MutateExpr(v);
         changed = changed || m != v;
@@ -251,7 +217,7 @@ class Lowerer : public ir::IRMutator {
 
   StmtPtr MutateEvalStmt(const std::shared_ptr<const ir::EvalStmt>& stmt) override {
     CallPtr call = ir::As<ir::Call>(stmt->expr());
-    const Collective* c = FindCollective(call);
+    const CollectiveDef* c = FindCollective(call);
     if (c == nullptr) return IRMutator::MutateEvalStmt(stmt);
     absl::StatusOr<StmtPtr> lowered = Lower(*c, call, stmt->leading_comments());
     if (!lowered.ok()) return Fail(lowered.status(), stmt);
@@ -260,7 +226,7 @@ class Lowerer : public ir::IRMutator {
 
   StmtPtr MutateAssignStmt(const std::shared_ptr<const ir::AssignStmt>& stmt) override {
     CallPtr call = ir::As<ir::Call>(stmt->value());
-    const Collective* c = FindCollective(call);
+    const CollectiveDef* c = FindCollective(call);
     if (c == nullptr || stmt->var() == nullptr) return IRMutator::MutateAssignStmt(stmt);
     absl::StatusOr<StmtPtr> lowered = Lower(*c, call, {});
     if (!lowered.ok()) return Fail(lowered.status(), stmt);
@@ -296,30 +262,38 @@ class Lowerer : public ir::IRMutator {
     return stmt;
   }
 
-  absl::StatusOr<StmtPtr> Lower(const Collective& c, const CallPtr& call,
+  absl::StatusOr<StmtPtr> Lower(const CollectiveDef& c, const CallPtr& call,
                                 const std::vector<std::string>& comments) {
     const Span& span = call->span();
     if (scopes_.empty()) {
       return InternalErrorF(span, c.op, " must appear inside a CommDomainScopeStmt");
     }
     const std::vector<ExprPtr>& args = call->args();
-    if (c.short_name == "allreduce" && args.size() != 2) {
+    if (c.op == ops::names::kAllReduce && args.size() != 2) {
       return UserErrorF(span, c.op,
                         " on the HOST rail needs an explicit signal; run "
                         "SynthesizeAllReduceSignals before LowerHostTensorCollectives");
     }
-    if (args.size() < c.roles.size()) {
-      return InternalErrorF(span, c.op, " expects ", c.roles.size(), " window operands, got ",
+    if (c.op == ops::names::kAllReduce) {
+      std::string mode = ir::GetAttr<std::string>(call->kwargs(), "mode").value_or("mesh");
+      if (mode != "mesh" && mode != "ring") {
+        return UserErrorF(span, "pld.tensor.allreduce mode must be \"ring\" or \"mesh\", got \"",
+                          mode, "\"");
+      }
+    }
+    const size_t arity = c.operands.size();
+    if (args.size() < arity) {
+      return InternalErrorF(span, c.op, " expects ", arity, " window operands, got ",
                             args.size());
     }
     // Host-bound operands, then every other window operand (whose deducer
     // already demands a DistributedTensor, so only an unbound parameter is
     // left to reject here).
     std::vector<ir::WindowBufferPtr> buffers;
-    for (size_t i = 0; i < c.roles.size(); ++i) {
+    for (size_t i = 0; i < arity; ++i) {
       auto t = DistType(args[i]);
       if (t == nullptr || !t->window_buffer() || *t->window_buffer() == nullptr) {
-        return UserErrorF(span, c.op, " ", c.roles[i],
+        return UserErrorF(span, c.op, " ", c.operands[i].role,
                           " must be a window-bound DistributedTensor (a view of an "
                           "alloc_window_buffer) when called from a HOST orchestrator; a plain "
                           "Tensor or an unbound DistributedTensor parameter is only supported "
@@ -334,70 +308,65 @@ class Lowerer : public ir::IRMutator {
     // Operands after earlier rewrites (a chained `x = op(x, ...)` reads the
     // remapped x).
     std::vector<ExprPtr> new_args;
-    for (size_t i = 0; i < c.roles.size(); ++i) new_args.push_back(MutateExpr(args[i]));
+    for (size_t i = 0; i < arity; ++i) new_args.push_back(MutateExpr(args[i]));
     auto sig = DistType(args[c.signal_arg]);
     ir::DataType data_dtype = DistType(args[c.alias_arg])->dtype();
 
-    std::string builtin = pto::StrCat("builtin.tensor.", c.short_name);
+    const std::string builtin = c.BuiltinOpName();
     AttrList kwargs;
     AttrList extra_attrs;
-    if (c.short_name == "allreduce") {
-      std::string mode = ir::GetAttr<std::string>(call->kwargs(), "mode").value_or("mesh");
-      if (mode != "mesh" && mode != "ring") {
-        return UserErrorF(span, "pld.tensor.allreduce mode must be \"ring\" or \"mesh\", got \"",
-                          mode, "\"");
-      }
+    if (!c.ReduceOps(ops::CollectiveRail::kHost).empty()) {
       int64_t op = ir::GetAttr<int64_t>(call->kwargs(), "op").value_or(0);
-      int64_t core_num = ir::GetAttr<int64_t>(call->kwargs(), ir::kAttrCoreNum).value_or(1);
-      auto src = DistType(args[0]);
-      if (mode == "ring") {
-        if (core_num != 1) {
-          return UserErrorF(span,
-                            "HOST pld.tensor.allreduce mode=\"ring\" does not support core_num > "
-                            "1, got core_num=",
-                            core_num, "; use mode=\"mesh\" for a multi-core AllReduce");
-        }
-        if (n > 0) RETURN_IF_ERROR(CheckRingAllReduce(*src, *sig, n, span));
-        builtin = "builtin.tensor.allreduce_ring";
-        kwargs = {{"op", op}, {"dtype", data_dtype}};
-      } else {
-        if (options_.backend_aiv_core_count && core_num > *options_.backend_aiv_core_count) {
-          return UserErrorF(span, "pld.tensor.allreduce core_num (", core_num,
-                            ") exceeds the backend AIV core count (",
-                            *options_.backend_aiv_core_count, ")");
-        }
-        RETURN_IF_ERROR(CheckStaticSignalCapacity(c.op, *sig, n, core_num, true, span));
-        kwargs = {{"op", op}, {"dtype", data_dtype}, {ir::kAttrCoreNum, core_num}};
+      RETURN_IF_ERROR(CheckHostReduceOp(c, op, span));
+      kwargs.emplace_back("op", op);
+    }
+    if (c.has_root) {
+      int64_t root = ir::GetAttr<int64_t>(call->kwargs(), "root").value_or(0);
+      if (n > 0 && (root < 0 || root >= n)) {
+        return UserErrorF(span, "pld.tensor.broadcast root (", root,
+                          ") must be a valid rank in [0, ", n, ") for this explicit device subset");
       }
+      kwargs.emplace_back("root", root);
+    }
+    if (c.DTypes(ops::CollectiveRail::kHost).has_value()) kwargs.emplace_back("dtype", data_dtype);
+
+    // The requested block limit L travels to the dispatch as the core_num
+    // attr; the entry turns it into the launched width B at run time.
+    const ops::CoreNum l = ops::CollectiveCoreNum(c, *call);
+    if (c.launch_width == ops::LaunchWidthRule::kOneBlock) {
+      if (l.value != std::optional<int64_t>(1)) {
+        return UserErrorF(span, "HOST ", c.op, c.mode.empty() ? "" : " mode=\"", c.mode,
+                          c.mode.empty() ? "" : "\"", " does not support core_num > 1, got core_num=",
+                          l.value ? pto::StrCat(*l.value) : std::string("a dynamic value"),
+                          c.op == ops::names::kAllReduce
+                              ? "; use mode=\"mesh\" for a multi-core AllReduce"
+                              : "");
+      }
+      if (c.op == ops::names::kAllReduce) {
+        // The ring's signal is one row per step (CheckRingAllReduce).
+        if (n > 0) RETURN_IF_ERROR(CheckRingAllReduce(*DistType(args[0]), *sig, n, span));
+      } else {
+        RETURN_IF_ERROR(CheckStaticSignalCapacity(c.op, *sig, n, 1, c.wider_signal, span));
+      }
+    } else if (c.launch_width == ops::LaunchWidthRule::kOneShot) {
+      if (!l.value) return UserErrorF(span, c.op, " core_num must be a compile-time int");
+      if (options_.backend_aiv_core_count && *l.value > *options_.backend_aiv_core_count) {
+        return UserErrorF(span, c.op, " core_num (", *l.value,
+                          ") exceeds the backend AIV core count (",
+                          *options_.backend_aiv_core_count, ")");
+      }
+      // B = min(L, P + 1) <= L lanes run, so [P, L] lanes always suffice.
+      RETURN_IF_ERROR(CheckStaticSignalCapacity(c.op, *sig, n, *l.value, c.wider_signal, span));
+      kwargs.emplace_back(ir::kAttrCoreNum, *l.value);
     } else {
       // K2: an all_to_all_v signal may be wider than one lane; its entry
       // checks the stride against the launched width B at run time (§4.9).
-      RETURN_IF_ERROR(CheckStaticSignalCapacity(c.op, *sig, n, 1,
-                                                /*allow_wider=*/c.short_name == "all_to_all_v",
-                                                span));
-      if (c.short_name == "broadcast") {
-        int64_t root = ir::GetAttr<int64_t>(call->kwargs(), "root").value_or(0);
-        if (n > 0 && (root < 0 || root >= n)) {
-          return UserErrorF(span, "pld.tensor.broadcast root (", root,
-                            ") must be a valid rank in [0, ", n,
-                            ") for this explicit device subset");
-        }
-        kwargs = {{"root", root}, {"dtype", data_dtype}};
-      } else if (c.short_name == "reduce_scatter") {
-        kwargs = {{"op", ir::GetAttr<int64_t>(call->kwargs(), "op").value_or(0)},
-                  {"dtype", data_dtype}};
-      } else if (c.short_name != "barrier") {
-        kwargs = {{"dtype", data_dtype}};
-      }
-      if (c.short_name == "all_to_all_v") {
-        // The requested block limit L (a 6th positional Scalar or the kwarg)
-        // travels to the dispatch as the core_num attr.
-        if (args.size() > c.roles.size()) {
-          extra_attrs.emplace_back(ir::kAttrCoreNum, MutateExpr(args[c.roles.size()]));
-        } else if (auto l = ir::GetAttr<int64_t>(call->kwargs(), ir::kAttrCoreNum)) {
-          extra_attrs.emplace_back(ir::kAttrCoreNum, ExprPtr(std::make_shared<ir::ConstInt>(
-                                                         *l, ir::DataType::kIndex, span)));
-        }
+      RETURN_IF_ERROR(CheckStaticSignalCapacity(c.op, *sig, n, 1, c.wider_signal, span));
+      if (l.expr != nullptr) {
+        extra_attrs.emplace_back(ir::kAttrCoreNum, MutateExpr(l.expr));
+      } else if (ir::HasAttr(call->kwargs(), ir::kAttrCoreNum)) {
+        extra_attrs.emplace_back(ir::kAttrCoreNum, ExprPtr(std::make_shared<ir::ConstInt>(
+                                                       *l.value, ir::DataType::kIndex, span)));
       }
     }
 
@@ -421,7 +390,7 @@ class Lowerer : public ir::IRMutator {
     auto make = [&](ExprPtr device) -> absl::StatusOr<CallPtr> {
       AttrList a = attrs;
       a.emplace_back(ir::kAttrDevice, std::move(device));
-      a.emplace_back(ir::kAttrArgDirections, c.directions);
+      a.emplace_back(ir::kAttrArgDirections, Directions(c));
       return registry.MakeCall(builtin, new_args, kwargs, std::move(a), span);
     };
 
@@ -452,13 +421,13 @@ class Lowerer : public ir::IRMutator {
 
   // Two views of one allocation in one collective race across processes
   // (TPUT/reduce overwrite, or a notify/count write racing a kernel read).
-  static absl::Status CheckPairwiseDistinctWindows(const Collective& c,
+  static absl::Status CheckPairwiseDistinctWindows(const CollectiveDef& c,
                                                    const std::vector<ir::WindowBufferPtr>& bufs,
                                                    const Span& span) {
     for (size_t i = 0; i < bufs.size(); ++i) {
       for (size_t j = i + 1; j < bufs.size(); ++j) {
         if (bufs[i] == bufs[j]) {
-          return UserErrorF(span, c.op, " ", c.roles[i], " and ", c.roles[j],
+          return UserErrorF(span, c.op, " ", c.operands[i].role, " and ", c.operands[j].role,
                             " must be different window allocations (two pld.window views over "
                             "the same alloc_window_buffer are a cross-process data race under "
                             "in-kernel TPUT/notify)");
@@ -470,7 +439,7 @@ class Lowerer : public ir::IRMutator {
 
   // The innermost enclosing scope whose slots hold every buffer.
   absl::StatusOr<const ir::CommDomainScopeStmt*> FindScopeForBuffers(
-      const Collective& c, const std::vector<ir::WindowBufferPtr>& bufs, const Span& span) const {
+      const CollectiveDef& c, const std::vector<ir::WindowBufferPtr>& bufs, const Span& span) const {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
       const std::vector<ir::WindowBufferPtr>& slots = (*it)->slots();
       bool all = true;
@@ -495,7 +464,7 @@ class Lowerer : public ir::IRMutator {
           break;
         }
       }
-      pto::StrAppend(&where, i == 0 ? "" : ", ", c.roles[i], " '", bufs[i]->name_hint(), "' in ",
+      pto::StrAppend(&where, i == 0 ? "" : ", ", c.operands[i].role, " '", bufs[i]->name_hint(), "' in ",
                      scope);
     }
     return UserErrorF(span, c.op,

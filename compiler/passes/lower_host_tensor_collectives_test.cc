@@ -449,7 +449,7 @@ std::vector<Reject> Rejections() {
   add("HostAllreduceRejectsAliasedSrcSignalWindows",
       Program("", {"a"}, {kData, {"sig", "a", "[2, 1]", "INT32"}},
               {"pld.tensor.allreduce(data, sig, op=0, core_num=1)"}),
-      ar, std::string("pld.tensor.allreduce src and signal") + kAlias);
+      ar, std::string("pld.tensor.allreduce target and signal") + kAlias);
   add("HostAllreduceRejectsUnknownMode",
       Program("", {"a", "s"}, {kData, kSig2},
               {"pld.tensor.allreduce(data, sig, op=0, mode=\"tree\", core_num=1)"}),
@@ -597,10 +597,11 @@ std::vector<Reject> Rejections() {
         "participating device count (2)");
   }
   // Builtin deducers re-validate (HOST allowlist of spec §2.6).
-  add("HostBroadcastRejectsFp16OnTheHostRail",
-      Program("", {"a", "s"}, {{"t", "a", "[2, 64]", "FP16"}, {"sig", "s", "[2]", "INT32"}},
+  add("HostBroadcastRejectsFp64OnTheHostRail",
+      Program("", {"a", "s"}, {{"t", "a", "[2, 64]", "FP64"}, {"sig", "s", "[2]", "INT32"}},
               {"pld.tensor.broadcast(t, sig, root=0)"}),
-      "pld.tensor.broadcast", "builtin.tensor.broadcast supports FP32 on the HOST rail, got FP16");
+      "pld.tensor.broadcast",
+      "builtin.tensor.broadcast supports FP32, FP16, INT32, INT8 on the HOST rail, got FP64");
   add("HostIndexedAllToAllVIsRejected",
       Program("", {"i", "a", "s", "c", "r"}, A2avWins(),
               {"t = pld.tensor.indexed_all_to_all_v(inp, t, sig, sc, rc, idx, core_num=2)"},
@@ -655,7 +656,7 @@ std::vector<Reject> Rejections() {
                  text,
                  ar,
                  "pld.tensor.allreduce: window buffers must resolve to the same comm-domain "
-                 "scope, but its windows are in different comm domains (src 'a' in comm domain "
+                 "scope, but its windows are in different comm domains (target 'a' in comm domain "
                  "'comm_d0', signal 's' in comm domain 'comm_d1'); windows are grouped into comm "
                  "domains by the devices that use them, so use every window of a collective on "
                  "the same devices (e.g. dispatch each pipeline that takes one to every device "

@@ -33,25 +33,9 @@ using ir::VarPtr;
 
 constexpr int64_t kInt32Max = 2147483647;
 
-// Public collectives of spec §2.4 and the operand their result aliases.
-struct ManagedOp {
-  std::string_view name;
-  size_t target;
-};
-constexpr ManagedOp kManagedOps[] = {
-    {"pld.tensor.allreduce", 0},    {"pld.tensor.barrier", 0},
-    {"pld.tensor.broadcast", 0},    {"pld.tensor.reduce_scatter", 0},
-    {"pld.tensor.allgather", 1},    {"pld.tensor.all_to_all", 1},
-    {"pld.tensor.all_to_all_v", 1}, {"pld.tensor.indexed_all_to_all_v", 1},
-};
-
-const ManagedOp* FindManaged(const CallPtr& call) {
-  if (call == nullptr || ir::Is<ir::GlobalVar>(call->op())) return nullptr;
-  for (const ManagedOp& m : kManagedOps) {
-    if (call->op()->name() == m.name) return &m;
-  }
-  return nullptr;
-}
+// The public collective a call is (spec §2.4), with the operand its result
+// aliases.
+const ops::CollectiveDef* FindManaged(const CallPtr& call) { return ops::FindCollective(call); }
 
 // How this rail lowers one collective (spec §3.4 for all_to_all_v, §5 for the
 // indexed variant).
@@ -297,9 +281,9 @@ class ContiguityTracer {
         } else if (IsOp(c, "pl.tensor.reshape") || IsOp(c, "pl.tensor.view") ||
                    IsOp(c, "pl.tensor.set_validshape") || IsOp(c, "pl.tensor.assemble")) {
           work.push_back(c->args()[0]);
-        } else if (const ManagedOp* m = FindManaged(c);
-                   m != nullptr && m->target < c->args().size()) {
-          work.push_back(c->args()[m->target]);
+        } else if (const ops::CollectiveDef* m = FindManaged(c);
+                   m != nullptr && m->alias_arg < c->args().size()) {
+          work.push_back(c->args()[m->alias_arg]);
         } else if (IsOp(c, "pl.tensor.slice")) {
           if (!LeadingDimSlice(c)) {
             return reject(e,
@@ -437,8 +421,8 @@ class ContiguityTracer {
           a = 2;
         } else if (IsOp(c, "pl.tensor.write") || IsOp(c, "pl.tensor.assemble")) {
           a = 0;
-        } else if (const ManagedOp* m = FindManaged(c)) {
-          a = m->target;
+        } else if (const ops::CollectiveDef* m = FindManaged(c)) {
+          a = m->alias_arg;
         }
         if (!a || *a >= c->args().size()) return std::nullopt;
         work.push_back(c->args()[*a]);
@@ -526,9 +510,9 @@ class Lowerer : public ir::IRMutator {
   absl::StatusOr<ExprPtr> Lower(const RailOp& r, const CallPtr& call) {
     const size_t n = r.roles.size();
     const std::vector<ExprPtr>& args = call->args();
-    if (args.size() != n && !(r.fold && args.size() == n + 1)) {
-      return InternalErrorF(call->span(), r.op, " expects ", n, " tensor operands",
-                            r.fold ? " and an optional core_num" : "", ", got ", args.size(),
+    if (args.size() != n) {
+      return InternalErrorF(call->span(), r.op, " expects ", n,
+                            " tensor operands (core_num is a kwarg), got ", args.size(),
                             " arguments");
     }
     // spec §5: the indexed variant runs only on the A5 URMA PER_PEER queues.
@@ -572,18 +556,8 @@ class Lowerer : public ir::IRMutator {
   // The requested block limit L: the 6th positional argument or the kwarg
   // (default 1); a compile-time int in [1, INT32_MAX].
   absl::StatusOr<int64_t> CoreNum(const RailOp& r, const CallPtr& call) {
-    std::optional<int64_t> l = 1;
-    if (call->args().size() > r.roles.size()) {
-      l = ir::GetConstInt(call->args()[r.roles.size()]);
-    } else if (const ir::AttrValue* k = ir::FindAttr(call->kwargs(), "core_num")) {
-      if (std::holds_alternative<int64_t>(*k)) {
-        l = std::get<int64_t>(*k);
-      } else if (std::holds_alternative<ExprPtr>(*k) && std::get<ExprPtr>(*k) != nullptr) {
-        l = ir::GetConstInt(std::get<ExprPtr>(*k));
-      } else {
-        l = std::nullopt;
-      }
-    }
+    const ops::CollectiveDef* def = ops::FindCollective(r.op);
+    std::optional<int64_t> l = ops::CollectiveCoreNum(*def, *call).value;
     if (!l) {
       return UserErrorF(call->span(), r.op,
                         " core_num must be a compile-time constant on the CHIP/L2 rail: a "

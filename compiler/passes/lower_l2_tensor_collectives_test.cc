@@ -408,7 +408,9 @@ TEST(LowerL2TensorCollectivesTest, RuntimeCoreNumIsRejected) {
 }
 
 TEST(LowerL2TensorCollectivesTest, CoreNumOutsideInt32RangeIsRejected) {
-  for (const std::string& l : {std::string("0"), std::string("2147483648")}) {
+  // core_num <= 0 is the deducer's rejection (DistributedOpsTest); a value the
+  // deducer accepts but INT32 cannot hold is the rail's.
+  for (const std::string& l : {std::string("2147483648")}) {
     std::string t =
         Text({{"data = pld.tensor.all_to_all_v(inp, data, signal, counts, recv, " + l + ")",
                "return data"}});

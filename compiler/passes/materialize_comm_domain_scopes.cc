@@ -13,6 +13,8 @@
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/visitor.h"
+#include "compiler/ops/collective_def.h"
+#include "compiler/ops/op_names.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/support/strings.h"
@@ -25,11 +27,10 @@ using ir::ExprPtr;
 using ir::StmtPtr;
 using ir::VarPtr;
 
-constexpr std::string_view kAlloc = "pld.tensor.alloc_window_buffer";
-constexpr std::string_view kWindow = "pld.tensor.window";
-constexpr std::string_view kWorldSize = "pld.system.world_size";
-constexpr std::string_view kAllReduce = "pld.tensor.allreduce";
-constexpr std::string_view kAllToAllV = "pld.tensor.all_to_all_v";
+constexpr std::string_view kAlloc = ops::names::kAllocWindowBuffer;
+using ops::names::kAllToAllV;
+using ops::names::kWindow;
+using ops::names::kWorldSize;
 
 // The call if `e` calls operator `name` (not a program function).
 CallPtr AsOpCall(const ExprPtr& e, std::string_view name) {
@@ -91,42 +92,26 @@ struct CoveragePair {
   Span span;
 };
 
-// Operand layout of the collectives that consume window buffers (spec §3.10
-// step 3). `pairs` index positional args; -1 = no data operand.
-struct CollectiveSpec {
-  size_t min_args;
-  size_t max_args;
-  std::vector<std::pair<int, int>> pairs;
-};
-
-const CollectiveSpec* FindCollective(std::string_view op) {
-  static const auto* specs = new std::map<std::string, CollectiveSpec, std::less<>>{
-      {"pld.tensor.allreduce", {2, 2, {{0, 1}}}},
-      {"pld.tensor.broadcast", {2, 2, {{0, 1}}}},
-      {"pld.tensor.reduce_scatter", {2, 2, {{0, 1}}}},
-      {"pld.tensor.barrier", {1, 1, {{-1, 0}}}},
-      {"pld.tensor.allgather", {3, 3, {{1, 2}}}},
-      {"pld.tensor.all_to_all", {3, 3, {{1, 2}}}},
-      // S0 has 5 positional args; a 6th positional core_num (S1) is accepted
-      // too. A `core_num=` kwarg is not positional and does not count.
-      {"pld.tensor.all_to_all_v", {5, 6, {{1, 2}, {1, 4}}}},
-  };
-  auto it = specs->find(op);
-  return it == specs->end() ? nullptr : &it->second;
+// The collectives that consume window buffers on the HOST rail (spec §3.10
+// step 3), from their CollectiveDef.
+const ops::CollectiveDef* FindCollective(std::string_view op) {
+  const ops::CollectiveDef* def = ops::FindCollective(op);
+  return def != nullptr && def->OnRail(ops::CollectiveRail::kHost) ? def : nullptr;
 }
 
-std::string_view RoleOf(std::string_view op, int index) {
-  if (op == "pld.tensor.barrier") return "signal";
-  if (op == "pld.tensor.allgather" || op == "pld.tensor.all_to_all" || op == kAllToAllV) {
-    switch (index) {
-      case 0: return "input";
-      case 1: return "target";
-      case 2: return "signal";
-      case 3: return "send_counts";
-      default: return "recv_counts";
+// The (data, signal) operand pairs whose devices must agree: the signal, and
+// every window count operand the collective writes (all_to_all_v's
+// recv_counts), share the data's coverage; a barrier has no data (-1).
+std::vector<std::pair<int, int>> CoveragePairs(const ops::CollectiveDef& def) {
+  const int data = def.alias_arg == def.signal_arg ? -1 : static_cast<int>(def.alias_arg);
+  std::vector<std::pair<int, int>> pairs = {{data, static_cast<int>(def.signal_arg)}};
+  for (size_t c : def.count_args) {
+    const ops::CollectiveOperand& o = def.operands[c];
+    if (o.kind == ops::OperandKind::kWindow && o.use != ops::OperandUse::kRead) {
+      pairs.emplace_back(data, static_cast<int>(c));
     }
   }
-  return index == 0 ? "target" : "signal";
+  return pairs;
 }
 
 class HostAnalysis;
@@ -168,7 +153,7 @@ class DispatchAnalyzer : public ir::IRVisitor {
  private:
   absl::StatusOr<std::optional<Descriptor>> DescriptorOf(const ExprPtr& device,
                                                          const CallPtr& call) const;
-  void AnalyzeCollective(const CallPtr& call, const CollectiveSpec& spec);
+  void AnalyzeCollective(const CallPtr& call, const ops::CollectiveDef& def);
 
   HostAnalysis* a_;
   std::vector<const ir::ForStmt*> loops_;
@@ -231,13 +216,10 @@ class HostAnalysis {
       ExprPtr next;
       if (ir::Is<ir::Var>(def)) {
         next = def;
-      } else if (CallPtr c = AsOpCall(def, kAllReduce); c != nullptr && !c->args().empty()) {
-        next = c->args()[0];
-      } else if (CallPtr c = ir::As<ir::Call>(def);
-                 c != nullptr && c->args().size() > 1 &&
-                 (AsOpCall(c, "pld.tensor.all_to_all") || AsOpCall(c, "pld.tensor.allgather") ||
-                  AsOpCall(c, kAllToAllV))) {
-        next = c->args()[1];
+      } else if (CallPtr c = ir::As<ir::Call>(def)) {
+        // A collective's result is the window it aliases (CollectiveDef).
+        const ops::CollectiveDef* coll = ops::FindCollective(c);
+        if (coll != nullptr && coll->alias_arg < c->args().size()) next = c->args()[coll->alias_arg];
       }
       v = ir::Is<ir::Var>(next) ? static_cast<const ir::Var*>(next.get()) : nullptr;
     }
@@ -347,14 +329,11 @@ absl::StatusOr<std::optional<Descriptor>> DispatchAnalyzer::DescriptorOf(
   return d;
 }
 
-void DispatchAnalyzer::AnalyzeCollective(const CallPtr& call, const CollectiveSpec& spec) {
+void DispatchAnalyzer::AnalyzeCollective(const CallPtr& call, const ops::CollectiveDef& def) {
   const std::string& op = call->op()->name();
   size_t n = call->args().size();
-  if (n < spec.min_args || n > spec.max_args) {
-    return a_->Fail(InternalErrorF(call->span(), op, " expects ", spec.min_args,
-                                   spec.max_args == spec.min_args
-                                       ? std::string()
-                                       : pto::StrCat(" or ", spec.max_args),
+  if (n != def.operands.size()) {
+    return a_->Fail(InternalErrorF(call->span(), op, " expects ", def.operands.size(),
                                    " positional args, got ", n));
   }
   if (op == kAllToAllV && repeating_scope_depth_ > 0) {
@@ -369,19 +348,19 @@ void DispatchAnalyzer::AnalyzeCollective(const CallPtr& call, const CollectiveSp
   auto operand = [&](int index) -> std::optional<size_t> {
     const ExprPtr& arg = call->args()[index];
     if (!ir::Is<ir::Var>(arg)) {
-      a_->Fail(InternalErrorF(call->span(), op, " ", RoleOf(op, index),
+      a_->Fail(InternalErrorF(call->span(), op, " ", def.operands[index].role,
                               " must be a window view Var"));
       return std::nullopt;
     }
     const WindowRecord* w = a_->ResolveWindowRecord(arg);
     if (w == nullptr) {
-      a_->Fail(InternalErrorF(call->span(), op, " ", RoleOf(op, index),
+      a_->Fail(InternalErrorF(call->span(), op, " ", def.operands[index].role,
                               " must be produced by pld.tensor.window"));
       return std::nullopt;
     }
     return w->alloc;
   };
-  for (const auto& [data_index, signal_index] : spec.pairs) {
+  for (const auto& [data_index, signal_index] : CoveragePairs(def)) {
     std::optional<size_t> data;
     if (data_index >= 0) {
       data = operand(data_index);
@@ -418,8 +397,8 @@ void DispatchAnalyzer::VisitCall(const CallPtr& call) {
       }
     }
   } else if (call->op() != nullptr) {
-    if (const CollectiveSpec* spec = FindCollective(call->op()->name())) {
-      AnalyzeCollective(call, *spec);
+    if (const ops::CollectiveDef* def = FindCollective(call->op()->name())) {
+      AnalyzeCollective(call, *def);
       if (a_->failed()) return;
     }
   }

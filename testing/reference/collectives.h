@@ -283,11 +283,37 @@ absl::Status Broadcast(int root, PerRank<T>* data) {
   return absl::OkStatus();
 }
 
-// Reduce_scatter (Sum only, spec §2.4; in place on [P, SIZE]): row r of rank
-// r becomes the sum over ranks (rank order) of their row r; the other rows
-// keep their content.
+// Ring allreduce (in place, numel % P == 0): chunk j of P equal chunks is
+// folded in ring order from rank j: ranks j, j+1, ..., j+P-1 (mod P), the
+// order the ring kernel's reduce-scatter phase visits them; every rank ends
+// with the same bits.
 template <typename T>
-absl::Status ReduceScatterSum(PerRank<T>* data) {
+absl::Status RingAllReduce(ReduceOp op, PerRank<T>* data) {
+  absl::Status st = internal::CheckUniform("allreduce_ring", *data);
+  if (!st.ok()) return st;
+  const size_t p = data->size();
+  if ((*data)[0].size() % p != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "allreduce_ring: ", (*data)[0].size(), " elements do not split into ", p, " chunks"));
+  }
+  const size_t chunk = (*data)[0].size() / p;
+  std::vector<T> acc((*data)[0].size());
+  for (size_t j = 0; j < p; ++j) {
+    for (size_t i = j * chunk; i < (j + 1) * chunk; ++i) {
+      T v = (*data)[j][i];
+      for (size_t k = 1; k < p; ++k) v = Reduce(op, v, (*data)[(j + k) % p][i]);
+      acc[i] = v;
+    }
+  }
+  for (std::vector<T>& d : *data) d = acc;
+  return absl::OkStatus();
+}
+
+// Reduce_scatter (in place on [P, SIZE]): row r of rank r becomes the
+// reduction over ranks (rank order) of their row r; the other rows keep
+// their content.
+template <typename T>
+absl::Status ReduceScatter(ReduceOp op, PerRank<T>* data) {
   absl::Status st = internal::CheckUniform("reduce_scatter", *data);
   if (!st.ok()) return st;
   const size_t p = data->size();
@@ -302,12 +328,18 @@ absl::Status ReduceScatterSum(PerRank<T>* data) {
     for (size_t i = 0; i < size; ++i) {
       T acc = in[0][r * size + i];
       for (size_t s = 1; s < p; ++s) {
-        acc = Reduce(ReduceOp::kSum, acc, in[s][r * size + i]);
+        acc = Reduce(op, acc, in[s][r * size + i]);
       }
       (*data)[r][r * size + i] = acc;
     }
   }
   return absl::OkStatus();
+}
+
+// The Sum reduce_scatter of spec §2.4.
+template <typename T>
+absl::Status ReduceScatterSum(PerRank<T>* data) {
+  return ReduceScatter(ReduceOp::kSum, data);
 }
 
 // Allgather: input [1, SIZE] per rank; every rank's target [P, SIZE] holds

@@ -1,0 +1,242 @@
+#include "compiler/ops/collective_def.h"
+
+#include "compiler/ir/attrs.h"
+#include "compiler/ops/op_names.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/support/strings.h"
+
+namespace pto::ops {
+namespace {
+
+using ir::DataType;
+using K = OperandKind;
+using U = OperandUse;
+
+constexpr int kInCore = static_cast<int>(CollectiveRail::kInCore);
+constexpr int kHost = static_cast<int>(CollectiveRail::kHost);
+constexpr int kChip = static_cast<int>(CollectiveRail::kChip);
+
+const std::vector<ReduceOp> kEveryReduceOp = {ReduceOp::kSum, ReduceOp::kMax, ReduceOp::kMin,
+                                              ReduceOp::kProd};
+
+// The HOST builtin kernels move or combine whole elements and are rendered
+// per element type, so each of these renders (docs/collectives.md).
+std::vector<DataType> HostDTypes() {
+  return {DataType::kFP32, DataType::kFP16, DataType::kInt32, DataType::kInt8};
+}
+
+CollectiveDef Base(std::string_view op, std::string_view builtin,
+                   std::vector<CollectiveOperand> operands, size_t alias_arg, size_t signal_arg) {
+  CollectiveDef d{};
+  d.op = op;
+  d.builtin = builtin;
+  d.operands = std::move(operands);
+  d.alias_arg = alias_arg;
+  d.signal_arg = signal_arg;
+  d.rails[kInCore] = true;
+  d.rails[kHost] = true;
+  d.rails[kChip] = false;
+  d.dtypes[kHost] = HostDTypes();
+  d.dtypes[kChip] = std::vector<DataType>{};
+  return d;
+}
+
+// The data-movement shape of allgather / all_to_all.
+CollectiveDef RowExchange(std::string_view op, std::string_view builtin) {
+  return Base(op, builtin,
+              {{"input", K::kTensor, U::kRead},
+               {"target", K::kWindow, U::kWrite},
+               {"signal", K::kWindow, U::kReadWrite}},
+              1, 2);
+}
+
+std::vector<CollectiveDef> MakeTable() {
+  std::vector<CollectiveDef> t;
+  const std::vector<DataType> fp = {DataType::kFP16, DataType::kFP32};
+  const std::vector<DataType> a2av = {DataType::kFP32, DataType::kInt8};
+
+  // Mesh allreduce: one-shot, with lanes (signal [P, >= B]).
+  CollectiveDef mesh = Base(names::kAllReduce, "allreduce",
+                            {{"target", K::kWindow, U::kReadWrite},
+                             {"signal", K::kWindow, U::kReadWrite}},
+                            0, 1);
+  mesh.mode = "mesh";
+  mesh.dtypes[kInCore] = fp;
+  mesh.reduce_ops[kInCore] = kEveryReduceOp;
+  mesh.reduce_ops[kHost] = kEveryReduceOp;
+  mesh.wider_signal = true;
+  mesh.launch_width = LaunchWidthRule::kOneShot;
+  t.push_back(mesh);
+
+  // Ring allreduce: 2(P-1) steps over a [2(P-1)+1, P] signal; one block.
+  CollectiveDef ring = mesh;
+  ring.mode = "ring";
+  ring.builtin = "allreduce_ring";
+  ring.wider_signal = false;
+  ring.launch_width = LaunchWidthRule::kOneBlock;
+  t.push_back(ring);
+
+  CollectiveDef barrier =
+      Base(names::kBarrier, "barrier", {{"signal", K::kWindow, U::kReadWrite}}, 0, 0);
+  barrier.dtypes[kHost] = std::nullopt;  // no data
+  t.push_back(barrier);
+
+  CollectiveDef broadcast = Base(names::kBroadcast, "broadcast",
+                                 {{"target", K::kWindow, U::kReadWrite},
+                                  {"signal", K::kWindow, U::kReadWrite}},
+                                 0, 1);
+  broadcast.has_root = true;
+  t.push_back(broadcast);
+
+  CollectiveDef reduce_scatter = Base(names::kReduceScatter, "reduce_scatter",
+                                      {{"target", K::kWindow, U::kReadWrite},
+                                       {"signal", K::kWindow, U::kReadWrite}},
+                                      0, 1);
+  // The InCore composition adds tiles only; the HOST kernel takes every op.
+  reduce_scatter.reduce_ops[kInCore] = {ReduceOp::kSum};
+  reduce_scatter.reduce_ops[kHost] = kEveryReduceOp;
+  t.push_back(reduce_scatter);
+
+  t.push_back(RowExchange(names::kAllGather, "allgather"));
+  t.push_back(RowExchange(names::kAllToAll, "all_to_all"));
+
+  CollectiveDef a2a_v = Base(names::kAllToAllV, "all_to_all_v",
+                             {{"input", K::kTensor, U::kRead},
+                              {"target", K::kWindow, U::kWrite},
+                              {"signal", K::kWindow, U::kReadWrite},
+                              {"send_counts", K::kTensor, U::kRead},
+                              {"recv_counts", K::kWindow, U::kWrite}},
+                             1, 2);
+  a2a_v.count_args = {3, 4};
+  a2a_v.core_num_arg = 5;
+  a2a_v.rails[kChip] = true;
+  a2a_v.dtypes[kHost] = a2av;
+  a2a_v.dtypes[kChip] = a2av;
+  a2a_v.wider_signal = true;
+  a2a_v.launch_width = LaunchWidthRule::kAllToAllV;
+  t.push_back(a2a_v);
+
+  // spec §5: A5 URMA, managed CHIP rail only; no HOST builtin.
+  CollectiveDef indexed = Base(names::kIndexedAllToAllV, "",
+                               {{"input", K::kTensor, U::kRead},
+                                {"target", K::kWindow, U::kWrite},
+                                {"signal", K::kWindow, U::kReadWrite},
+                                {"send_counts", K::kWindow, U::kRead},
+                                {"recv_counts", K::kTensor, U::kWrite},
+                                {"index", K::kTensor, U::kRead}},
+                               1, 2);
+  indexed.count_args = {3, 4};
+  indexed.rails[kInCore] = false;
+  indexed.rails[kHost] = false;
+  indexed.rails[kChip] = true;
+  indexed.dtypes[kHost] = std::vector<DataType>{};
+  indexed.dtypes[kChip] = a2av;
+  indexed.launch_width = LaunchWidthRule::kAllToAllV;
+  t.push_back(indexed);
+  return t;
+}
+
+}  // namespace
+
+std::string_view CollectiveRailName(CollectiveRail rail) {
+  switch (rail) {
+    case CollectiveRail::kInCore:
+      return "InCore";
+    case CollectiveRail::kHost:
+      return "HOST";
+    case CollectiveRail::kChip:
+      return "CHIP";
+  }
+  return "?";
+}
+
+std::string_view ReduceOpName(int64_t op) {
+  static constexpr std::string_view kNames[] = {"sum", "max", "min", "prod"};
+  return op >= 0 && op < 4 ? kNames[op] : std::string_view();
+}
+
+bool CollectiveDef::IsCountArg(size_t i) const {
+  for (size_t c : count_args) {
+    if (c == i) return true;
+  }
+  return false;
+}
+
+std::string CollectiveDef::BuiltinOpName() const {
+  return pto::StrCat(names::kBuiltinTensorPrefix, builtin);
+}
+
+std::string CollectiveDef::TemplateDir() const {
+  return pto::StrCat(":pypto.runtime.builtins.collectives.", builtin);
+}
+
+const std::vector<CollectiveDef>& Collectives() {
+  static const auto* table = new std::vector<CollectiveDef>(MakeTable());
+  return *table;
+}
+
+const CollectiveDef* FindCollective(std::string_view op_name) {
+  for (const CollectiveDef& d : Collectives()) {
+    if (d.op == op_name) return &d;
+  }
+  return nullptr;
+}
+
+const CollectiveDef* FindCollective(const ir::CallPtr& call) {
+  if (call == nullptr || call->op() == nullptr || ir::Is<ir::GlobalVar>(call->op())) {
+    return nullptr;
+  }
+  const std::string& name = call->op()->name();
+  std::optional<std::string> mode = ir::GetAttr<std::string>(call->kwargs(), "mode");
+  const CollectiveDef* first = nullptr;
+  for (const CollectiveDef& d : Collectives()) {
+    if (d.op != name) continue;
+    if (first == nullptr) first = &d;
+    if (mode && d.mode == *mode) return &d;
+  }
+  return first;
+}
+
+const CollectiveDef* FindCollectiveByBuiltin(std::string_view builtin) {
+  if (builtin.empty()) return nullptr;
+  for (const CollectiveDef& d : Collectives()) {
+    if (d.builtin == builtin) return &d;
+  }
+  return nullptr;
+}
+
+CoreNum CollectiveCoreNum(const CollectiveDef& def, const ir::Call& call) {
+  CoreNum out;
+  const ir::AttrValue* v = ir::FindAttr(call.kwargs(), ir::kAttrCoreNum);
+  if (v == nullptr) {
+    out.value = def.default_core_num;
+  } else if (const int64_t* i = std::get_if<int64_t>(v)) {
+    out.value = *i;
+  } else if (const ir::ExprPtr* e = std::get_if<ir::ExprPtr>(v); e != nullptr && *e != nullptr) {
+    out.value = ir::GetConstInt(*e);
+    if (!out.value) out.expr = *e;
+  }
+  return out;
+}
+
+absl::Status NormalizeCoreNum(std::string_view op, std::vector<ir::ExprPtr>& args,
+                              ir::AttrList& kwargs, const Span& span) {
+  const CollectiveDef* def = FindCollective(op);
+  if (def == nullptr || !def->core_num_arg || args.size() <= *def->core_num_arg) {
+    return absl::OkStatus();
+  }
+  if (ir::HasAttr(kwargs, ir::kAttrCoreNum)) {
+    return UserErrorF(span, op, " core_num given both as the ", *def->core_num_arg + 1,
+                      "th argument and as a kwarg");
+  }
+  ir::ExprPtr l = args[*def->core_num_arg];
+  args.erase(args.begin() + static_cast<std::ptrdiff_t>(*def->core_num_arg));
+  if (std::optional<int64_t> c = ir::GetConstInt(l)) {
+    kwargs.emplace_back(ir::kAttrCoreNum, *c);
+  } else {
+    kwargs.emplace_back(ir::kAttrCoreNum, std::move(l));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace pto::ops

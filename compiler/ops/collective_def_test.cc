@@ -1,0 +1,121 @@
+// The one description of a collective (CollectiveDef): every public
+// collective is in it, its lookups agree with the operator registry, and the
+// positional / keyword core_num spellings reach passes as one kwarg.
+#include "compiler/ops/collective_def.h"
+
+#include <memory>
+#include <set>
+#include <string>
+
+#include "compiler/ops/op_names.h"
+#include "compiler/ops/op_registry.h"
+#include "compiler/support/diagnostics.h"
+#include "gtest/gtest.h"
+
+namespace pto::ops {
+namespace {
+
+using ir::DataType;
+
+TEST(CollectiveDefTest, EveryPublicCollectiveHasOneEntryPerMode) {
+  std::set<std::string> ops;
+  for (const CollectiveDef& d : Collectives()) ops.insert(std::string(d.op));
+  EXPECT_EQ(ops, (std::set<std::string>{
+                     std::string(names::kAllReduce), std::string(names::kBarrier),
+                     std::string(names::kBroadcast), std::string(names::kReduceScatter),
+                     std::string(names::kAllGather), std::string(names::kAllToAll),
+                     std::string(names::kAllToAllV), std::string(names::kIndexedAllToAllV)}));
+  for (const CollectiveDef& d : Collectives()) {
+    const OpDef* op = OpRegistry::Global().Find(d.op);
+    ASSERT_NE(op, nullptr) << d.op;
+    ASSERT_LT(d.alias_arg, d.operands.size()) << d.op;
+    ASSERT_LT(d.signal_arg, d.operands.size()) << d.op;
+    EXPECT_EQ(d.operands[d.signal_arg].role, "signal") << d.op;
+    // The registry's effects are the def's operand uses.
+    for (size_t i = 0; i < d.operands.size(); ++i) {
+      ArgEffect want = d.operands[i].use == OperandUse::kRead    ? ArgEffect::kRead
+                       : d.operands[i].use == OperandUse::kWrite ? ArgEffect::kWrite
+                                                                 : ArgEffect::kReadWrite;
+      EXPECT_EQ(op->EffectOf(i), want) << d.op << " operand " << i;
+    }
+    if (d.builtin.empty()) continue;
+    const OpDef* builtin = OpRegistry::Global().Find(d.BuiltinOpName());
+    ASSERT_NE(builtin, nullptr) << d.BuiltinOpName();
+    EXPECT_EQ(builtin->template_dir, d.TemplateDir());
+    EXPECT_EQ(FindCollectiveByBuiltin(d.builtin), &d);
+  }
+}
+
+TEST(CollectiveDefTest, RailsAndLookups) {
+  const CollectiveDef* indexed = FindCollective(names::kIndexedAllToAllV);
+  ASSERT_NE(indexed, nullptr);
+  EXPECT_TRUE(indexed->OnRail(CollectiveRail::kChip));
+  EXPECT_FALSE(indexed->OnRail(CollectiveRail::kHost));
+  EXPECT_FALSE(indexed->OnRail(CollectiveRail::kInCore));
+  EXPECT_EQ(FindCollective("pld.tensor.window"), nullptr);
+  EXPECT_EQ(FindCollectiveByBuiltin(""), nullptr);
+  EXPECT_EQ(FindCollective(names::kAllReduce)->builtin, "allreduce");
+  EXPECT_EQ(FindCollective(names::kAllReduce)->launch_width, LaunchWidthRule::kOneShot);
+  EXPECT_EQ(FindCollectiveByBuiltin("allreduce_ring")->launch_width, LaunchWidthRule::kOneBlock);
+  EXPECT_EQ(FindCollective(names::kAllToAllV)->count_args, (std::vector<size_t>{3, 4}));
+  EXPECT_EQ(ReduceOpName(3), "prod");
+  EXPECT_EQ(ReduceOpName(4), "");
+}
+
+ir::ExprPtr Window(const std::vector<int64_t>& shape, DataType dt) {
+  std::vector<ir::ExprPtr> dims;
+  for (int64_t d : shape) dims.push_back(std::make_shared<ir::ConstInt>(d, DataType::kIndex));
+  return std::make_shared<ir::Var>(
+      "w", std::make_shared<ir::DistributedTensorType>(std::move(dims), dt));
+}
+
+std::vector<ir::ExprPtr> A2avOperands() {
+  return {Window({8, 4}, DataType::kFP32), Window({8, 4}, DataType::kFP32),
+          Window({2, 4}, DataType::kInt32), Window({2}, DataType::kInt32),
+          Window({2, 1}, DataType::kInt32)};
+}
+
+TEST(CollectiveDefTest, PositionalCoreNumBecomesTheKwarg) {
+  const OpRegistry& r = OpRegistry::Global();
+  std::vector<ir::ExprPtr> args = A2avOperands();
+  args.push_back(std::make_shared<ir::ConstInt>(4, DataType::kIndex));
+  auto call = r.MakeCall(names::kAllToAllV, args, {}, {}, Span());
+  ASSERT_TRUE(call.ok()) << call.status();
+  EXPECT_EQ((*call)->args().size(), 5u);
+  EXPECT_EQ(ir::GetAttr<int64_t>((*call)->kwargs(), "core_num"), 4);
+  EXPECT_EQ(CollectiveCoreNum(*FindCollective(*call), **call).value, 4);
+
+  // A dynamic L stays an expression (the HOST entry checks it at run time).
+  std::vector<ir::ExprPtr> dyn = A2avOperands();
+  auto n = std::make_shared<ir::Var>("n", ir::ScalarType::Get(DataType::kIndex));
+  dyn.push_back(n);
+  auto dyn_call = r.MakeCall(names::kAllToAllV, dyn, {}, {}, Span());
+  ASSERT_TRUE(dyn_call.ok()) << dyn_call.status();
+  CoreNum l = CollectiveCoreNum(*FindCollective(*dyn_call), **dyn_call);
+  EXPECT_FALSE(l.value.has_value());
+  EXPECT_EQ(l.expr, n);
+
+  // No spelling: the collective's default.
+  auto plain = r.MakeCall(names::kAllToAllV, A2avOperands(), {}, {}, Span());
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(CollectiveCoreNum(*FindCollective(*plain), **plain).value, 1);
+}
+
+TEST(CollectiveDefTest, BothCoreNumSpellingsAreALocatedError) {
+  std::vector<ir::ExprPtr> args = A2avOperands();
+  args.push_back(std::make_shared<ir::ConstInt>(4, DataType::kIndex));
+  Span at(std::make_shared<SourceFile>("t.pto", "\n\n      x\n"), 3, 7, 3, 20);
+  auto call = OpRegistry::Global().MakeCall(names::kAllToAllV, args, {{"core_num", int64_t{2}}},
+                                            {}, at);
+  ASSERT_FALSE(call.ok());
+  EXPECT_TRUE(IsUserError(call.status()));
+  EXPECT_EQ(call.status().message(),
+            "pld.tensor.all_to_all_v core_num given both as the 6th argument and as a kwarg");
+  std::optional<DiagnosticLocation> loc = GetDiagnosticLocation(call.status());
+  ASSERT_TRUE(loc.has_value());
+  EXPECT_EQ(loc->line, 3);
+  EXPECT_EQ(loc->col, 7);
+}
+
+}  // namespace
+}  // namespace pto::ops

@@ -1,0 +1,79 @@
+#!/bin/bash
+# One row of the HOST-rail collective matrix: renders collective_host.pto.in
+# for COLLECTIVE on NR chips, runs it with pto-run and checks every rank
+# against //testing/reference (collective_check).
+#
+# Usage: run_collective.sh PTO_RUN CHECK TEMPLATE COLLECTIVE DTYPE NR OP ROOT L CALLS \
+#          [EXPECT_ERROR]
+# With EXPECT_ERROR the run must fail and print that text.
+set -euo pipefail
+pto_run=$1 check=$2 template=$3 coll=$4 dtype=$5 nr=$6 op=$7 root=$8 l=$9 calls=${10}
+expect=${11:-}
+size=64
+tmp=${TEST_TMPDIR:-$(mktemp -d)}
+sig0=$nr sig1=1 fill=data
+case $coll in
+  allreduce) call="data = pld.tensor.allreduce(data, signal, op=$op, core_num=$l)"; sig1=$l ;;
+  allreduce_ring)
+    call="data = pld.tensor.allreduce(data, signal, op=$op, mode=\"ring\")"
+    sig0=$((2 * (nr - 1) + 1)) sig1=$nr ;;
+  reduce_scatter) call="data = pld.tensor.reduce_scatter(data, signal, op=$op)" ;;
+  broadcast) call="data = pld.tensor.broadcast(data, signal, root=$root)" ;;
+  allgather) call="data = pld.tensor.allgather(row0, data, signal)"; fill=stage ;;
+  all_to_all) call="data = pld.tensor.all_to_all(stage, data, signal)"; fill=stage ;;
+  barrier) call="signal = pld.tensor.barrier(signal)" ;;
+  *) echo "unknown collective $coll" >&2; exit 2 ;;
+esac
+# barrier / broadcast / reduce_scatter builtins take a rank-1 [P] signal.
+if [[ $sig1 -eq 1 && $coll != allgather && $coll != all_to_all ]]; then
+  sigshape="[$sig0]" sigzero="[0]" sigdims="$sig0"
+else
+  sigshape="[$sig0, $sig1]" sigzero="[0, 0]" sigdims="$sig0, $sig1"
+fi
+prog=$tmp/$coll.pto
+# The @CALL block is emitted once per call, with @C@ = the call index.
+block=()
+{
+  while IFS= read -r line; do
+    if [[ $line == @STAGE* ]]; then
+      [[ $fill == stage ]] && echo "${line#@STAGE}"
+      continue
+    fi
+    if [[ $line == @PARAM* ]]; then
+      for ((c = 0; c < calls; c++)); do b=${line#@PARAM}; echo "${b//@C@/$c}"; done
+      continue
+    fi
+    if [[ $line == @CALL* ]]; then
+      block+=("${line#@CALL}")
+      continue
+    fi
+    if [[ ${#block[@]} -gt 0 ]]; then
+      for ((c = 0; c < calls; c++)); do
+        for b in "${block[@]}"; do
+          b=${b//@C@/$c}
+          b=${b//@FILL@/$fill}
+          echo "${b//@COLLECTIVE@/$call}"
+        done
+      done
+      block=()
+    fi
+    echo "$line"
+  done < "$template"
+} | sed -e "s/@NR@/$nr/g" -e "s/@SIZE@/$size/g" -e "s/@DTYPE@/$dtype/g" \
+        -e "s/@SIG0@/$sig0/g" -e "s/@SIG1@/$sig1/g" -e "s/@SIGSHAPE@/$sigshape/g" \
+        -e "s/@SIGZERO@/$sigzero/g" -e "s/@SIGDIMS@/$sigdims/g" > "$prog"
+out=$tmp/out_$coll
+rm -rf "$out"
+set +e
+log=$("$pto_run" "$prog" --platform=a2a3 --ranks="$nr" --outputs="$out" 2>&1)
+rc=$?
+set -e
+if [[ -n $expect ]]; then
+  if [[ $rc -eq 0 ]]; then echo "expected a failure, the run passed: $log" >&2; exit 1; fi
+  if [[ $log != *"$expect"* ]]; then echo "expected '$expect' in: $log" >&2; exit 1; fi
+  echo "failed as expected: $expect"
+  exit 0
+fi
+if [[ $rc -ne 0 ]]; then echo "$log" >&2; exit 1; fi
+echo "$log"
+"$check" "$coll" "$dtype" "$nr" "$size" "$calls" "$op" "$root" "$out"
