@@ -9,7 +9,7 @@ namespace pto::ops {
 namespace {
 
 using ir::DataType;
-using K = OperandKind;
+using K = CollectiveOperandKind;
 using U = OperandUse;
 
 constexpr int kInCore = static_cast<int>(CollectiveRail::kInCore);

@@ -29,7 +29,7 @@ enum class ReduceOp : int64_t { kSum = 0, kMax = 1, kMin = 2, kProd = 3 };
 std::string_view ReduceOpName(int64_t op);
 
 // What the public op accepts for an operand.
-enum class OperandKind {
+enum class CollectiveOperandKind {
   kTensor,  // Tensor-like (a plain Tensor or a window view)
   kWindow,  // a DistributedTensor (window view)
 };
@@ -39,7 +39,7 @@ enum class OperandUse { kRead, kWrite, kReadWrite };
 
 struct CollectiveOperand {
   std::string_view role;
-  OperandKind kind;
+  CollectiveOperandKind kind;
   OperandUse use;
 };
 

@@ -107,7 +107,7 @@ std::vector<std::pair<int, int>> CoveragePairs(const ops::CollectiveDef& def) {
   std::vector<std::pair<int, int>> pairs = {{data, static_cast<int>(def.signal_arg)}};
   for (size_t c : def.count_args) {
     const ops::CollectiveOperand& o = def.operands[c];
-    if (o.kind == ops::OperandKind::kWindow && o.use != ops::OperandUse::kRead) {
+    if (o.kind == ops::CollectiveOperandKind::kWindow && o.use != ops::OperandUse::kRead) {
       pairs.emplace_back(data, static_cast<int>(c));
     }
   }
