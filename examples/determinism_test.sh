@@ -18,6 +18,8 @@ run_twice() {  # name, then the command; {} in it is replaced by the run's direc
     if ! "${cmd[@]}" >"$d/stdout" 2>"$d/stderr"; then
       echo "FAIL: $name: run $k exited non-zero"; cat "$d/stderr"; fail=1; return
     fi
+    # Printed paths name the run's own directory.
+    sed -i "s#$d#{}#g" "$d/stdout" "$d/stderr"
   done
   if ! diff -r "$tmp/$name.1" "$tmp/$name.2" >"$tmp/$name.diff"; then
     echo "FAIL: $name: two runs differ"; head -20 "$tmp/$name.diff"; fail=1
