@@ -8,39 +8,41 @@
 #include <string>
 #include <vector>
 
+#include "absl/flags/flag.h"
 #include "testing/golden/compare.h"
 #include "testing/golden/golden_file.h"
+#include "tools/cli_flags.h"
+
+ABSL_FLAG(std::vector<std::string>, rtol, {},
+          "OUTPUT=X: relative tolerance of OUTPUT (\"*\": every output); repeatable");
+ABSL_FLAG(std::vector<std::string>, atol, {},
+          "OUTPUT=X: absolute tolerance of OUTPUT (\"*\": every output); repeatable");
+ABSL_FLAG(std::vector<std::string>, kernel_tolerance, {},
+          "KERNEL=X: allowed relative change of KERNEL's total time (\"*\": every kernel), "
+          "e.g. 0.05 for 5 %; repeatable");
+ABSL_FLAG(double, time_tolerance, -1,
+          "X: allowed relative change of the end-to-end time (negative: the expected golden's own)");
+ABSL_FLAG(bool, data, true, "compare the outputs (off: identity and timing only, hw vs sim)");
+ABSL_FLAG(bool, timing, true, "compare the times (off: identity and data only)");
 
 namespace {
 
-constexpr char kUsage[] = R"(usage: pto-golden compare EXPECTED ACTUAL [options]
-
-Compares the golden ACTUAL with EXPECTED (protobuf text of pto.golden.Golden,
-testing/golden/golden.proto): the identity (program, platform, ranks, inputs'
-digest, error code), every output (bit-exact unless a tolerance is given in
-EXPECTED or below), and the per-kernel and end-to-end times (exact unless a
-tolerance is given). Prints a report: one line per output with its first
-differing element, and a table of timing deltas.
-
-options:
-  --rtol=OUTPUT=X         relative tolerance of OUTPUT ("*": every output)
-  --atol=OUTPUT=X         absolute tolerance of OUTPUT ("*": every output)
-  --kernel-tolerance=KERNEL=X
-                          allowed relative change of KERNEL's total time
-                          ("*": every kernel), e.g. 0.05 for 5 %
-  --time-tolerance=X      allowed relative change of the end-to-end time
-  --no-data               compare identity and timing only (hw vs sim)
-  --no-timing             compare identity and data only
-  -h, --help              show this help and exit
-
-exit status: 0 the goldens match; 1 they differ; 2 usage error or a file
-that cannot be read.
-)";
-
-int UsageError(const std::string& message) {
-  std::cerr << "pto-golden: " << message << "\n(see pto-golden --help)\n";
-  return 2;
+const pto::tools::ToolInfo& Info() {
+  static const pto::tools::ToolInfo* info = new pto::tools::ToolInfo{
+      "pto-golden", "compare EXPECTED ACTUAL [flags]",
+      "Compares the golden ACTUAL with EXPECTED (protobuf text of pto.golden.Golden,\n"
+      "testing/golden/golden.proto): the identity (program, platform, ranks, inputs'\n"
+      "digest, error code), every output (bit-exact unless a tolerance is given in\n"
+      "EXPECTED or by a flag), and the per-kernel and end-to-end times (exact unless a\n"
+      "tolerance is given). Prints a report: one line per output with its first\n"
+      "differing element, and a table of timing deltas.\n",
+      "exit status: 0 the goldens match; 1 they differ; 2 usage error or a file\n"
+      "that cannot be read.\n",
+      __FILE__, 3};
+  return *info;
 }
+
+int UsageError(const std::string& message) { return pto::tools::UsageError(Info(), message); }
 
 bool ParseNumber(const std::string& text, double* out) {
   char* end = nullptr;
@@ -58,44 +60,33 @@ bool ParseNamed(const std::string& text, std::string* name, double* value) {
 
 int Main(int argc, char** argv) {
   std::vector<std::string> positional;
+  if (int rc = pto::tools::ParseCommandLine(argc, argv, Info(), &positional); rc >= 0) return rc;
   pto::golden::CompareOptions options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value_of = [&](const std::string& flag, std::string* out) {
-      if (a.rfind(flag + "=", 0) != 0) return false;
-      *out = a.substr(flag.size() + 1);
-      return true;
-    };
-    std::string v;
-    std::string name;
-    double x = 0;
-    if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      return 0;
-    } else if (value_of("--rtol", &v) || value_of("--atol", &v)) {
-      if (!ParseNamed(v, &name, &x)) return UsageError(a + ": expected OUTPUT=X with X >= 0");
+  std::string name;
+  double x = 0;
+  for (const char* flag : {"rtol", "atol"}) {
+    for (const std::string& v :
+         std::string(flag) == "rtol" ? absl::GetFlag(FLAGS_rtol) : absl::GetFlag(FLAGS_atol)) {
+      if (!ParseNamed(v, &name, &x)) {
+        return UsageError("--" + std::string(flag) + "=" + v + ": expected OUTPUT=X with X >= 0");
+      }
       pto::golden::Tolerance& t = options.output_tolerance[name];
-      if (a.rfind("--rtol", 0) == 0) {
+      if (std::string(flag) == "rtol") {
         t.set_rtol(x);
       } else {
         t.set_atol(x);
       }
-    } else if (value_of("--kernel-tolerance", &v)) {
-      if (!ParseNamed(v, &name, &x)) return UsageError(a + ": expected KERNEL=X with X >= 0");
-      options.kernel_tolerance[name] = x;
-    } else if (value_of("--time-tolerance", &v)) {
-      if (!ParseNumber(v, &x)) return UsageError(a + ": expected a number >= 0");
-      options.sim_time_tolerance = x;
-    } else if (a == "--no-data") {
-      options.data = false;
-    } else if (a == "--no-timing") {
-      options.timing = false;
-    } else if (!a.empty() && a[0] == '-') {
-      return UsageError("unknown option '" + a + "'");
-    } else {
-      positional.push_back(a);
     }
   }
+  for (const std::string& v : absl::GetFlag(FLAGS_kernel_tolerance)) {
+    if (!ParseNamed(v, &name, &x)) {
+      return UsageError("--kernel-tolerance=" + v + ": expected KERNEL=X with X >= 0");
+    }
+    options.kernel_tolerance[name] = x;
+  }
+  options.sim_time_tolerance = absl::GetFlag(FLAGS_time_tolerance);
+  options.data = absl::GetFlag(FLAGS_data);
+  options.timing = absl::GetFlag(FLAGS_timing);
   if (positional.empty()) return UsageError("no command (pto-golden compare EXPECTED ACTUAL)");
   if (positional[0] != "compare") return UsageError("unknown command '" + positional[0] + "'");
   if (positional.size() != 3) return UsageError("compare takes two goldens: EXPECTED ACTUAL");

@@ -320,7 +320,7 @@ void SpinThenNotifyKernel(int64_t* args) {
 
 TEST(HangTest, LivelockEndsAtTheSimulatedTimeBudgetWithTheSameReport) {
   SimOptions o = Opts(kRanks, "a5");
-  o.tweak = [](Platform& p) { p.mutable_timeouts()->set_op_timeout_ns(20000); };
+  o.tweak = [](platforms::Platform& p) { p.mutable_timeouts()->set_op_timeout_ns(20000); };
   RunReport r = Simulate(o, [&](SimSystem& sys) -> absl::Status {
     auto d = MakeDomain(sys);
     if (!d.ok()) return d.status();

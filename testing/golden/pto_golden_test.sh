@@ -27,8 +27,8 @@ expect 1 "+200   +10.00%    0.00%  DIFFERS" -- \
   compare "$data/expected.textproto" "$data/slower.textproto"
 expect 0 "result: MATCH" -- compare "$data/expected.textproto" "$data/slower.textproto" \
   --kernel-tolerance=stage=0.1 --time-tolerance=0.02
-expect 0 "result: MATCH" -- compare "$data/expected.textproto" "$data/slower.textproto" --no-timing
-expect 2 "pto-golden: unknown option '--bogus'" -- compare a b --bogus
+expect 0 "result: MATCH" -- compare "$data/expected.textproto" "$data/slower.textproto" --notiming
+expect 2 "pto-golden: unknown flag '--bogus'" -- compare a b --bogus
 expect 2 "compare takes two goldens" -- compare "$data/expected.textproto"
 expect 2 "cannot read golden 'missing.textproto'" -- compare missing.textproto "$data/same.textproto"
 expect 2 "expected KERNEL=X with X >= 0" -- compare a b --kernel-tolerance=stage
