@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README command 2: installs what is missing, runs every test (bazel test
 # //...), then the ASan + UBSan build of the CI subset (docs/sanitizers.md),
-# and ends with a one-line count of test targets per pass.
+# and ends with the count of test targets per pass, then one total line
+# ("N passed, N failed").
 #   PTO_ASAN=0 bash tools/test.sh   # skip the sanitizer pass
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -25,22 +26,27 @@ PTO_ASAN_TARGETS=(
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-count() {  # count LOG: "P passed, F failed"
+passed=0 failed=0
+count() {  # count LOG: adds the log's targets to the totals
   local p f
   p=$(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$1")
   f=$(grep -cE '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|FLAKY|INCOMPLETE|NO STATUS|FAILED TO BUILD)' "$1")
-  echo "${p} passed, ${f} failed"
+  passed=$((passed + p)) failed=$((failed + f))
+  last="${p} passed, ${f} failed"
 }
 
 bazel test //... "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
-summary="$(count "$log")"
+count "$log"
+summary="bazel test //...: ${last}"
 if [[ ${PTO_ASAN:-1} != 0 ]]; then
   : >"$log"
   bazel test --config=asan --build_tests_only "$@" -- "${PTO_ASAN_TARGETS[@]}" 2>&1 | tee "$log"
   asan_rc=${PIPESTATUS[0]}
   ((rc == 0)) && rc=$asan_rc
-  summary="${summary}; asan+ubsan: $(count "$log")"
+  count "$log"
+  summary="${summary}; asan+ubsan: ${last}"
 fi
 echo "$summary"
+echo "${passed} passed, ${failed} failed"
 exit "$rc"
