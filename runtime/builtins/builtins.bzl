@@ -49,3 +49,28 @@ def kernel_renderings(int8_namespace):
             "kernel_int8.cc",
         ],
     )
+
+# Who may read a builtin package's templates: the compiler renders them,
+# the tools ship them with pto-run, tests check them.
+BUILTIN_VISIBILITY = [
+    "//compiler:__subpackages__",
+    "//examples:__subpackages__",
+    "//runtime:__subpackages__",
+    "//testing:__subpackages__",
+    "//tools:__subpackages__",
+]
+
+def host_rail_templates():
+    """The filegroup `templates` of a HOST-rail builtin package.
+
+    LowerHostTensorCollectives renders these three templates per variant
+    (docs/collectives.md).
+    """
+    native.filegroup(
+        name = "templates",
+        srcs = [
+            "entry.cpp.in",
+            "kernel.cpp.in",
+            "kernel_config.textproto.in",
+        ],
+    )
