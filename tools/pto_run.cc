@@ -6,10 +6,10 @@
 // (`pto-run --help`, generated from the ABSL_FLAG definitions below)
 //
 // The generated program.cc is compiled with the system C++ compiler into a
-// shared object, dlopen()ed, and its RunHost is called inside a simulation
-// (in a forked child, like every simulation). This binary exports the
-// runtime and simulator symbols the object needs (-rdynamic).
-#include <dlfcn.h>
+// shared object (tools/program_build.h: the precompiled prelude, the cache),
+// dlopen()ed, and its RunHost is called inside a simulation (in a forked
+// child, like every simulation). This binary exports the runtime and
+// simulator symbols the object needs (-rdynamic).
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -47,6 +47,7 @@
 #include "tools/cli_flags.h"
 #include "tools/compile_program.h"
 #include "tools/npy.h"
+#include "tools/program_build.h"
 #include "tools/run_params.h"
 
 // The flags. Each is read where it is used (absl::GetFlag), so a new flag is
@@ -76,11 +77,15 @@ ABSL_FLAG(bool, progress, false,
 ABSL_FLAG(bool, allow_nonfinite, false, "accept NaN and Inf in floating-point input files");
 ABSL_FLAG(std::string, keep_build, "", "DIR: build in DIR and keep program.cc, entry.cc, program.so");
 ABSL_FLAG(std::string, cxx, "", "PATH: C++ compiler (empty: $CXX, else g++)");
+ABSL_FLAG(bool, build_cache, true,
+          "reuse the program built before from the same generated C++, compiler and headers "
+          "(kept in $PTO_RUN_CACHE, else $XDG_CACHE_HOME/pto-run, else ~/.cache/pto-run)");
 
 namespace {
 
 namespace fs = std::filesystem;
 namespace npy = pto::tools::npy;
+using pto::tools::EntryFn;
 using pto::tools::run::Param;
 
 const pto::tools::ToolInfo& Info() {
@@ -157,78 +162,6 @@ std::optional<std::string> RunfilesRoot(const char* argv0) {
     }
   }
   return std::nullopt;
-}
-
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
-// The C entry the loader looks up, beside the generated program.cc (which
-// stays byte-identical to pto-compile's).
-constexpr char kEntrySource[] = R"(// pto-run's C entry into the generated program.
-#include <vector>
-
-#include "absl/status/status.h"
-#include "runtime/api/generated_program.h"
-
-extern "C" void pto_run_entry(pto::rt::Host* host,
-                              const std::vector<std::vector<pto::rt::Tensor>>* params,
-                              absl::Status* status) {
-  *status = pto::generated::RunHost(*host, *params);
-}
-)";
-
-using EntryFn = void (*)(pto::rt::Host*, const std::vector<std::vector<pto::rt::Tensor>>*,
-                         absl::Status*);
-
-// Writes the sources to `dir`, compiles them into program.so and loads it.
-absl::StatusOr<EntryFn> BuildAndLoad(const std::string& program_cc, const std::string& dir,
-                                     const std::string& root, const std::string& cxx) {
-  const fs::path d(dir);
-  for (const auto& [name, text] :
-       {std::pair<const char*, const std::string>{"program.cc", program_cc},
-        {"entry.cc", kEntrySource}}) {
-    std::ofstream f(d / name, std::ios::binary);
-    f << text;
-    if (!f) return absl::InternalError(absl::StrCat("cannot write ", (d / name).string()));
-  }
-  const std::string so = (d / "program.so").string();
-  // -DNDEBUG as the Bazel -c opt build of this binary, so inline runtime
-  // code is the same on both sides.
-  const std::string cmd = absl::StrCat(
-      ShellQuote(cxx), " -std=c++20 -O1 -fPIC -shared -DNDEBUG -I", ShellQuote(root), " -o ",
-      ShellQuote(so), " ", ShellQuote((d / "program.cc").string()), " ",
-      ShellQuote((d / "entry.cc").string()), " -labsl_statusor -labsl_status -labsl_strings 2>&1");
-  std::fflush(nullptr);
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return absl::InternalError("cannot start the C++ compiler");
-  std::string output;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) output.append(buf, n);
-  const int status = pclose(pipe);
-  if (status != 0) {
-    return absl::InternalError(absl::StrCat(
-        "compiling the generated program failed (internal error; exit status ",
-        WIFEXITED(status) ? WEXITSTATUS(status) : -1, ")\ncommand: ", cmd, "\n", output));
-  }
-  void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    return absl::InternalError(absl::StrCat("cannot load ", so, ": ", dlerror()));
-  }
-  void* sym = dlsym(handle, "pto_run_entry");
-  if (sym == nullptr) {
-    return absl::InternalError(absl::StrCat("no pto_run_entry in ", so, ": ", dlerror()));
-  }
-  return reinterpret_cast<EntryFn>(sym);
 }
 
 // ---------------------------------------------------------------- run
@@ -500,26 +433,18 @@ int Main(int argc, char** argv) {
     return Fail(1, std::string(s.message()));
   }
 
-  // Build in --keep-build=DIR, else in a temporary directory removed at exit.
-  const std::string keep_build = absl::GetFlag(FLAGS_keep_build);
-  std::string build_dir = keep_build;
-  if (build_dir.empty()) {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string tmpl =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/pto-run.XXXXXX";
-    if (mkdtemp(tmpl.data()) == nullptr) return Fail(2, "cannot create a temporary directory");
-    build_dir = tmpl;
-  } else {
+  // Build in --keep-build=DIR, else from the cache or in a temporary
+  // directory (tools/program_build.h).
+  pto::tools::BuildOptions build{*root, opts.cxx, absl::GetFlag(FLAGS_keep_build),
+                                 absl::GetFlag(FLAGS_build_cache) ? pto::tools::DefaultCacheDir()
+                                                                  : std::string()};
+  if (!build.keep_dir.empty()) {
     std::error_code ec;
-    fs::create_directories(build_dir, ec);
-    if (ec) return Fail(2, absl::StrCat("cannot create '", build_dir, "': ", ec.message()));
+    fs::create_directories(build.keep_dir, ec);
+    if (ec) return Fail(2, absl::StrCat("cannot create '", build.keep_dir, "': ", ec.message()));
   }
   absl::StatusOr<EntryFn> entry =
-      BuildAndLoad(compiled.bundle.at("program.cc"), build_dir, *root, opts.cxx);
-  if (keep_build.empty()) {
-    std::error_code ec;
-    fs::remove_all(build_dir, ec);  // the loaded object stays mapped
-  }
+      pto::tools::BuildAndLoad(compiled.bundle.at("program.cc"), build);
   if (!entry.ok()) return Fail(2, std::string(entry.status().message()));
 
   pto::sim::RunReport report = Simulate(opts, *entry, *params);

@@ -163,6 +163,34 @@ expect 0 "$host" --platform=a2a3 --ranks=2
 grep -qE '^pto-run: AllToAllVHost on 2 ranks \(a2a3\): .* dispatches per card: c0=3 c1=3$' <(head -1 "$tmp/out") ||
   fail "HOST rail summary: $(cat "$tmp/out")"
 
+# The build cache and the precompiled prelude (docs/pto-run.md): a compiler
+# wrapper logs every compile and g++'s -H header list. The second run of a
+# program compiles nothing; another program, or --nobuild-cache, compiles;
+# every compile forces the prelude in and g++ takes its .gch ("! ...gch").
+cat >"$tmp/cxx" <<SH
+#!/bin/bash
+[[ "\$1" == --version ]] && exec g++ --version
+echo "compile \$*" >>"$tmp/cxx.log"
+exec g++ "\$@" -H 2>>"$tmp/cxx.headers"
+SH
+chmod +x "$tmp/cxx"
+compiles() { grep -c '^compile ' "$tmp/cxx.log" 2>/dev/null || true; }
+export PTO_RUN_CACHE="$tmp/cache"
+expect 0 "$example" --platform=a2a3 --ranks=2 --cxx="$tmp/cxx" --nosummary
+[[ "$(compiles)" == 1 ]] || fail "first run: $(compiles) compiles, want 1"
+grep -q -- '-include [^ ]*/tools/pto_run_prelude.h ' "$tmp/cxx.log" || fail "no -include of the prelude: $(cat "$tmp/cxx.log")"
+grep -q '^! .*/tools/pto_run_prelude.h.gch$' "$tmp/cxx.headers" || fail "g++ did not use the .gch: $(head -5 "$tmp/cxx.headers")"
+first_line="$(head -1 "$tmp/out")"
+expect 0 "$example" --platform=a2a3 --ranks=2 --cxx="$tmp/cxx" --nosummary
+[[ "$(compiles)" == 1 ]] || fail "a cached program was compiled again"
+[[ "$(head -1 "$tmp/out")" == "$first_line" ]] || fail "the cached run printed $(head -1 "$tmp/out")"
+expect 0 "$host" --platform=a2a3 --ranks=2 --cxx="$tmp/cxx" --nosummary
+[[ "$(compiles)" == 2 ]] || fail "another program was not compiled"
+expect 0 "$example" --platform=a2a3 --ranks=2 --cxx="$tmp/cxx" --nosummary --nobuild-cache
+[[ "$(compiles)" == 3 ]] || fail "--nobuild-cache used the cache"
+[[ "$(ls "$tmp/cache" | wc -l)" == 2 ]] || fail "cache entries: $(ls -a "$tmp/cache")"
+unset PTO_RUN_CACHE
+
 # The first program of docs/pto-run.md, run as the page says, prints the
 # page's line and doubles every device's row.
 python3 - "$doc" "$tmp/hello.pto" <<'PY'
