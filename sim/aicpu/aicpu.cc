@@ -5,14 +5,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/api/error_codes.h"
+#include "sim/common/sc_time.h"
 
 namespace pto::sim {
 namespace {
 
-sc_core::sc_time PsTime(Ps ps) {
-  return sc_core::sc_time(static_cast<double>(ps), sc_core::SC_PS);
-}
-Ps Stamp() { return static_cast<Ps>(sc_core::sc_time_stamp().value()); }
 int ShapeSlot(rt::CoreShape s) { return s == rt::CoreShape::kAiv ? 0 : 1; }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/api/error_codes.h"
+#include "sim/common/sc_time.h"
 
 namespace pto::sim {
 
@@ -19,16 +20,6 @@ const char* WaitCmpName(WaitCmp c) {
   }
   return "?";
 }
-
-namespace {
-
-sc_core::sc_time PsTime(Ps ps) {
-  return sc_core::sc_time(static_cast<double>(ps), sc_core::SC_PS);
-}
-
-Ps Stamp() { return static_cast<Ps>(sc_core::sc_time_stamp().value()); }
-
-}  // namespace
 
 AivCore::AivCore(sc_core::sc_module_name name, int chip, int core_id,
                  bool is_aic, int lane, const platforms::Platform& platform,
@@ -197,64 +188,47 @@ void AivCore::Store(void* gm, const void* ub, uint64_t bytes) {
 }
 
 void AivCore::MteLoad(void* ub, const void* gm, uint64_t bytes, bool copy) {
-  CheckUb(ub, bytes, "TLOAD");
-  const int from = OwnerOrFault(gm, bytes, "TLOAD");
-  const auto& route = mem_->Route(from, chip_);
-  // In-order issue: wait until the tile is free (WAR/WAW on UB).
+  MteMove(/*load=*/true, ub, const_cast<void*>(gm), bytes, copy);
+}
+
+void AivCore::MteStore(void* gm, const void* ub, uint64_t bytes, bool copy) {
+  MteMove(/*load=*/false, const_cast<void*>(ub), gm, bytes, copy);
+}
+
+void AivCore::MteMove(bool load, void* ub, void* gm, uint64_t bytes, bool copy) {
+  const char* op = load ? "TLOAD" : "TSTORE";
+  CheckUb(ub, bytes, op);
+  const int peer = OwnerOrFault(gm, bytes, op);
+  const auto& route = load ? mem_->Route(peer, chip_) : mem_->Route(chip_, peer);
+  // In-order issue: a load waits until the tile is free (WAR/WAW on UB), a
+  // store until it has arrived (RAW).
   AdvanceTo(std::max(Now(), UbReady(ub, bytes)));
   if (!route.empty()) Sync();  // link bandwidth is shared in time order
   const uint64_t b = (bytes + p_.mte_burst_bytes() - 1) /
                      p_.mte_burst_bytes() * p_.mte_burst_bytes();
   const Ps t = Now();
-  Slot pipe = mte2_.Reserve(t, b);
+  Slot pipe = (load ? mte2_ : mte3_).Reserve(t, b);
   Ps end = pipe.end;
-  end = std::max(end, mem_->GmOf(from).port().Reserve(t, b).end);
-  Ps lat = mem_->GmOf(from).latency();
+  Gm& gm_of_peer = mem_->GmOf(peer);
+  end = std::max(end, gm_of_peer.port().Reserve(t, b).end);
+  Ps lat = gm_of_peer.latency();
   for (Link* l : route) {
-    end = std::max(end, l->Transfer(t, b, BlockArgs({{"peer", from}})).end);
+    end = std::max(end, l->Transfer(t, b, BlockArgs({{"peer", peer}})).end);
     lat += l->hop_latency();
   }
   end += lat;
-  if (copy) std::memmove(ub, gm, bytes);
-  RecordAccess(gm, bytes, /*write=*/false, t, end);
-  UbBusy(ub, bytes, end);
-  mte2_done_ = std::max(mte2_done_, end);
-  mem_->trace().Slice(track_mte2_, absl::StrCat("TLOAD ", bytes, " B"),
+  if (copy) std::memmove(load ? ub : gm, load ? gm : ub, bytes);
+  RecordAccess(gm, bytes, /*write=*/!load, t, end);
+  if (!load) gm_of_peer.NotifyWrite();
+  // A loaded tile is ready when its bytes arrive; a stored one is read until
+  // the store has drained it (WAR for the next TLOAD).
+  UbBusy(ub, bytes, load ? end : pipe.end);
+  Ps& done = load ? mte2_done_ : mte3_done_;
+  done = std::max(done, end);
+  mem_->trace().Slice(load ? track_mte2_ : track_mte3_, absl::StrCat(op, " ", bytes, " B"),
                       pipe.start, pipe.end,
-                      BlockArgs({{"bytes", static_cast<int64_t>(bytes)}, {"peer", from}}));
+                      BlockArgs({{"bytes", static_cast<int64_t>(bytes)}, {"peer", peer}}));
   // The issue itself takes a scalar slot; the transfer runs on.
-  AdvanceTo(std::max(Now() + Cycles(p_.scalar_op_cycles()), pipe.start));
-}
-
-void AivCore::MteStore(void* gm, const void* ub, uint64_t bytes, bool copy) {
-  CheckUb(ub, bytes, "TSTORE");
-  const int to = OwnerOrFault(gm, bytes, "TSTORE");
-  const auto& route = mem_->Route(chip_, to);
-  // RAW on UB: the tile must have arrived.
-  AdvanceTo(std::max(Now(), UbReady(ub, bytes)));
-  if (!route.empty()) Sync();
-  const uint64_t b = (bytes + p_.mte_burst_bytes() - 1) /
-                     p_.mte_burst_bytes() * p_.mte_burst_bytes();
-  const Ps t = Now();
-  Slot pipe = mte3_.Reserve(t, b);
-  Ps end = pipe.end;
-  Gm& dst = mem_->GmOf(to);
-  end = std::max(end, dst.port().Reserve(t, b).end);
-  Ps lat = dst.latency();
-  for (Link* l : route) {
-    end = std::max(end, l->Transfer(t, b, BlockArgs({{"peer", to}})).end);
-    lat += l->hop_latency();
-  }
-  end += lat;
-  if (copy) std::memmove(gm, ub, bytes);
-  RecordAccess(gm, bytes, /*write=*/true, t, end);
-  dst.NotifyWrite();
-  // The tile is read until the store has drained it (WAR for the next TLOAD).
-  UbBusy(ub, bytes, pipe.end);
-  mte3_done_ = std::max(mte3_done_, end);
-  mem_->trace().Slice(track_mte3_, absl::StrCat("TSTORE ", bytes, " B"),
-                      pipe.start, pipe.end,
-                      BlockArgs({{"bytes", static_cast<int64_t>(bytes)}, {"peer", to}}));
   AdvanceTo(std::max(Now() + Cycles(p_.scalar_op_cycles()), pipe.start));
 }
 

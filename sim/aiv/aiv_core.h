@@ -19,12 +19,15 @@
 
 #include "runtime/device/device_core.h"
 #include "runtime/device/kernel_abi.h"
-#include "sim/aiv/core_env.h"
 #include "sim/aiv/dcache.h"
+#include "sim/common/ports.h"
 #include "sim/common/resource.h"
+#include "sim/gm/gm.h"
+#include "sim/link/link.h"
 #include "platforms/platform.pb.h"
 #include "sim/race/race_detector.h"
 #include "sim/trace/report.pb.h"
+#include "sim/trace/trace.h"
 
 namespace pto::sim {
 
@@ -132,6 +135,8 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
   // GM port and the links, advances local time to completion.
   void MteLoad(void* ub, const void* gm, uint64_t bytes, bool copy);
   void MteStore(void* gm, const void* ub, uint64_t bytes, bool copy);
+  // The shared body of both: MTE2 (load, GM -> UB) or MTE3 (store).
+  void MteMove(bool load, void* ub, void* gm, uint64_t bytes, bool copy);
   // UB scoreboard: when the in-flight DMAs touching [p, p + bytes) finish.
   Ps UbReady(const void* p, uint64_t bytes);
   void UbBusy(const void* p, uint64_t bytes, Ps until);

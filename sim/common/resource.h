@@ -10,11 +10,9 @@
 #include <cstdint>
 #include <string>
 
+#include "sim/common/time.h"
+
 namespace pto::sim {
-
-using Ps = int64_t;  // simulated picoseconds
-
-inline Ps NsToPs(double ns) { return static_cast<Ps>(std::llround(ns * 1000)); }
 
 struct Slot {
   Ps start;

@@ -11,6 +11,7 @@
 #include "runtime/core/domain.h"
 #include "runtime/device/comm_context.h"
 #include "platforms/platform.h"
+#include "sim/common/sc_time.h"
 
 namespace pto::sim {
 
@@ -272,7 +273,7 @@ RunReport SimSystem::Run() {
         break;
       }
       SimProgress p;
-      p.sim_time_ps = static_cast<int64_t>(sc_core::sc_time_stamp().value());
+      p.sim_time_ps = Stamp();
       for (auto& c : chips_) {
         const auto [done, known] = c->aicpu().TaskProgress();
         p.tasks_done += done;
@@ -281,7 +282,7 @@ RunReport SimSystem::Run() {
       progress_(p);
     }
   }
-  const Ps end = static_cast<Ps>(sc_core::sc_time_stamp().value());
+  const Ps end = Stamp();
   bool idle = true;
   for (auto& c : chips_) idle = idle && c->aicpu().Idle();
   std::vector<std::string> blocked;

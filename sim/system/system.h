@@ -11,7 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "runtime/api/host.h"
-#include "sim/aiv/core_env.h"
+#include "sim/common/ports.h"
 #include "sim/chip/chip.h"
 #include "sim/link/link.h"
 #include "platforms/platform.pb.h"

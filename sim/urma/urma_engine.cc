@@ -4,17 +4,12 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "sim/common/sc_time.h"
+#include "sim/gm/gm.h"
+#include "sim/link/link.h"
+#include "sim/trace/trace.h"
 
 namespace pto::sim {
-namespace {
-
-Ps Stamp() { return static_cast<Ps>(sc_core::sc_time_stamp().value()); }
-sc_core::sc_time PsTime(Ps ps) {
-  return sc_core::sc_time(static_cast<double>(ps), sc_core::SC_PS);
-}
-
-}  // namespace
-
 UrmaEngine::UrmaEngine(sc_core::sc_module_name name, int chip, int chips,
                        const platforms::Platform& platform, MemorySystem* mem)
     : sc_core::sc_module(name),

@@ -14,7 +14,7 @@
 
 #include <systemc>
 
-#include "sim/aiv/core_env.h"
+#include "sim/common/ports.h"
 #include "sim/common/resource.h"
 #include "platforms/platform.pb.h"
 #include "sim/trace/report.pb.h"

@@ -1,7 +1,9 @@
-// What a core needs from the rest of the model, as interfaces so the core
-// module does not depend on the chip or system modules.
-#ifndef PTO_SIM_AIV_CORE_ENV_H_
-#define PTO_SIM_AIV_CORE_ENV_H_
+// What a core needs from the rest of the model, as interfaces, so the core
+// (sim/aiv), the URMA engine (sim/urma) and the system (sim/system) meet
+// here and no module depends on another's implementation. The classes they
+// name are only declared; a user includes the module it calls.
+#ifndef PTO_SIM_COMMON_PORTS_H_
+#define PTO_SIM_COMMON_PORTS_H_
 
 #include <cstdint>
 #include <string>
@@ -9,13 +11,12 @@
 
 #include <systemc>
 
-#include "sim/gm/gm.h"
-#include "sim/link/link.h"
-#include "sim/trace/trace.h"
-
 namespace pto::sim {
 
 class AivCore;
+class Gm;
+class Link;
+class Trace;
 
 // The memory system: which chip owns an address, and the links between chips.
 class MemorySystem {
@@ -56,4 +57,4 @@ class CoreObserver {
 
 }  // namespace pto::sim
 
-#endif  // PTO_SIM_AIV_CORE_ENV_H_
+#endif  // PTO_SIM_COMMON_PORTS_H_
