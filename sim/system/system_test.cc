@@ -19,6 +19,8 @@ namespace pto::sim {
 namespace {
 
 using testing::AllToAllErrors;
+using testing::NopKernel;
+using testing::OnlyTask;
 using testing::SetUpAllToAll;
 using testing::Opts;
 using testing::Simulate;
@@ -38,17 +40,6 @@ RunReport AllToAll(SimOptions o, uint64_t chunk, int blocks) {
         (*r.mutable_values())["errors"] = AllToAllErrors(sys, *setup);
       });
 }
-
-const TaskStat& OnlyTask(const RunReport& r, int chip) {
-  for (const TaskStat& t : r.tasks()) {
-    if (t.chip() == chip) return t;
-  }
-  static TaskStat none;
-  ADD_FAILURE() << "no task on chip " << chip;
-  return none;
-}
-
-void NopKernel(int64_t*) {}
 
 // ---------------------------------------------------------------- all-to-all
 
@@ -262,112 +253,6 @@ TEST(OrderingTest, NotifyWithoutAFenceAfterAPutIsCounted) {
   EXPECT_EQ(UnfencedNotifies(2), 0);
 }
 
-// ---------------------------------------------------------------- links
-
-// t0 = src (local), t1 = dst (window); s0 = &CommContext, s1 = bytes per
-// block, s2 = peer. Each block puts its slice to the peer.
-void PushKernel(int64_t* args) {
-  const CommContext* ctx = reinterpret_cast<const CommContext*>(args[2]);
-  const uint64_t bytes = static_cast<uint64_t>(args[3]);
-  const uint32_t peer = static_cast<uint32_t>(args[4]);
-  const uint64_t off = bytes * get_block_idx(args);
-  uint8_t* src = TensorArg(args, 0)->data<uint8_t>() + off;
-  uint8_t* dst = TensorArg(args, 1)->data<uint8_t>() + off;
-  Tile<uint8_t> stage = TASSIGN<uint8_t>(0, 64 * 1024);
-  TPUT(GlobalTensor<uint8_t>{CommRemotePtr(ctx, dst, peer), bytes},
-       GlobalTensor<uint8_t>{src, bytes}, stage);
-}
-
-RunReport Push(int blocks, uint64_t bytes_per_block, uint32_t peer) {
-  return Simulate(Opts(2), [&](SimSystem& sys) -> absl::Status {
-    const uint64_t total = blocks * bytes_per_block;
-    rt::DomainSpec spec{"push", {0, 1}, total + 4096, {{"dst", total}}};
-    auto d = sys.CreateDomain(spec);
-    if (!d.ok()) return d.status();
-    auto src = sys.Alloc(0, total, "src");
-    if (!src.ok()) return src.status();
-    const auto& c = d->ranks[0];
-    return sys.Dispatch(
-        0, SingleTask("push", &PushKernel, blocks, true),
-        rt::ChipArgs{{*src, c.buffers.at("dst")},
-                     {c.device_ctx.addr(), bytes_per_block, peer}});
-  });
-}
-
-TEST(LinkTest, SaturatedLinkRunsAtThePlatformBandwidth) {
-  constexpr uint64_t kPerBlock = 1 << 20;
-  RunReport r = Push(8, kPerBlock, 1);
-  ASSERT_EQ(r.error_code(), 0) << r.error_text();
-  const ResourceStat* link = nullptr;
-  for (const ResourceStat& l : r.links()) {
-    if (l.name() == "link c0->c1") link = &l;
-  }
-  ASSERT_NE(link, nullptr);
-  EXPECT_EQ(link->bytes(), 8 * kPerBlock);
-  // 56 GB/s: 8 MiB occupy the link for 149.796 us.
-  EXPECT_NEAR(link->busy_ps(), 149796571, 1000);
-  const TaskStat& t = OnlyTask(r, 0);
-  const double gbps = 8.0 * kPerBlock / ((t.end_ps() - t.start_ps()) / 1e3);
-  EXPECT_GT(gbps, 0.95 * 56) << gbps;
-  EXPECT_LE(gbps, 56.0) << gbps;
-}
-
-TEST(LinkTest, RemotePutPaysOneHopLatency) {
-  RunReport local = Push(1, 32, 0);
-  RunReport remote = Push(1, 32, 1);
-  ASSERT_EQ(local.error_code(), 0) << local.error_text();
-  ASSERT_EQ(remote.error_code(), 0) << remote.error_text();
-  const TaskStat& l = OnlyTask(local, 0);
-  const TaskStat& m = OnlyTask(remote, 0);
-  const int64_t extra = (m.end_ps() - m.start_ps()) - (l.end_ps() - l.start_ps());
-  // 1000 ns per HCCS hop (+ < 1 ns of serialisation on the link).
-  EXPECT_GE(extra, 1000000);
-  EXPECT_LE(extra, 1001000);
-}
-
-// ---------------------------------------------------------------- GM
-
-// t0 = a buffer of block_num * s0 bytes; each block loads its slice in
-// 64 KiB tiles, rotating over s1 tiles.
-void GmReadKernel(int64_t* args) {
-  const uint64_t bytes = static_cast<uint64_t>(args[1]);
-  const int tiles = static_cast<int>(args[2]);
-  uint8_t* base = TensorArg(args, 0)->data<uint8_t>() + bytes * get_block_idx(args);
-  int k = 0;
-  for (uint64_t off = 0; off < bytes; off += 64 * 1024) {
-    Tile<uint8_t> t = TASSIGN<uint8_t>((k++ % tiles) * 64 * 1024, 64 * 1024);
-    TLOAD(t, GlobalTensor<uint8_t>{base + off, t.count});
-  }
-  pipe_barrier(PIPE_ALL);
-}
-
-int64_t GmReadTime(int blocks, int tiles = 1) {
-  constexpr uint64_t kBytes = 4 << 20;
-  RunReport r = Simulate(Opts(1), [&](SimSystem& sys) -> absl::Status {
-    auto buf = sys.Alloc(0, blocks * kBytes, "buf");
-    if (!buf.ok()) return buf.status();
-    return sys.Dispatch(0, SingleTask("gm_read", &GmReadKernel, blocks, true),
-                        rt::ChipArgs{{*buf}, {kBytes, static_cast<uint64_t>(tiles)}});
-  });
-  EXPECT_EQ(r.error_code(), 0) << r.error_text();
-  return OnlyTask(r, 0).end_ps() - OnlyTask(r, 0).start_ps();
-}
-
-TEST(GmTest, CoresShareTheChipBandwidth) {
-  const double one = GmReadTime(1) / 1e3;   // ns
-  const double all = GmReadTime(48) / 1e3;  // ns
-  // One core reusing one tile: each 64 KiB TLOAD waits for the previous one
-  // (WAW on UB), streams through the MTE pipe (64 B/cycle at 1.85 GHz =
-  // 118.4 GB/s) and pays the 400 ns GM latency.
-  EXPECT_NEAR(one, 64 * (65536 / 118.4 + 400), 64 * 2.0);
-  // Two tiles: a load is in flight while the next one issues, so the MTE
-  // pipe (64 B/cycle at 1.85 GHz = 118.4 GB/s) is the limit.
-  const double pingpong = GmReadTime(1, 2) / 1e3;
-  EXPECT_NEAR((4 << 20) / pingpong, 118.4, 118.4 * 0.02);
-  // 48 cores are limited by the 1.6 TB/s HBM.
-  EXPECT_NEAR(48.0 * (4 << 20) / all, 1600, 1600 * 0.05);
-}
-
 // ---------------------------------------------------------------- dcci
 
 // Block 1 overwrites data[0] by DMA and signals; block 0 had read data[0]
@@ -430,41 +315,7 @@ TEST(DcciTest, KernelWithDcciReadsFreshData) {
   EXPECT_EQ(DcciRun(true), std::make_pair(7, 42));
 }
 
-// ------------------------------------------------------- admission, errors
-
-RunReport SyncStart(int blocks) {
-  return Simulate(Opts(1), [&](SimSystem& sys) {
-    return sys.Dispatch(0, SingleTask("nop", &NopKernel, blocks, true),
-                        rt::ChipArgs{});
-  });
-}
-
-TEST(AdmissionTest, ExactlyFullSyncStartRunsAllBlocksTogether) {
-  RunReport r = SyncStart(48);
-  ASSERT_EQ(r.error_code(), 0) << r.error_text();
-  EXPECT_EQ(r.cores_size(), 48);
-  EXPECT_EQ(OnlyTask(r, 0).blocks(), 48);
-}
-
-TEST(AdmissionTest, OneOverIsRejectedWithCodeSevenWithoutHanging) {
-  RunReport r = SyncStart(49);
-  EXPECT_EQ(r.error_code(), rt::kErrorRequireSyncStartInvalid);
-  EXPECT_NE(r.error_text().find("require_sync_start block_num=49 > limit=48"),
-            std::string::npos)
-      << r.error_text();
-  EXPECT_EQ(r.cores_size(), 0);  // nothing was dispatched
-}
-
-TEST(AdmissionTest, WaveLaunchAboveTheCoreCountRunsInWaves) {
-  RunReport r = Simulate(Opts(1), [&](SimSystem& sys) {
-    return sys.Dispatch(0, SingleTask("nop", &NopKernel, 100, false),
-                        rt::ChipArgs{});
-  });
-  ASSERT_EQ(r.error_code(), 0) << r.error_text();
-  int64_t blocks = 0;
-  for (const CoreStat& c : r.cores()) blocks += c.blocks();
-  EXPECT_EQ(blocks, 100);
-}
+// ---------------------------------------------------------------- errors
 
 // s0 = &CommContext, t0 = sig. Waits for a signal nobody sends.
 void DeadlockKernel(int64_t* args) {
@@ -923,47 +774,6 @@ TEST(OrchestrationTest, RuntimeAllocatedOutputIsReadBackByTheOrchestration) {
   ASSERT_EQ(r.error_code(), 0) << r.error_text();
   EXPECT_EQ(r.values().at("v"), 15);
   EXPECT_EQ(r.values().at("aiv"), 48);
-}
-
-// ------------------------------------------------- task window, scopes
-
-RunReport ManyTasks(bool in_scope) {
-  SimOptions o = Opts(1);
-  o.tweak = [](platforms::Platform& p) { p.mutable_aicpu()->set_task_window(4); };
-  return Simulate(o, [&](SimSystem& sys) {
-    rt::ChipCallable c;
-    c.name = "many";
-    c.kernels = {&NopKernel};
-    c.kernel_names = {"nop"};
-    c.entry = [in_scope](rt::Orchestrator& orch, const rt::ChipArgs&) {
-      if (in_scope) orch.scope_begin();
-      for (int i = 0; i < 10; ++i) orch.submit_aiv_task(0, rt::TaskArgs{});
-      if (in_scope) orch.scope_end();
-    };
-    return sys.Dispatch(0, c, rt::ChipArgs{});
-  });
-}
-
-TEST(TaskWindowTest, BackPressureLetsTenTasksThroughFourSlots) {
-  RunReport r = ManyTasks(false);
-  ASSERT_EQ(r.error_code(), 0) << r.error_text();
-  EXPECT_EQ(r.tasks_size(), 10);
-  // The fifth task could only be submitted after the first completed.
-  EXPECT_GE(r.tasks(4).ready_ps(), r.tasks(0).end_ps());
-  for (const ResourceStat& q : r.queues()) {
-    if (q.name() == "ready AIV c0") {
-      EXPECT_EQ(q.transfers(), 10);
-    }
-  }
-}
-
-TEST(TaskWindowTest, WindowFullOfAnOpenScopeIsCodeOne) {
-  RunReport r = ManyTasks(true);
-  EXPECT_EQ(r.error_code(), rt::kErrorScopeDeadlock);
-  EXPECT_NE(r.error_text().find("task window of 4 slots is full of tasks of "
-                                "open scopes"),
-            std::string::npos)
-      << r.error_text();
 }
 
 // ------------------------------------------------------------- bad input

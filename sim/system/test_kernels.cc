@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
 #include "runtime/device/device_api.h"
 #include "sim/system/isolated_run.h"
 
@@ -173,5 +174,16 @@ void CaptureOutput(SimSystem& sys, const rt::Tensor& t, const std::string& key, 
   std::string bytes(t.bytes, '\0');
   if (sys.CopyFrom(bytes.data(), t, t.bytes).ok()) (*r.mutable_outputs())[key] = std::move(bytes);
 }
+
+const TaskStat& OnlyTask(const RunReport& r, int chip) {
+  for (const TaskStat& t : r.tasks()) {
+    if (t.chip() == chip) return t;
+  }
+  static TaskStat none;
+  ADD_FAILURE() << "no task on chip " << chip;
+  return none;
+}
+
+void NopKernel(int64_t*) {}
 
 }  // namespace pto::sim::testing

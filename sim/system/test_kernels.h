@@ -51,6 +51,12 @@ SimOptions Opts(int chips, const std::string& platform = "a2a3");
 // (nothing if the copy fails, e.g. after a fault).
 void CaptureOutput(SimSystem& sys, const rt::Tensor& t, const std::string& key, RunReport& r);
 
+// The first task of `chip` in the report (a test failure when there is none).
+const TaskStat& OnlyTask(const RunReport& r, int chip);
+
+// A kernel that does nothing.
+void NopKernel(int64_t* args);
+
 // report.outputs[key] as elements of E; empty when the key is absent.
 template <typename E>
 std::vector<E> OutputAs(const RunReport& r, const std::string& key) {
