@@ -14,7 +14,8 @@
 namespace pto::tools {
 
 int CompileProgram(const std::string& tool, const std::string& input, const passes::Target& target,
-                   const std::string& templates, CompiledProgram* out) {
+                   const std::string& templates, CompiledProgram* out,
+                   const Specialize& specialize) {
   passes::PassManagerOptions pm_options;
   pm_options.verify_each = true;
   pm_options.dump = &std::cerr;
@@ -30,6 +31,10 @@ int CompileProgram(const std::string& tool, const std::string& input, const pass
   absl::StatusOr<ir::ProgramPtr> program = parser::ParseProgram(out->file, {});
   if (!program.ok()) return Report(program.status(), out->file.get());
   if (absl::Status s = ir::VerifyProgram(*program); !s.ok()) return Report(s, out->file.get());
+  if (specialize != nullptr) {
+    program = specialize(*program);
+    if (!program.ok()) return Report(program.status(), out->file.get());
+  }
   absl::StatusOr<ir::ProgramPtr> lowered = pm.Run(*program);
   if (!lowered.ok()) return Report(lowered.status(), out->file.get());
   out->lowered = *lowered;

@@ -4,9 +4,11 @@
 #ifndef PTO_TOOLS_COMPILE_PROGRAM_H_
 #define PTO_TOOLS_COMPILE_PROGRAM_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "compiler/codegen/builtin_kernels.h"
 #include "compiler/ir/function.h"
 #include "compiler/passes/target.h"
@@ -24,8 +26,13 @@ struct CompiledProgram {
 // under `templates`. On failure prints the located diagnostic (or
 // "<tool>: message") to stderr and returns the exit status (1 user error, 2
 // internal or unreadable input); 0 on success.
+// `specialize`, when given, rewrites the parsed and verified program before the
+// pipeline (pto-run binds the dynamic dimensions there); its error is reported
+// like a parse error.
+using Specialize = std::function<absl::StatusOr<ir::ProgramPtr>(const ir::ProgramPtr&)>;
 int CompileProgram(const std::string& tool, const std::string& input, const passes::Target& target,
-                   const std::string& templates, CompiledProgram* out);
+                   const std::string& templates, CompiledProgram* out,
+                   const Specialize& specialize = nullptr);
 
 }  // namespace pto::tools
 

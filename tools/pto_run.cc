@@ -46,6 +46,7 @@
 #include "testing/golden/recorder.h"
 #include "tools/cli_flags.h"
 #include "tools/compile_program.h"
+#include "tools/dyn_dims.h"
 #include "tools/npy.h"
 #include "tools/program_build.h"
 #include "tools/run_params.h"
@@ -415,8 +416,15 @@ int Main(int argc, char** argv) {
   }
 
   pto::tools::CompiledProgram compiled;
+  // Dynamic dimensions take their values from --ranks and the input shapes.
+  auto bind_dims = [&](const pto::ir::ProgramPtr& p) -> absl::StatusOr<pto::ir::ProgramPtr> {
+    absl::StatusOr<pto::tools::run::DimValues> dims =
+        pto::tools::run::BindDynDims(p, opts.ranks, inputs_dir);
+    if (!dims.ok()) return dims.status();
+    return pto::tools::run::SpecializeDynDims(p, *dims);
+  };
   if (int rc = pto::tools::CompileProgram("pto-run", opts.input, *target,
-                                          *root + "/runtime/builtins", &compiled);
+                                          *root + "/runtime/builtins", &compiled, bind_dims);
       rc != 0) {
     return rc;
   }

@@ -52,6 +52,9 @@ inline constexpr char kAttrDevice[] = "device";
 inline constexpr char kAttrCoreNum[] = "core_num";
 inline constexpr char kAttrSyncStart[] = "sync_start";
 inline constexpr char kAttrArgDirections[] = "arg_directions";
+// `pl.submit(self.f, ...)`: a call between functions that also yields the
+// submitted task's TASK_ID (its type is tuple[<f's results>, TASK_ID]).
+inline constexpr char kAttrSubmit[] = "submit";
 // pl.pipeline(n, stage=N): the pipeline depth of a ForKind::kPipeline loop.
 inline constexpr char kAttrPipelineStages[] = "pipeline_stages";
 

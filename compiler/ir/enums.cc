@@ -1,5 +1,6 @@
 #include "compiler/ir/enums.h"
 
+#include <string>
 #include <utility>
 
 namespace pto::ir {
@@ -103,6 +104,21 @@ std::string_view ParamDirectionName(ParamDirection d) { return NameOf(kParamDire
 std::string_view ArgDirectionName(ArgDirection d) { return NameOf(kArgDirections, d); }
 std::optional<ArgDirection> ArgDirectionFromName(std::string_view n) {
   return FromName(kArgDirections, n);
+}
+std::optional<ArgDirection> ArgDirectionFromAdirName(std::string_view n) {
+  // PyPTO's module-level spellings are the member names in lower case, with '_'
+  // between words except in "inout".
+  std::string folded;
+  for (char c : n) {
+    if (c >= 'A' && c <= 'Z') return std::nullopt;
+    if (c != '_') folded += c;
+  }
+  for (const auto& [d, name] : kArgDirections) {
+    std::string lower;
+    for (char c : name) lower += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    if (lower == folded) return d;
+  }
+  return std::nullopt;
 }
 std::string_view ForKindName(ForKind k) { return NameOf(kForKinds, k); }
 std::optional<ForKind> ForKindFromName(std::string_view n) { return FromName(kForKinds, n); }

@@ -78,6 +78,9 @@ std::optional<Role> RoleFromName(std::string_view name);
 std::string_view ParamDirectionName(ParamDirection d);
 std::string_view ArgDirectionName(ArgDirection d);
 std::optional<ArgDirection> ArgDirectionFromName(std::string_view name);
+// PyPTO's short spelling `pl.adir.<name>`: input, output, inout, output_existing,
+// no_dep, scalar.
+std::optional<ArgDirection> ArgDirectionFromAdirName(std::string_view name);
 std::string_view ForKindName(ForKind k);  // "range", "parallel", "unroll", "pipeline"
 std::optional<ForKind> ForKindFromName(std::string_view name);
 std::string_view TensorLayoutName(TensorLayout l);

@@ -1,560 +1,30 @@
 #include "compiler/ir/printer.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "compiler/ir/print_names.h"
+#include "compiler/ir/print_text.h"
 #include "compiler/support/strings.h"
 
 namespace pto::ir {
 namespace {
 
-bool IsKeyword(std::string_view s) {
-  // Python's reserved words and the names the language reserves, grouped by
-  // length: this runs for every printed variable, and comparing with the few
-  // words of the same length is much cheaper than hashing.
-  static constexpr std::string_view kReserved[][10] = {
-      /*2*/ {"as", "if", "in", "is", "or", "pl"},
-      /*3*/ {"and", "def", "del", "for", "not", "try", "pld"},
-      /*4*/ {"None", "True", "elif", "else", "from", "pass", "with", "self"},
-      /*5*/ {"False", "async", "await", "break", "class", "raise", "while", "yield", "tuple",
-             "Tuple"},
-      /*6*/ {"assert", "except", "global", "import", "lambda", "return"},
-      /*7*/ {"finally"},
-      /*8*/ {"continue", "nonlocal"},
-  };
-  if (s.size() < 2 || s.size() > 8) return false;
-  for (std::string_view r : kReserved[s.size() - 2]) {
-    if (r.empty()) break;
-    if (r[0] == s[0] && r == s) return true;
-  }
-  return false;
-}
-
-// A valid, non-reserved identifier derived from a name hint.
-std::string SanitizeName(std::string_view hint) {
-  std::string s;
-  for (char c : hint) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_';
-    s += ok ? c : '_';
-  }
-  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) s = "v" + s;
-  if (IsKeyword(s)) s += "_";
-  return s;
-}
-
-// A hint that prints as itself: a valid identifier that is not reserved.
-bool IsPlainName(std::string_view hint) {
-  if (hint.empty() || (hint[0] >= '0' && hint[0] <= '9')) return false;
-  for (char c : hint) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_';
-    if (!ok) return false;
-  }
-  return !IsKeyword(hint);
-}
-
-std::string QuoteString(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\x%02x", static_cast<unsigned char>(c));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += "\"";
-  return out;
-}
-
-// Fewest digits that read back to the same double; always has '.' or 'e'.
-std::string FormatFloat(double v) {
-  if (std::isinf(v)) return v > 0 ? "1e999" : "-1e999";
-  if (std::isnan(v)) return "float(\"nan\")";
-  char buf[64];
-  // The shortest round-trip form has the fewest significant digits any
-  // round-tripping %g can have, so the search starts there.
-  auto [sci_end, ec] = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
-  int shortest = 0;
-  for (const char* p = buf; ec == std::errc() && p < sci_end && *p != 'e'; ++p) {
-    if (*p >= '0' && *p <= '9') ++shortest;
-  }
-  for (int prec = std::max(shortest, 1); prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof(buf), "%.*g", prec, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  std::string s = buf;
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-  return s;
-}
-
-// Python operator precedence (higher binds tighter).
-enum Prec : int {
-  kPrecOr = 1,
-  kPrecAnd = 2,
-  kPrecNot = 3,
-  kPrecCompare = 4,
-  kPrecBitOr = 5,
-  kPrecBitXor = 6,
-  kPrecBitAnd = 7,
-  kPrecShift = 8,
-  kPrecAdd = 9,
-  kPrecMul = 10,
-  kPrecUnary = 11,
-  kPrecPow = 12,
-  kPrecAtom = 13,
-};
-
-struct BinaryInfo {
-  const char* text;  // infix operator, or a function name when prec == kPrecAtom
-  int prec;
-};
-
-BinaryInfo InfoOf(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::kAdd: return {"+", kPrecAdd};
-    case BinaryOp::kSub: return {"-", kPrecAdd};
-    case BinaryOp::kMul: return {"*", kPrecMul};
-    case BinaryOp::kFloorDiv: return {"//", kPrecMul};
-    case BinaryOp::kFloorMod: return {"%", kPrecMul};
-    case BinaryOp::kDiv: return {"/", kPrecMul};
-    case BinaryOp::kPow: return {"**", kPrecPow};
-    case BinaryOp::kMin: return {"pl.min", kPrecAtom};
-    case BinaryOp::kMax: return {"pl.max", kPrecAtom};
-    case BinaryOp::kEq: return {"==", kPrecCompare};
-    case BinaryOp::kNe: return {"!=", kPrecCompare};
-    case BinaryOp::kLt: return {"<", kPrecCompare};
-    case BinaryOp::kLe: return {"<=", kPrecCompare};
-    case BinaryOp::kGt: return {">", kPrecCompare};
-    case BinaryOp::kGe: return {">=", kPrecCompare};
-    case BinaryOp::kAnd: return {"and", kPrecAnd};
-    case BinaryOp::kOr: return {"or", kPrecOr};
-    case BinaryOp::kBitAnd: return {"&", kPrecBitAnd};
-    case BinaryOp::kBitOr: return {"|", kPrecBitOr};
-    case BinaryOp::kBitXor: return {"^", kPrecBitXor};
-    case BinaryOp::kShl: return {"<<", kPrecShift};
-    case BinaryOp::kShr: return {">>", kPrecShift};
-  }
-  return {"?", kPrecAtom};
-}
-
-int PrecOf(const ExprPtr& e) {
-  if (auto b = As<BinaryExpr>(e)) return InfoOf(b->op()).prec;
-  if (auto u = As<UnaryExpr>(e)) {
-    if (u->op() == UnaryOp::kNot) return kPrecNot;
-    if (u->op() == UnaryOp::kAbs) return kPrecAtom;
-    return kPrecUnary;
-  }
-  // A negative literal prints with a leading '-', like a unary minus.
-  if (auto c = As<ConstInt>(e)) {
-    if (c->value() < 0 && c->dtype() == DataType::kIndex) return kPrecUnary;
-  }
-  if (auto c = As<ConstFloat>(e)) {
-    if (std::signbit(c->value()) && c->dtype() == DataType::kFP32) return kPrecUnary;
-  }
-  return kPrecAtom;
-}
-
-// Chooses the printed name of every variable of one function so that the text
-// re-parses to the same bindings: a value reuses its hint unless an earlier
-// value printed under that name is still used while the new one is visible.
-// Statement indices are assigned in print order by Walk(), which the printer
-// mirrors exactly.
-class NameAssigner {
- public:
-  const absl::flat_hash_map<const Var*, std::string>& names() const { return names_; }
-
-  void Run(const FunctionPtr& f) {
-    // Fast path: when no two values of the function would print under one name,
-    // every value simply prints under its hint.
-    if (!HasSharedNames(f)) return;
-    // Pass 1: record use positions and block ends.
-    counter_ = 0;
-    collecting_ = true;
-    for (const VarPtr& p : f->params()) all_hints_.insert(p->name_hint());
-    WalkBlock(f->body(), nullptr);
-    // Pass 2: assign names with the same indexing.
-    counter_ = 0;
-    collecting_ = false;
-    scopes_.clear();
-    scopes_.emplace_back();
-    int end = counter_limit_;
-    for (const VarPtr& p : f->params()) Define(p, 0, end);
-    WalkBlock(f->body(), nullptr);
-  }
-
- private:
-  using Scope = absl::flat_hash_map<std::string, const Var*>;
-
-  // Walks only the definitions; records names for hints that are not plain.
-  bool HasSharedNames(const FunctionPtr& f) {
-    absl::flat_hash_map<std::string_view, const Var*> owner;
-    std::vector<std::string> sanitized;  // storage for keys of non-plain hints
-    sanitized.reserve(8);
-    bool shared = false;
-    auto def = [&](const Var* v) {
-      std::string_view key = v->name_hint();
-      if (!IsPlainName(key)) {
-        if (!names_.contains(v)) names_[v] = SanitizeName(key);
-        key = names_[v];
-      }
-      auto [it, inserted] = owner.emplace(key, v);
-      if (!inserted && it->second != v) shared = true;
-    };
-    for (const VarPtr& p : f->params()) def(p.get());
-    DefsIn(f->body(), def);
-    if (shared) names_.clear();
-    return shared;
-  }
-
-  template <typename F>
-  static void DefsIn(const StmtPtr& s, F& def) {
-    if (s == nullptr) return;
-    switch (s->kind()) {
-      case NodeKind::kSeqStmts:
-        for (const StmtPtr& c : static_cast<const SeqStmts&>(*s).stmts()) DefsIn(c, def);
-        return;
-      case NodeKind::kAssignStmt:
-        def(static_cast<const AssignStmt&>(*s).var().get());
-        return;
-      case NodeKind::kIfStmt: {
-        const auto& i = static_cast<const IfStmt&>(*s);
-        DefsIn(i.then_body(), def);
-        if (i.else_body()) DefsIn(*i.else_body(), def);
-        for (const VarPtr& v : i.return_vars()) def(v.get());
-        return;
-      }
-      case NodeKind::kForStmt: {
-        const auto& f = static_cast<const ForStmt&>(*s);
-        def(f.loop_var().get());
-        for (const IterArgPtr& ia : f.iter_args()) def(ia.get());
-        DefsIn(f.body(), def);
-        for (const VarPtr& v : f.return_vars()) def(v.get());
-        return;
-      }
-      case NodeKind::kWhileStmt: {
-        const auto& w = static_cast<const WhileStmt&>(*s);
-        for (const IterArgPtr& ia : w.iter_args()) def(ia.get());
-        DefsIn(w.body(), def);
-        for (const VarPtr& v : w.return_vars()) def(v.get());
-        return;
-      }
-      case NodeKind::kCommDomainScopeStmt:
-      case NodeKind::kRuntimeScopeStmt:
-      case NodeKind::kExecScopeStmt:
-        DefsIn(static_cast<const ScopeStmt&>(*s).body(), def);
-        return;
-      default:
-        return;
-    }
-  }
-
-  void WalkBlock(const StmtPtr& body, const Stmt* /*owner*/) {
-    WalkStmt(body);
-    if (collecting_) counter_limit_ = std::max(counter_limit_, counter_);
-  }
-
-  int Next() { return ++counter_; }
-
-  void UseExpr(const ExprPtr& e, int at) {
-    if (e == nullptr) return;
-    switch (e->kind()) {
-      case NodeKind::kVar:
-      case NodeKind::kIterArg:
-      case NodeKind::kMemRef: {
-        const Var* v = static_cast<const Var*>(e.get());
-        if (collecting_) uses_[v].push_back(at);
-        return;
-      }
-      case NodeKind::kWindowBuffer: {
-        auto wb = As<WindowBuffer>(e);
-        if (wb->base() != nullptr) UseExpr(wb->base(), at);
-        return;
-      }
-      case NodeKind::kBinaryExpr: {
-        auto b = As<BinaryExpr>(e);
-        UseExpr(b->lhs(), at);
-        UseExpr(b->rhs(), at);
-        return;
-      }
-      case NodeKind::kUnaryExpr:
-        UseExpr(As<UnaryExpr>(e)->operand(), at);
-        return;
-      case NodeKind::kCall: {
-        auto c = As<Call>(e);
-        for (const ExprPtr& a : c->args()) UseExpr(a, at);
-        for (const auto& [k, v] : c->kwargs()) UseAttr(v, at);
-        for (const auto& [k, v] : c->attrs()) UseAttr(v, at);
-        return;
-      }
-      case NodeKind::kMakeTuple:
-        for (const ExprPtr& x : As<MakeTuple>(e)->elements()) UseExpr(x, at);
-        return;
-      case NodeKind::kTupleGetItem:
-        UseExpr(As<TupleGetItem>(e)->tuple(), at);
-        return;
-      case NodeKind::kCast:
-        UseExpr(As<Cast>(e)->value(), at);
-        return;
-      default:
-        return;
-    }
-  }
-
-  void UseAttr(const AttrValue& v, int at) {
-    if (auto* e = std::get_if<ExprPtr>(&v)) UseExpr(*e, at);
-    if (auto* l = std::get_if<std::vector<ExprPtr>>(&v)) {
-      for (const ExprPtr& e : *l) UseExpr(e, at);
-    }
-  }
-
-  void UseType(const TypePtr& t, int at) {
-    auto s = As<ShapedType>(t);
-    if (s != nullptr) {
-      for (const ExprPtr& d : s->shape()) UseExpr(d, at);
-      if (auto tt = AsTensorTypeLike(t)) {
-        if (tt->tensor_view()) {
-          for (const ExprPtr& d : tt->tensor_view()->stride) UseExpr(d, at);
-          for (const ExprPtr& d : tt->tensor_view()->valid_shape) UseExpr(d, at);
-        }
-      }
-      if (auto tile = As<TileType>(t)) {
-        for (const ExprPtr& d : tile->valid_shape()) UseExpr(d, at);
-      }
-      if (auto dt = As<DistributedTensorType>(t)) {
-        if (dt->window_buffer() && *dt->window_buffer()) UseExpr(*dt->window_buffer(), at);
-      }
-      if (s->memref() && *s->memref()) UseExpr((*s->memref())->addr(), at);
-    }
-    if (auto tup = As<TupleType>(t)) {
-      for (const TypePtr& x : tup->types()) UseType(x, at);
-    }
-  }
-
-  // Defines `v` at index `at`, visible until `end` (the end of its block).
-  void Define(const VarPtr& v, int at, int end) {
-    if (collecting_) {
-      all_hints_.insert(v->name_hint());
-      return;
-    }
-    if (names_.contains(v.get())) {
-      scopes_.back()[names_[v.get()]] = v.get();
-      return;
-    }
-    std::string name = SanitizeName(v->name_hint());
-    bool must_rename = false;
-    if (const Var* u = Lookup(name); u != nullptr && u != v.get()) {
-      must_rename = UsedIn(u, at, end);
-    }
-    // Window allocations are referred to by name: keep them distinct.
-    if (Is<PtrType>(v->type()) && used_names_.contains(name)) must_rename = true;
-    if (must_rename) name = FreshName(name);
-    names_[v.get()] = name;
-    used_names_.insert(name);
-    scopes_.back()[name] = v.get();
-  }
-
-  const Var* Lookup(const std::string& name) const {
-    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-      auto f = it->find(name);
-      if (f != it->end()) return f->second;
-    }
-    return nullptr;
-  }
-
-  bool UsedIn(const Var* u, int after, int until) const {
-    auto it = uses_.find(u);
-    if (it == uses_.end()) return false;
-    const std::vector<int>& pos = it->second;  // ascending: recorded in order
-    auto lb = std::upper_bound(pos.begin(), pos.end(), after);
-    return lb != pos.end() && *lb <= until;
-  }
-
-  std::string FreshName(const std::string& base) {
-    for (int i = 1;; ++i) {
-      std::string candidate = pto::StrCat(base, "_", i);
-      if (!all_hints_.contains(candidate) && !used_names_.contains(candidate)) return candidate;
-    }
-  }
-
-  int BlockEnd(const StmtPtr& body) const {
-    auto it = block_end_.find(body.get());
-    return it == block_end_.end() ? counter_limit_ : it->second;
-  }
-
-  // The end of the innermost enclosing block (for definitions in it).
-  int CurrentEnd() const { return block_stack_.empty() ? counter_limit_ : block_stack_.back(); }
-
-  void WalkStmt(const StmtPtr& s) {
-    if (s == nullptr) return;
-    if (auto seq = As<SeqStmts>(s)) {
-      for (const StmtPtr& c : seq->stmts()) WalkStmt(c);
-      return;
-    }
-    int at = Next();
-    switch (s->kind()) {
-      case NodeKind::kAssignStmt: {
-        auto a = As<AssignStmt>(s);
-        UseExpr(a->value(), at);
-        UseType(a->var()->type(), at);
-        Define(a->var(), at, CurrentEnd());
-        return;
-      }
-      case NodeKind::kEvalStmt:
-        UseExpr(As<EvalStmt>(s)->expr(), at);
-        return;
-      case NodeKind::kReturnStmt:
-        for (const ExprPtr& e : As<ReturnStmt>(s)->value()) UseExpr(e, at);
-        return;
-      case NodeKind::kYieldStmt: {
-        for (const ExprPtr& e : As<YieldStmt>(s)->value()) UseExpr(e, at);
-        if (!yield_targets_.empty() && yield_targets_.back() != nullptr) {
-          // Results become visible after the owning statement, in the outer block.
-          int outer_end = block_stack_.size() >= 2 ? block_stack_[block_stack_.size() - 2]
-                                                   : counter_limit_;
-          for (const VarPtr& rv : *yield_targets_.back()) {
-            if (collecting_) {
-              Define(rv, at, outer_end);
-            } else if (!names_.contains(rv.get())) {
-              pending_results_.push_back({rv, at, outer_end});
-            }
-          }
-        }
-        return;
-      }
-      case NodeKind::kIfStmt: {
-        auto i = As<IfStmt>(s);
-        UseExpr(i->condition(), at);
-        yield_targets_.push_back(&i->return_vars());
-        EnterBlock(i->then_body());
-        if (i->else_body()) EnterBlock(*i->else_body());
-        yield_targets_.pop_back();
-        FlushResults();
-        return;
-      }
-      case NodeKind::kForStmt: {
-        auto f = As<ForStmt>(s);
-        UseExpr(f->start(), at);
-        UseExpr(f->stop(), at);
-        UseExpr(f->step(), at);
-        for (const IterArgPtr& ia : f->iter_args()) UseExpr(ia->init_value(), at);
-        for (const auto& [k, v] : f->attrs()) UseAttr(v, at);
-        yield_targets_.push_back(&f->return_vars());
-        EnterBlock(f->body(), [&](int end) {
-          Define(f->loop_var(), at, end);
-          for (const IterArgPtr& ia : f->iter_args()) Define(ia, at, end);
-        });
-        yield_targets_.pop_back();
-        FlushResults();
-        return;
-      }
-      case NodeKind::kWhileStmt: {
-        auto w = As<WhileStmt>(s);
-        for (const IterArgPtr& ia : w->iter_args()) UseExpr(ia->init_value(), at);
-        yield_targets_.push_back(&w->return_vars());
-        if (w->iter_args().empty()) {
-          UseExpr(w->condition(), at);
-          EnterBlock(w->body());
-        } else {
-          EnterBlock(w->body(), [&](int end) {
-            for (const IterArgPtr& ia : w->iter_args()) Define(ia, at, end);
-            // `pl.cond(...)` is the first line of the body.
-            UseExpr(w->condition(), Next());
-          });
-        }
-        yield_targets_.pop_back();
-        FlushResults();
-        return;
-      }
-      case NodeKind::kCommDomainScopeStmt:
-      case NodeKind::kRuntimeScopeStmt:
-      case NodeKind::kExecScopeStmt: {
-        auto sc = std::static_pointer_cast<const ScopeStmt>(s);
-        for (const auto& [k, v] : sc->attrs()) UseAttr(v, at);
-        if (auto es = As<ExecScopeStmt>(s); es != nullptr && es->core_num() != nullptr) {
-          UseExpr(es->core_num(), at);
-        }
-        if (auto cd = As<CommDomainScopeStmt>(s)) {
-          for (const WindowBufferPtr& wb : cd->slots()) {
-            if (wb != nullptr) UseExpr(wb, at);
-          }
-        }
-        // `with` blocks do not open a scope.
-        WalkStmt(sc->body());
-        return;
-      }
-      default:
-        return;
-    }
-  }
-
-  template <typename F>
-  void EnterBlock(const StmtPtr& body, F&& on_enter) {
-    int end = collecting_ ? 0 : BlockEnd(body);
-    block_stack_.push_back(end);
-    if (!collecting_) scopes_.emplace_back();
-    on_enter(end);
-    WalkStmt(body);
-    if (collecting_) {
-      block_end_[body.get()] = counter_;
-      counter_limit_ = std::max(counter_limit_, counter_);
-    } else {
-      scopes_.pop_back();
-    }
-    block_stack_.pop_back();
-  }
-  void EnterBlock(const StmtPtr& body) {
-    EnterBlock(body, [](int) {});
-  }
-
-  // Results of an if/for/while are named once the statement is done, in the
-  // enclosing scope.
-  void FlushResults() {
-    if (collecting_) return;
-    std::vector<PendingResult> pending;
-    pending.swap(pending_results_);
-    for (const PendingResult& p : pending) {
-      if (!names_.contains(p.var.get())) Define(p.var, p.at, p.end);
-    }
-  }
-
-  struct PendingResult {
-    VarPtr var;
-    int at;
-    int end;
-  };
-
-  bool collecting_ = true;
-  int counter_ = 0;
-  int counter_limit_ = 0;
-  absl::flat_hash_map<const Var*, std::vector<int>> uses_;
-  absl::flat_hash_map<const Stmt*, int> block_end_;
-  absl::flat_hash_set<std::string> all_hints_;
-  absl::flat_hash_set<std::string> used_names_;
-  absl::flat_hash_map<const Var*, std::string> names_;
-  std::vector<Scope> scopes_;
-  std::vector<int> block_stack_;
-  std::vector<const std::vector<VarPtr>*> yield_targets_;
-  std::vector<PendingResult> pending_results_;
-};
+using print_internal::BinaryInfo;
+using print_internal::FormatFloat;
+using print_internal::InfoOf;
+using print_internal::IsPlainName;
+using print_internal::kPrecAtom;
+using print_internal::kPrecCompare;
+using print_internal::kPrecNot;
+using print_internal::kPrecUnary;
+using print_internal::PrecOf;
+using print_internal::QuoteString;
+using print_internal::SanitizeName;
 
 // Appends text straight into one output buffer: printing is on the hot path of
 // pto-opt and of every round-trip test, so no temporaries per node.
@@ -597,10 +67,9 @@ class Printer {
   }
 
   void PrintFunctionIn(const FunctionPtr& f, int indent) {
-    NameAssigner assigner;
-    assigner.Run(f);
+    const print_internal::PrintedNames names = print_internal::AssignPrintedNames(f);
     const auto* saved = names_;
-    names_ = &assigner.names();
+    names_ = &names;
     indent_ = indent;
     Indent();
     Decorator(*f);
@@ -622,10 +91,12 @@ class Printer {
       if (d != ParamDirection::kIn) out_ += ']';
     }
     out_ += ')';
-    if (f->return_types().size() == 1) {
+    if (f->return_types().size() == 1 && !Is<ir::TupleType>(f->return_types()[0])) {
       out_ += " -> ";
       Type(f->return_types()[0]);
-    } else if (f->return_types().size() > 1) {
+    } else if (!f->return_types().empty()) {
+      // `-> tuple[A, B]` declares two results, so one tuple-typed result is
+      // `-> tuple[tuple[A, B]]`.
       out_ += " -> ";
       TupleType(f->return_types());
     }
@@ -1121,10 +592,15 @@ class Printer {
 
   void CallText(const Call& c) {
     bool is_function = c.op()->kind() == NodeKind::kGlobalVar;
+    bool submit = is_function && GetAttr<bool>(c.attrs(), kAttrSubmit).value_or(false);
+    bool first = true;
+    if (submit) {
+      out_ += "pl.submit(";
+      first = false;
+    }
     if (is_function) out_ += "self.";
     out_ += c.op()->name();
-    out_ += '(';
-    bool first = true;
+    if (!submit) out_ += '(';
     auto sep = [&] {
       if (!first) out_ += ", ";
       first = false;
@@ -1143,6 +619,7 @@ class Printer {
     }
     if (is_function) {
       for (const auto& [k, v] : c.attrs()) {
+        if (submit && k == kAttrSubmit) continue;
         sep();
         out_ += k;
         out_ += '=';

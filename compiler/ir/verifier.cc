@@ -70,6 +70,20 @@ bool TypesAgree(const TypePtr& expected, const TypePtr& actual) {
 
 namespace {
 
+// A function declared to return a plain Tensor may return a DistributedTensor
+// of the same dtype and rank (a window-bound view is a tensor, as in PyPTO
+// where DistributedTensorType derives from TensorType): the caller sees the
+// declared plain type.
+bool ReturnsWindowAsTensor(const TypePtr& declared, const TypePtr& value) {
+  if (declared == nullptr || value == nullptr || declared->kind() != NodeKind::kTensorType ||
+      value->kind() != NodeKind::kDistributedTensorType) {
+    return false;
+  }
+  auto d = AsTensorTypeLike(declared);
+  auto v = AsTensorTypeLike(value);
+  return d->dtype() == v->dtype() && d->shape().size() == v->shape().size();
+}
+
 // All definition sites of a function, to tell "before its definition" from
 // "undefined".
 class DefCollector : public IRVisitor {
@@ -226,7 +240,8 @@ class Verifier : public IRVisitor {
                                         " values but is declared to return ", types.size()));
     }
     for (size_t i = 0; i < values.size(); ++i) {
-      if (values[i] != nullptr && !TypesAgree(types[i], values[i]->type())) {
+      if (values[i] != nullptr && !TypesAgree(types[i], values[i]->type()) &&
+          !ReturnsWindowAsTensor(types[i], values[i]->type())) {
         return Error(ExprSpan(values[i], stmt->span()),
                      StrCat("return value ", i, " of function '", func_->name(), "' has type ",
                             PrintType(values[i]->type()), " but the declared type is ",

@@ -407,6 +407,24 @@ TEST_F(VerifierTest, ReturnCountAndType) {
               "type is pl.Tensor[[64], pl.FP32]");
 }
 
+// PyPTO's DistributedTensorType is a TensorType: a function declared to return
+// a Tensor may return a window view; a different dtype is still an error.
+TEST_F(VerifierTest, ReturnsWindowViewAsTensor) {
+  FunctionBuilder fb("f");
+  VarPtr w = fb.Param("w", DistTensorOf({64}, DataType::kFP32));
+  fb.SetReturnTypes({T()});
+  fb.Return({w}, At(2, 5));
+  EXPECT_TRUE(VerifyProgram(Prog({Build(fb)})).ok());
+
+  FunctionBuilder g("g");
+  VarPtr v = g.Param("v", DistTensorOf({64}, DataType::kInt32));
+  g.SetReturnTypes({T()});
+  g.Return({v}, At(3, 5));
+  ExpectError(VerifyProgram(Prog({Build(g)})), 3, 5,
+              "return value 0 of function 'g' has type pld.DistributedTensor[[64], pl.INT32] but "
+              "the declared type is pl.Tensor[[64], pl.FP32]");
+}
+
 TEST_F(VerifierTest, CallOfUnknownFunction) {
   FunctionBuilder fb("f");
   fb.Eval(MakeGlobalCall("nope", {}, UnknownType::Get(), {}, At(2, 5)));

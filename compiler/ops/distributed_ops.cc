@@ -3,6 +3,7 @@
 // operand rules of §2 that the operand types alone decide (kinds, dtypes,
 // ranks, static dims, kwarg ranges); what needs window identity or the device
 // count is checked by the rails' passes (e.g. LowerHostTensorCollectives).
+#include <algorithm>
 #include <functional>
 #include <optional>
 
@@ -33,6 +34,61 @@ absl::StatusOr<TypePtr> DeduceAllocWindowBuffer(const CallSite& s) {
     return UserErrorF(s.span, op, " requires a non-empty 'name' kwarg");
   }
   return TypePtr(ir::PtrType::Get());
+}
+
+// PyPTO's shape form `alloc_window_buffer([d0, d1], dtype=pl.FP32)` is the byte
+// size d0 * d1 * 4: folded when every dim is a constant, else a product.
+absl::Status CanonicalAllocWindowBuffer(std::vector<ir::ExprPtr>& args, ir::AttrList& kwargs,
+                                        const Span& span) {
+  constexpr std::string_view op = "pld.tensor.alloc_window_buffer";
+  auto dtype_at = std::find_if(kwargs.begin(), kwargs.end(),
+                               [](const auto& kv) { return kv.first == "dtype"; });
+  auto shape = args.empty() ? nullptr : ir::As<ir::MakeTuple>(args[0]);
+  if (shape == nullptr) {
+    if (dtype_at != kwargs.end()) {
+      return UserErrorF(span, op, " dtype= is only valid when the first argument is a shape "
+                        "(list / tuple), not a scalar byte size");
+    }
+    return absl::OkStatus();
+  }
+  if (dtype_at == kwargs.end()) {
+    return UserErrorF(span, op, " requires dtype= when the first argument is a shape (list / "
+                      "tuple of per-rank dimensions)");
+  }
+  const auto* dtype = std::get_if<ir::DataType>(&dtype_at->second);
+  if (dtype == nullptr) return UserErrorF(span, op, " dtype= must be a data type");
+  const std::vector<ir::ExprPtr>& dims = shape->elements();
+  if (dims.empty()) return UserErrorF(shape->span(), op, " shape must be non-empty");
+  int64_t folded = ir::DataTypeBytes(*dtype);
+  ir::ExprPtr product;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const ir::ExprPtr& d = dims[i];
+    if (d == nullptr || !ir::Is<ir::ScalarType>(d->type())) {
+      return UserErrorF(span, op, " shape dimension[", i, "] must be an integer, got ",
+                        TypeText(d == nullptr ? nullptr : d->type()));
+    }
+    if (std::optional<int64_t> c = ir::GetConstInt(d)) {
+      if (*c <= 0) {
+        return UserErrorF(d->span(), op, " shape dimension[", i, "] is ", *c,
+                          "; all dimensions must be positive");
+      }
+      folded *= *c;
+      continue;
+    }
+    product = product == nullptr
+                  ? d
+                  : std::make_shared<ir::BinaryExpr>(ir::BinaryOp::kMul, product, d,
+                                                     ir::ScalarType::Get(ir::DataType::kIndex),
+                                                     span);
+  }
+  ir::ExprPtr bytes = std::make_shared<ir::ConstInt>(folded, ir::DataType::kIndex, span);
+  if (product != nullptr) {
+    bytes = std::make_shared<ir::BinaryExpr>(ir::BinaryOp::kMul, product, bytes,
+                                             ir::ScalarType::Get(ir::DataType::kIndex), span);
+  }
+  args[0] = std::move(bytes);
+  kwargs.erase(dtype_at);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<TypePtr> DeduceWindow(const CallSite& s) {
@@ -418,6 +474,7 @@ void RegisterDistributedOps(OpRegistry& r) {
                std::move(d));
   };
   add("pld.tensor.alloc_window_buffer", {"pld.alloc_window_buffer"}, {R}, DeduceAllocWindowBuffer);
+  r.FindMutable("pld.tensor.alloc_window_buffer")->canonicalize = CanonicalAllocWindowBuffer;
   add("pld.tensor.window", {"pld.window"}, {R, R}, DeduceWindow);
   add("pld.system.world_size", {"pld.world_size"}, {}, DeduceWorldSize);
   add("pld.system.get_comm_ctx", {"pld.get_comm_ctx"}, {R}, DeduceGetCommCtx);

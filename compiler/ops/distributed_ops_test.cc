@@ -83,6 +83,36 @@ TEST(DistributedOpsTest, AllocReturnsPtrAndRequiresName) {
             "bytes)");
 }
 
+// The printed value of `x = <call>`.
+std::string PrintedValue(const std::string& params, const std::string& call) {
+  auto p = ParseInternal(Program(params, "x = " + call));
+  EXPECT_TRUE(p.ok()) << p.status();
+  if (!p.ok()) return "";
+  std::string printed = ir::PrintProgram(*p);
+  size_t at = printed.find(" = ", printed.find("x: "));
+  return printed.substr(at + 3, printed.find('\n', at) - at - 3);
+}
+
+// PyPTO's shape form is the byte size: folded, or a product with the dynamic dims.
+TEST(DistributedOpsTest, AllocShapeFormIsByteSize) {
+  EXPECT_EQ(PrintedValue("", "pld.alloc_window_buffer([4, 64], dtype=pl.FP32)"),
+            "pld.tensor.alloc_window_buffer(1024)");
+  EXPECT_EQ(PrintedValue(", n: pl.Scalar[pl.INDEX]",
+                         "pld.alloc_window_buffer([n, 2, n], dtype=pl.BF16)"),
+            "pld.tensor.alloc_window_buffer(n * n * 4)");
+  EXPECT_EQ(Check("", "x = pld.alloc_window_buffer([4, 64])"),
+            "7:13: pld.tensor.alloc_window_buffer requires dtype= when the first argument is a "
+            "shape (list / tuple of per-rank dimensions)");
+  EXPECT_EQ(Check("", "x = pld.alloc_window_buffer(64, dtype=pl.FP32)"),
+            "7:13: pld.tensor.alloc_window_buffer dtype= is only valid when the first argument "
+            "is a shape (list / tuple), not a scalar byte size");
+  EXPECT_EQ(Check("", "x = pld.alloc_window_buffer([4, 0], dtype=pl.FP32)"),
+            "7:41: pld.tensor.alloc_window_buffer shape dimension[1] is 0; all dimensions must "
+            "be positive");
+  EXPECT_EQ(Check("", "x = pld.alloc_window_buffer([], dtype=pl.FP32)"),
+            "7:37: pld.tensor.alloc_window_buffer shape must be non-empty");
+}
+
 TEST(DistributedOpsTest, WindowRules) {
   EXPECT_EQ(ResultType(", b: pl.Ptr", "pld.window(b, [4, 64], dtype=pl.FP32)"),
             "pld.DistributedTensor[[4, 64], pl.FP32]");

@@ -51,13 +51,15 @@ const EnumDef* FindEnum(std::string_view name) {
 std::optional<ir::AttrValue> EnumValueFromPath(std::string_view enum_name, std::string_view path) {
   const EnumDef* e = FindEnum(enum_name);
   if (e == nullptr) return std::nullopt;
-  for (std::string_view name : {e->name, e->short_name}) {
-    if (name.empty()) continue;
-    for (std::string_view prefix : {"pld.", "pl.", ""}) {
-      std::string head = pto::StrCat(prefix, name, ".");
-      if (path.size() > head.size() && path.substr(0, head.size()) == head) {
-        return Member(*e, path.substr(head.size()));
+  for (std::string_view prefix : {"pld.", "pl.", ""}) {
+    if (path.substr(0, prefix.size()) != prefix) continue;
+    std::string_view rest = path.substr(prefix.size());
+    for (std::string_view name : {e->name, e->short_name}) {
+      if (name.empty() || rest.size() <= name.size() + 1 || rest.substr(0, name.size()) != name ||
+          rest[name.size()] != '.') {
+        continue;
       }
+      return Member(*e, rest.substr(name.size() + 1));
     }
   }
   return std::nullopt;

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "compiler/ops/deduce_util.h"
 #include "compiler/ops/enum_spellings.h"
 #include "compiler/support/diagnostics.h"
@@ -120,12 +121,15 @@ absl::StatusOr<BoundCall> BindUnchecked(const OpDef& def, CallArgs& args) {
 // attributes given by keyword; see op_binding.h). With `lenient`, the
 // operator's own deducer owns arity: surplus positionals go to `extra` and
 // missing arguments are left to it, so its message texts (the spec's) stay.
-absl::StatusOr<std::vector<std::optional<ArgRef>>> Assign(std::string_view op,
+// One slot per parameter; inline for the usual few, so binding allocates nothing.
+using Slots = absl::InlinedVector<std::optional<ArgRef>, 8>;
+
+absl::StatusOr<Slots> Assign(std::string_view op,
                                                           const Signature& sig, CallArgs& args,
                                                           const Span& span,
                                                           std::vector<ArgRef>* extra,
                                                           bool lenient = false) {
-  std::vector<std::optional<ArgRef>> slot(sig.params.size());
+  Slots slot(sig.params.size());
   for (size_t k = 0; k < args.NumKeywords(); ++k) {
     std::string_view name = args.KeywordName(k);
     size_t i = 0;
@@ -181,6 +185,7 @@ absl::StatusOr<BoundCall> BindForm(const OpDef& def, const Signature& sig, CallA
   ASSIGN_OR_RETURN(auto slot, Assign(op, sig, args, span, &extra, lenient));
   BoundCall out;
   out.op = &def;
+  out.args.reserve(sig.params.size() + extra.size());
   std::optional<std::string> gap;  // an omitted optional operand before a given one
   for (size_t i = 0; i < sig.params.size(); ++i) {
     const Param& p = sig.params[i];
@@ -369,7 +374,9 @@ absl::StatusOr<BoundCall> BindCall(const OpRegistry& registry, std::string_view 
   if (const UnifiedOp* u = FindUnifiedOp(name)) return BindUnified(registry, *u, args, span);
   if (const OpDef* def = registry.Find(name)) {
     if (def->signature == nullptr) return BindUnchecked(*def, args);
-    return BindSignature(*def, args, span);
+    ASSIGN_OR_RETURN(BoundCall bound, BindSignature(*def, args, span));
+    if (def->canonicalize) RETURN_IF_ERROR(def->canonicalize(bound.args, bound.kwargs, span));
+    return bound;
   }
   return UserErrorF(span, "unknown operator '", name, "'");
 }

@@ -36,6 +36,12 @@ struct CallSite {
 // operator (spec §2 message texts).
 using TypeDeducer = std::function<absl::StatusOr<ir::TypePtr>(const CallSite&)>;
 
+// Rewrites a bound call's operands and keyword attributes to the operator's
+// one IR form, where PyPTO's DSL wrapper computes an operand from another
+// written form (alloc_window_buffer(shape, dtype=) is a byte size).
+using Canonicalizer = std::function<absl::Status(std::vector<ir::ExprPtr>& args,
+                                                 ir::AttrList& kwargs, const Span& span)>;
+
 struct OpDef {
   std::string name;                  // canonical, e.g. "pld.tensor.window"
   std::vector<std::string> aliases;  // e.g. "pld.window"
@@ -44,6 +50,7 @@ struct OpDef {
   bool internal_only = false;      // created by passes only (builtin.tensor.*)
   std::string template_dir;        // builtin template package, if any
   TypeDeducer deduce;
+  Canonicalizer canonicalize;  // may be empty: the written form is the IR form
   // PyPTO's signature (names, order, defaults); null for operators PyPTO does
   // not declare (builtin.*, the runtime operators passes insert).
   std::shared_ptr<const Signature> signature;

@@ -126,6 +126,11 @@ absl::StatusOr<ExprPtr> Parser::LowerCall(const Ast* a, std::string_view alloc_n
   if (path == "pld.comm_domain" || path == "pl.runtime_scope") {
     return ErrorAt(a, pto::StrCat(path, "(...) is only allowed as a with-statement context"));
   }
+  if (path == "pl.submit") return LowerSubmit(a);
+  if (path == "pl.spmd_submit") {
+    return ErrorAt(f, "pl.spmd_submit(...) is not supported yet; use pl.submit(self.kernel, ...) "
+                      "or a call with core_num=");
+  }
   if (path == "pl.MemRef") return LowerMemRef(a);
   if (path == "pld.WindowBuffer") {
     ASSIGN_OR_RETURN(ir::WindowBufferPtr wb, LowerWindowBufferRef(a));
@@ -261,7 +266,41 @@ absl::StatusOr<ExprPtr> Parser::LowerOpCall(const Ast* a, std::string_view alloc
                     SpanOf(a));
 }
 
-absl::StatusOr<ExprPtr> Parser::LowerFunctionCall(const Ast* a, std::string_view fname) {
+// `pl.submit(self.f, args..., deps=[...])`: the call of f, marked `submit`,
+// whose result is tuple[<f's results>, TASK_ID], as PyPTO's flat Submit type.
+absl::StatusOr<ExprPtr> Parser::LowerSubmit(const Ast* a) {
+  if (NumPos(a) == 0) return ErrorAt(a, "pl.submit(...) needs the function first: pl.submit(self.f, ...)");
+  const Ast* f = PosArg(a, 0);
+  std::string_view fname;
+  if (f->kind == AstKind::kAttribute && DottedPath(f) && StartsWith(path_, "self.") &&
+      funcs_by_name_.contains(std::string_view(path_).substr(5))) {
+    fname = funcs_by_name_.find(std::string_view(path_).substr(5))->first;
+  } else if (jit_form_ && f->kind == AstKind::kName && IsFreeName(f->text) &&
+             funcs_by_name_.contains(f->text)) {
+    fname = f->text;
+  } else {
+    return ErrorAt(f, "pl.submit(...) needs a function of the program first, as in "
+                      "pl.submit(self.f, x)");
+  }
+  ASSIGN_OR_RETURN(ExprPtr e, LowerFunctionCall(a, fname, /*first_arg=*/1));
+  auto call = std::static_pointer_cast<const ir::Call>(e);
+  std::vector<TypePtr> types;
+  if (auto tt = ir::As<ir::TupleType>(call->type()); tt != nullptr) {
+    types = tt->types();
+  } else if (!ir::Is<ir::UnknownType>(call->type())) {
+    types.push_back(call->type());
+  }
+  types.push_back(ir::ScalarType::Get(DataType::kTaskId));
+  ir::AttrList attrs = call->attrs();
+  attrs.insert(attrs.begin(), {ir::kAttrSubmit, true});
+  return ExprPtr(std::make_shared<ir::Call>(call->op(), call->args(), call->kwargs(),
+                                            std::move(attrs),
+                                            std::make_shared<ir::TupleType>(std::move(types)),
+                                            SpanOf(a)));
+}
+
+absl::StatusOr<ExprPtr> Parser::LowerFunctionCall(const Ast* a, std::string_view fname,
+                                                  uint32_t first_arg) {
   auto it = funcs_by_name_.find(fname);
   if (it == funcs_by_name_.end()) {
     return ErrorAt(Kid(a, 0), pto::StrCat("unknown function 'self.", fname, "'"));
@@ -272,7 +311,7 @@ absl::StatusOr<ExprPtr> Parser::LowerFunctionCall(const Ast* a, std::string_view
   }
   std::vector<ExprPtr> args;
   args.reserve(NumPos(a));
-  for (uint32_t i = 0; i < NumPos(a); ++i) {
+  for (uint32_t i = first_arg; i < NumPos(a); ++i) {
     ASSIGN_OR_RETURN(ExprPtr e, LowerExpr(PosArg(a, i)));
     args.push_back(std::move(e));
   }
@@ -280,6 +319,19 @@ absl::StatusOr<ExprPtr> Parser::LowerFunctionCall(const Ast* a, std::string_view
   attrs.reserve(a->num_kws);
   for (uint32_t i = 0; i < a->num_kws; ++i) {
     const KwName& k = KwAt(a, i);
+    if (k.name == "attrs") {  // PyPTO's printed form: attrs={"arg_directions": [...]}
+      ASSIGN_OR_RETURN(ir::AttrList dict, ConvertAttrDict(KwValue(a, i), /*call_attrs=*/true));
+      for (auto& [key, v] : dict) {
+        if (ir::FindAttr(attrs, key) != nullptr) {
+          return UserError(KwSpan(k), pto::StrCat("call attribute '", key, "' is given twice"));
+        }
+        attrs.emplace_back(std::move(key), std::move(v));
+      }
+      continue;
+    }
+    if (ir::FindAttr(attrs, k.name) != nullptr) {
+      return UserError(KwSpan(k), pto::StrCat("call attribute '", k.name, "' is given twice"));
+    }
     ASSIGN_OR_RETURN(ir::AttrValue v, ConvertCallAttr(k.name, KwValue(a, i)));
     attrs.emplace_back(std::string(k.name), std::move(v));
   }
@@ -296,6 +348,15 @@ absl::StatusOr<ExprPtr> Parser::LowerFunctionCall(const Ast* a, std::string_view
                                             std::move(attrs), std::move(type), SpanOf(a)));
 }
 
+
+// `pl.ArgDirection.Input`, or PyPTO's short `pl.adir.input`.
+std::optional<ir::ArgDirection> Parser::ArgDirectionOf(const Ast* e) {
+  if (e->kind != AstKind::kAttribute || !DottedPath(e)) return std::nullopt;
+  std::string_view path = path_;
+  if (StartsWith(path, "pl.ArgDirection.")) return ir::ArgDirectionFromName(path.substr(16));
+  if (StartsWith(path, "pl.adir.")) return ir::ArgDirectionFromAdirName(path.substr(8));
+  return std::nullopt;
+}
 
 absl::StatusOr<ir::AttrValue> Parser::ConvertAttr(const Ast* a) {
   if (IsConstAst(a)) {
@@ -327,10 +388,7 @@ absl::StatusOr<ir::AttrValue> Parser::ConvertAttr(const Ast* a) {
   }
   if (a->kind == AstKind::kList || a->kind == AstKind::kTuple) {
     bool dirs = a->num_kids > 0;
-    for (uint32_t i = 0; i < a->num_kids && dirs; ++i) {
-      dirs = Kid(a, i)->kind == AstKind::kAttribute && DottedPath(Kid(a, i)) &&
-             StartsWith(path_, "pl.ArgDirection.");
-    }
+    for (uint32_t i = 0; i < a->num_kids && dirs; ++i) dirs = ArgDirectionOf(Kid(a, i)).has_value();
     if (dirs) return ConvertCallAttr("arg_directions", a);
     std::vector<ExprPtr> out;
     out.reserve(a->num_kids);
@@ -362,11 +420,7 @@ absl::StatusOr<ir::AttrValue> Parser::ConvertCallAttr(std::string_view key, cons
     dirs.reserve(a->num_kids);
     for (uint32_t i = 0; i < a->num_kids; ++i) {
       const Ast* e = Kid(a, i);
-      std::optional<ir::ArgDirection> d;
-      if (e->kind == AstKind::kAttribute && DottedPath(e) &&
-          StartsWith(path_, "pl.ArgDirection.")) {
-        d = ir::ArgDirectionFromName(std::string_view(path_).substr(16));
-      }
+      std::optional<ir::ArgDirection> d = ArgDirectionOf(e);
       if (!d) {
         return ErrorAt(e, "expected an argument direction such as pl.ArgDirection.Input");
       }

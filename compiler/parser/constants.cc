@@ -120,10 +120,7 @@ bool Parser::IsConstAstUncached(const Ast* a) {
     case AstKind::kAttribute: {
       if (ResolveDType(a)) return true;
       if (!DottedPath(a)) return false;
-      for (const IntEnum& e : kIntEnums) {
-        if (e.path == path_) return true;
-      }
-      return false;
+      return ops::IntEnumConstant(path_).has_value();
     }
     case AstKind::kCall: {
       const Ast* f = Kid(a, 0);
@@ -196,9 +193,7 @@ absl::StatusOr<ConstVal> Parser::ConstEval(const Ast* a) {
         return v;
       }
       if (DottedPath(a)) {
-        for (const IntEnum& e : kIntEnums) {
-          if (e.path == path_) return ConstVal::Int(e.value);
-        }
+        if (std::optional<int64_t> code = ops::IntEnumConstant(path_)) return ConstVal::Int(*code);
         return ErrorAt(a, pto::StrCat("'", path_, "' is not a compile-time constant"));
       }
       return ErrorAt(a, "unsupported attribute access in a constant expression");

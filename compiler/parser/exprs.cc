@@ -106,8 +106,8 @@ absl::StatusOr<ExprPtr> Parser::LowerAttribute(const Ast* a) {
     }
     return ErrorAt(a, pto::StrCat("unknown function '", path, "'"));
   }
-  for (const IntEnum& e : kIntEnums) {
-    if (e.path == path) return ExprPtr(std::make_shared<ir::ConstInt>(e.value, DataType::kIndex, SpanOf(a)));
+  if (std::optional<int64_t> code = ops::IntEnumConstant(path)) {
+    return ExprPtr(std::make_shared<ir::ConstInt>(*code, DataType::kIndex, SpanOf(a)));
   }
   if (const ops::OpDef* def = registry_.Find(path)) return ExprPtr(def->op);
   if (root->text != "pl" && root->text != "pld" && root->text != "builtin") {
@@ -254,93 +254,6 @@ absl::StatusOr<ExprPtr> Parser::LowerSubscript(const Ast* a) {
   return ErrorAt(base, pto::StrCat("cannot subscript a value of type ", TypeText(b->type())));
 }
 
-
-// x[i, j], x[a:b], x[r, :] on a tensor, as PyPTO's parse_subscript reads them:
-// missing trailing indices and trailing `:` are whole dimensions; indices on
-// every dimension read one element (pl.tensor.read); leading indices take the
-// sub-tensor there (pl.tensor.index); slices take a window
-// (pl.tensor.slice(x, shape, offsets)).
-absl::StatusOr<ExprPtr> Parser::LowerTensorSubscript(const Ast* a, ExprPtr base, const Ast* idx) {
-  const auto& shaped = static_cast<const ir::ShapedType&>(*base->type());
-  const std::vector<ExprPtr>& dims = shaped.shape();
-  std::vector<const Ast*> items;
-  if (idx->kind == AstKind::kTuple) {
-    for (uint32_t i = 0; i < idx->num_kids; ++i) items.push_back(Kid(idx, i));
-  } else {
-    items.push_back(idx);
-  }
-  if (items.size() > dims.size()) {
-    return ErrorAt(idx, pto::StrCat("the subscript has ", items.size(), " indices but the tensor "
-                                    "has rank ", dims.size()));
-  }
-  auto full = [this](const Ast* s) {
-    return s->kind == AstKind::kSlice && Kid(s, 0)->kind == AstKind::kNone &&
-           Kid(s, 1)->kind == AstKind::kNone && Kid(s, 2)->kind == AstKind::kNone;
-  };
-  while (!items.empty() && full(items.back())) items.pop_back();
-  if (items.empty()) return base;  // x[:]
-  size_t slices = 0;
-  for (const Ast* s : items) slices += s->kind == AstKind::kSlice ? 1 : 0;
-  if (slices == 0) {
-    std::vector<ExprPtr> indices;
-    for (const Ast* s : items) {
-      ASSIGN_OR_RETURN(ExprPtr e, LowerScalarOperand(s, "a tensor index"));
-      indices.push_back(std::move(e));
-    }
-    std::vector<ExprPtr> args;
-    args.push_back(std::move(base));
-    args.push_back(std::make_shared<ir::MakeTuple>(std::move(indices), SpanOf(idx)));
-    const char* op = items.size() == dims.size() ? "pl.tensor.read" : "pl.tensor.index";
-    return MakeOpCall(op, std::move(args), {}, {}, SpanOf(a));
-  }
-  if (slices != items.size()) {
-    return ErrorAt(idx, "a tensor subscript that mixes indices and slices (x[i, a:b]) is not "
-                        "supported yet; take the slice with pl.tensor.slice(x, shape, offsets) "
-                        "or the row with x[i]");
-  }
-  Span span = SpanOf(idx);
-  std::vector<ExprPtr> shape, offsets;
-  for (size_t d = 0; d < dims.size(); ++d) {
-    if (d >= items.size()) {
-      shape.push_back(dims[d]);
-      offsets.push_back(std::make_shared<ir::ConstInt>(0, DataType::kIndex, span));
-      continue;
-    }
-    const Ast* s = items[d];
-    if (Kid(s, 2)->kind != AstKind::kNone) {
-      return ErrorAt(Kid(s, 2), "a slice step is not supported (write x[a:b])");
-    }
-    ExprPtr lower = std::make_shared<ir::ConstInt>(0, DataType::kIndex, span);
-    ExprPtr upper = dims[d];
-    if (Kid(s, 0)->kind != AstKind::kNone) {
-      ASSIGN_OR_RETURN(lower, LowerDim(Kid(s, 0)));
-    }
-    if (Kid(s, 1)->kind != AstKind::kNone) {
-      ASSIGN_OR_RETURN(upper, LowerDim(Kid(s, 1)));
-    }
-    std::optional<int64_t> lo = ir::GetConstInt(lower), hi = ir::GetConstInt(upper);
-    std::optional<int64_t> dim = ir::GetConstInt(dims[d]);
-    if (lo && hi && (*lo < 0 || *hi < *lo || (dim && *hi > *dim))) {
-      return ErrorAt(s, pto::StrCat("slice ", *lo, ":", *hi, " is outside dimension ", d,
-                                    dim ? pto::StrCat(" (of size ", *dim, ")") : std::string()));
-    }
-    if (lo && hi) {
-      shape.push_back(std::make_shared<ir::ConstInt>(*hi - *lo, DataType::kIndex, span));
-    } else if (lo && *lo == 0) {
-      shape.push_back(upper);
-    } else {
-      shape.push_back(std::make_shared<ir::BinaryExpr>(ir::BinaryOp::kSub, upper, lower,
-                                                       ir::ScalarType::Get(DataType::kIndex),
-                                                       span));
-    }
-    offsets.push_back(std::move(lower));
-  }
-  std::vector<ExprPtr> args;
-  args.push_back(std::move(base));
-  args.push_back(std::make_shared<ir::MakeTuple>(std::move(shape), span));
-  args.push_back(std::make_shared<ir::MakeTuple>(std::move(offsets), span));
-  return MakeOpCall("pl.tensor.slice", std::move(args), {}, {}, SpanOf(a));
-}
 
 absl::Status Parser::BindFourFields(const Ast* call, const std::string_view (&names)[4],
                                     uint32_t min_pos, std::string_view what,

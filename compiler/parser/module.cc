@@ -154,7 +154,7 @@ absl::Status Parser::ParseConstantDef(SvMap<ConstVal>* table) {
 
 // `NAME = pl.dynamic("name")`: a dimension bound at run time. Every use of
 // NAME is the same ir::DynDim, named by the string (PyPTO's DynVar name).
-absl::Status Parser::DefineDynDim(const Token& name, const Ast* call, SvMap<ConstVal>* table) {
+absl::StatusOr<std::string> Parser::DynDimName(const Ast* call) {
   RETURN_IF_ERROR(CheckPosCount(call, 1, 1, "pl.dynamic"));
   RETURN_IF_ERROR(CheckNoKeywords(call, "pl.dynamic"));
   const Ast* arg = PosArg(call, 0);
@@ -167,6 +167,28 @@ absl::Status Parser::DefineDynDim(const Token& name, const Ast* call, SvMap<Cons
     return ErrorAt(arg, "pl.dynamic(...) needs the dimension's name, an identifier string such "
                         "as \"N\"");
   }
+  return dim;
+}
+
+// `pl.dynamic("N")` written inside a shape: the module's DynDim of that name
+// (declared by a constant or by an earlier inline use), else a new one.
+absl::StatusOr<ExprPtr> Parser::InlineDynDim(const Ast* call) {
+  ASSIGN_OR_RETURN(std::string dim, DynDimName(call));
+  for (const SvMap<ConstVal>* table : {&class_consts_, &module_consts_}) {
+    for (const auto& [k, v] : *table) {
+      if (v.kind == ConstVal::kDynDim && static_cast<const ir::DynDim&>(*v.dyn).name() == dim) {
+        return v.dyn;
+      }
+    }
+  }
+  ExprPtr& slot = inline_dyn_dims_[dim];
+  if (slot == nullptr) slot = std::make_shared<ir::DynDim>(dim, SpanOf(call));
+  return slot;
+}
+
+absl::Status Parser::DefineDynDim(const Token& name, const Ast* call, SvMap<ConstVal>* table) {
+  ASSIGN_OR_RETURN(std::string dim, DynDimName(call));
+  const Ast* arg = PosArg(call, 0);
   for (const auto& [k, v] : *table) {
     if (v.kind == ConstVal::kDynDim && v.dyn != nullptr &&
         static_cast<const ir::DynDim&>(*v.dyn).name() == dim && k != name.text()) {

@@ -7,6 +7,7 @@
 //   types.cc      type annotations;
 //   exprs.cc      expressions;
 //   calls.cc      calls: helpers, `self.f(...)` and operator calls (LowerOpCall);
+//   subscripts.cc tensor and tile subscripts, read and written;
 //   stmts.cc      simple statements, blocks and if;
 //   loops.cc      for / while loops, break and continue;
 //   scopes.cc     with-scopes;
@@ -48,6 +49,7 @@
 #include "compiler/ir/function.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
+#include "compiler/ops/enum_spellings.h"
 #include "compiler/ops/op_registry.h"
 #include "compiler/parser/lexer.h"
 #include "compiler/parser/parser.h"
@@ -240,18 +242,6 @@ struct ConstVal {
 };
 
 std::string_view ConstKindName(const ConstVal& v);
-
-// Integer enums of pld.* kwargs (spec §2, ABI values).
-struct IntEnum {
-  std::string_view path;
-  int64_t value;
-};
-inline constexpr IntEnum kIntEnums[] = {
-    {"pld.ReduceOp.Sum", 0},       {"pld.ReduceOp.Max", 1},    {"pld.ReduceOp.Min", 2},
-    {"pld.ReduceOp.Prod", 3},      {"pld.NotifyOp.AtomicAdd", 0}, {"pld.NotifyOp.Set", 1},
-    {"pld.WaitCmp.Eq", 0},         {"pld.WaitCmp.Ge", 1},      {"pld.AtomicType.None_", 0},
-    {"pld.AtomicType.Add", 1},
-};
 
 inline std::string TypeText(const TypePtr& t) { return ir::PrintType(t); }
 
@@ -521,9 +511,21 @@ class Parser {
   absl::StatusOr<ExprPtr> LowerAttribute(const Ast* a);
   absl::StatusOr<ExprPtr> LowerCall(const Ast* a, std::string_view alloc_name = {});
   absl::StatusOr<ExprPtr> LowerOpCall(const Ast* a, std::string_view alloc_name);
-  absl::StatusOr<ExprPtr> LowerFunctionCall(const Ast* a, std::string_view fname);
+  absl::StatusOr<ExprPtr> LowerFunctionCall(const Ast* a, std::string_view fname,
+                                            uint32_t first_arg = 0);
+  absl::StatusOr<ExprPtr> LowerSubmit(const Ast* a);
   absl::StatusOr<ExprPtr> LowerSubscript(const Ast* a);
+  // The full-rank window of a subscript (subscripts.cc).
+  struct Window {
+    std::vector<ExprPtr> offsets, extents;
+    std::vector<bool> dropped;  // an index, not a slice, on this dimension
+    size_t num_indices = 0;
+    size_t num_slices = 0;  // slices other than a whole `:`
+  };
+  absl::StatusOr<Window> LowerWindow(const Ast* idx, const std::vector<ExprPtr>& dims);
   absl::StatusOr<ExprPtr> LowerTensorSubscript(const Ast* a, ExprPtr base, const Ast* idx);
+  absl::Status LowerSubscriptAssign(const Ast* stmt, const Ast* target, const Ast* value,
+                                    std::vector<StmtPtr>* out);
   absl::StatusOr<ExprPtr> LowerBinary(const Ast* a);
   absl::StatusOr<ExprPtr> LowerBinaryOp(AstOp op, const Ast* lhs_ast, const Ast* rhs_ast,
                                         const Span& span);
@@ -536,6 +538,7 @@ class Parser {
   absl::Status BindFourFields(const Ast* call, const std::string_view (&names)[4],
                               uint32_t min_pos, std::string_view what, const Ast* (&field)[4]);
   absl::StatusOr<ir::WindowBufferPtr> LowerWindowBufferRef(const Ast* call);
+  std::optional<ir::ArgDirection> ArgDirectionOf(const Ast* e);
   absl::StatusOr<ir::AttrValue> ConvertAttr(const Ast* a);
   absl::StatusOr<ir::AttrValue> ConvertCallAttr(std::string_view key, const Ast* a);
   absl::StatusOr<ir::AttrList> ConvertAttrDict(const Ast* a, bool call_attrs);
@@ -565,6 +568,8 @@ class Parser {
   absl::Status SkipImport();
   absl::Status ParseConstantDef(SvMap<ConstVal>* table);
   absl::Status DefineDynDim(const Token& name, const Ast* call, SvMap<ConstVal>* table);
+  absl::StatusOr<std::string> DynDimName(const Ast* call);
+  absl::StatusOr<ExprPtr> InlineDynDim(const Ast* call);
   absl::Status ParseProgramClass(const Ast* decorator, const Token& at_tok);
   // What a function's decorator says.
   struct FuncDecor {
@@ -651,6 +656,7 @@ class Parser {
   std::string path_;
 
   SvMap<ConstVal> module_consts_;
+  absl::flat_hash_map<std::string, ExprPtr> inline_dyn_dims_;  // pl.dynamic("N") in a shape
   SvMap<ConstVal> class_consts_;
   bool in_class_ = false;
 

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ir/enums.h"
 #include "compiler/ir/printer.h"
 #include "compiler/parser/parser.h"
 #include "compiler/parser/parser_test_util.h"
@@ -331,12 +332,62 @@ TEST(ParserPyptoTest, TensorSubscripts) {
   ExpectRoundTrip(p);
 }
 
+// An index among slices drops its dimension: the window is a slice, reshaped.
+TEST(ParserPyptoTest, MixedIndexAndSliceSubscripts) {
+  ir::ProgramPtr p = Parse(InFunction("        a = x[1, 2:6]\n"
+                                      "        b = x[:, n]\n"
+                                      "        return a, b\n",
+                                      "self, x: pl.Tensor[[8, 16], pl.FP32], n: pl.Scalar[pl.INDEX]"));
+  ASSERT_NE(p, nullptr);
+  std::vector<ir::StmtPtr> body = BodyOf(p->GetFunction("f"));
+  ASSERT_EQ(body.size(), 3u);
+  EXPECT_EQ(OpOf(body[0]), "pl.tensor.reshape");
+  EXPECT_EQ(ir::PrintType(As<ir::AssignStmt>(body[0])->var()->type()), "pl.Tensor[[4], pl.FP32]");
+  EXPECT_EQ(ir::PrintType(As<ir::AssignStmt>(body[1])->var()->type()), "pl.Tensor[[8], pl.FP32]");
+  std::string printed = ir::PrintProgram(p);
+  EXPECT_NE(printed.find("pl.tensor.reshape(pl.tensor.slice(x, [1, 4], [1, 2]), [4])"),
+            std::string::npos)
+      << printed;
+  ExpectRoundTrip(p);
+}
+
+// `dst[window] = src` is dst = pl.tensor.assemble(dst, src, offsets), as in
+// PyPTO; a source without the indexed dimensions is reshaped to full rank.
+TEST(ParserPyptoTest, SubscriptWrites) {
+  const std::string sig =
+      "self, x: pl.Tensor[[8, 16], pl.FP32], s: pl.Tensor[[4, 16], pl.FP32], "
+      "r: pl.Tensor[[16], pl.FP32], n: pl.Scalar[pl.INDEX]";
+  ir::ProgramPtr p = Parse(InFunction("        x[0:4, :] = s\n"
+                                      "        x[n] = r\n"
+                                      "        return x\n",
+                                      sig));
+  ASSERT_NE(p, nullptr);
+  std::vector<ir::StmtPtr> body = BodyOf(p->GetFunction("f"));
+  ASSERT_EQ(body.size(), 3u);
+  EXPECT_EQ(OpOf(body[0]), "pl.tensor.assemble");
+  EXPECT_EQ(OpOf(body[1]), "pl.tensor.assemble");
+  std::string printed = ir::PrintProgram(p);
+  EXPECT_NE(printed.find("pl.tensor.assemble(x, s, [0, 0])"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("pl.tensor.reshape(r, [1, 16]), [n, 0])"), std::string::npos) << printed;
+  ExpectRoundTrip(p);
+  EXPECT_EQ(ParseError(InFunction("        x[0:2, :] = s\n", sig)),
+            "8:21: the window x[...] has 2 elements on axis 0 but the value written has 4");
+  EXPECT_EQ(ParseError(InFunction("        x[0, 0:4] = s\n", sig)),
+            "8:21: the window x[...] has 1 elements on axis 0 but the value written has 4");
+  EXPECT_EQ(ParseError(InFunction("        x[0:2, :] = r\n", sig)),
+            "8:21: the value written to x[...] must have rank 2 (the window's), got rank 1");
+  EXPECT_EQ(ParseError(InFunction("        x[0:4, :] = n\n", sig)),
+            "8:21: the value written to a tensor subscript must be a tensor, got "
+            "pl.Scalar[pl.INDEX]");
+  EXPECT_EQ(ParseError(InFunction("        y[0] = s\n", sig)),
+            "8:9: a subscript write needs a tensor or tile variable on the left, as in "
+            "`dst[0:8, :] = src`");
+  EXPECT_EQ(ParseError(InFunction("        n[0] = s\n", sig)),
+            "8:9: a subscript write needs a tensor or a tile, 'n' is pl.Scalar[pl.INDEX]");
+}
+
 TEST(ParserPyptoTest, TensorSubscriptErrors) {
   const std::string sig = "self, x: pl.Tensor[[8, 16], pl.FP32], n: pl.Scalar[pl.INDEX]";
-  EXPECT_EQ(ParseError(InFunction("        a = x[1, 2:4]\n", sig)),
-            "8:15: a tensor subscript that mixes indices and slices (x[i, a:b]) is not "
-            "supported yet; take the slice with pl.tensor.slice(x, shape, offsets) or the row "
-            "with x[i]");
   EXPECT_EQ(ParseError(InFunction("        a = x[0:8:2]\n", sig)),
             "8:19: a slice step is not supported (write x[a:b])");
   EXPECT_EQ(ParseError(InFunction("        a = x[4:12]\n", sig)),
@@ -377,6 +428,167 @@ TEST(ParserPyptoTest, DynamicDimensions) {
   std::string printed = ir::PrintProgram(p);
   EXPECT_NE(printed.find("NR = pl.dynamic(\"NR\")\n"), std::string::npos) << printed;
   ExpectRoundTrip(p);
+}
+
+// `pl.dynamic("N")` inside a shape is the module's one DynDim of that name,
+// whether declared by a constant or only written inline.
+constexpr char kInlineDynamic[] = R"(
+M = pl.dynamic("MR")
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def f(self, x: pl.Tensor[[pl.dynamic("NR"), 8], pl.FP32],
+          y: pl.Out[pl.Tensor[[pl.dynamic("NR"), pl.dynamic("MR")], pl.FP32]]):
+        return y
+)";
+
+TEST(ParserPyptoTest, InlineDynamicDimensions) {
+  ir::ProgramPtr p = Parse(std::string(kHeader) + kInlineDynamic);
+  ASSERT_NE(p, nullptr);
+  ir::FunctionPtr f = p->GetFunction("f");
+  auto x = As<ir::TensorType>(f->params()[0]->type());
+  auto y = As<ir::TensorType>(f->params()[1]->type());
+  ASSERT_NE(x, nullptr);
+  ASSERT_NE(y, nullptr);
+  EXPECT_EQ(x->shape()[0], y->shape()[0]);  // one DynDim "NR"
+  auto mr = As<ir::DynDim>(y->shape()[1]);
+  ASSERT_NE(mr, nullptr);
+  EXPECT_EQ(mr->name(), "MR");
+  std::string printed = ir::PrintProgram(p);
+  EXPECT_NE(printed.find("NR = pl.dynamic(\"NR\")\n"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("x: pl.Tensor[[NR, 8], pl.FP32]"), std::string::npos) << printed;
+  ExpectRoundTrip(p);
+  EXPECT_EQ(ParseError(InFunction("        pass\n", "self, x: pl.Tensor[[pl.dynamic(\"1\")], pl.FP32]")),
+            "7:42: pl.dynamic(...) needs the dimension's name, an identifier string such as "
+            "\"N\"");
+}
+
+// One result of tuple type prints as `-> tuple[tuple[...]]` (`-> tuple[A]`
+// declares one result A), and re-parses to the same function.
+constexpr char kTupleResult[] = R"(
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def f(self, x: pl.Tensor[[8], pl.FP32]):
+        wrapped = (x,)
+        return wrapped
+)";
+
+TEST(ParserPyptoTest, OneTupleResultPrintsAndReparses) {
+  ir::ProgramPtr p = Parse(std::string(kHeader) + kTupleResult);
+  ASSERT_NE(p, nullptr);
+  ir::FunctionPtr f = p->GetFunction("f");
+  ASSERT_EQ(f->return_types().size(), 1u);
+  std::string printed = ir::PrintProgram(p);
+  EXPECT_NE(printed.find("-> tuple[tuple[pl.Tensor[[8], pl.FP32]]]:"), std::string::npos)
+      << printed;
+  ExpectRoundTrip(p);
+}
+
+// A function declared to return a Tensor may return a window view (PyPTO's
+// DistributedTensorType is a TensorType).
+TEST(ParserPyptoTest, WindowViewReturnedAsTensor) {
+  EXPECT_NE(Parse(std::string(kHeader) + R"(
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, w: pl.InOut[pld.DistributedTensor[[1, 8], pl.INT32]]) -> pl.Tensor[[1, 8], pl.INT32]:
+        t = pl.tile.full([1, 8], dtype=pl.INT32, value=0)
+        return pl.store(t, [0, 0], w)
+)"),
+            nullptr);
+}
+
+// PyPTO's printed call attributes: `attrs={"arg_directions": [pl.adir.input, ...]}`
+// on a call between functions is the same call as `arg_directions=[...]`.
+constexpr char kAdir[] = R"(
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[8], pl.FP32], n: pl.Scalar[pl.INDEX]):
+        return x
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[8], pl.FP32], n: pl.Scalar[pl.INDEX]):
+        y = self.k(x, n, attrs={"arg_directions": [pl.adir.input, pl.adir.scalar]})
+        z = self.k(y, n, arg_directions=[pl.ArgDirection.Input, pl.ArgDirection.Scalar])
+        return z
+)";
+
+TEST(ParserPyptoTest, CallAttrsDictAndAdirSpellings) {
+  ir::ProgramPtr p = Parse(std::string(kHeader) + kAdir);
+  ASSERT_NE(p, nullptr);
+  std::vector<ir::StmtPtr> body = BodyOf(p->GetFunction("main"));
+  auto y = As<ir::Call>(As<ir::AssignStmt>(body[0])->value());
+  auto z = As<ir::Call>(As<ir::AssignStmt>(body[1])->value());
+  ASSERT_NE(y, nullptr);
+  ASSERT_NE(z, nullptr);
+  EXPECT_EQ(y->attrs(), z->attrs());
+  ExpectRoundTrip(p);
+  EXPECT_EQ(ir::ArgDirectionFromAdirName("output_existing"), ir::ArgDirection::kOutputExisting);
+  EXPECT_EQ(ir::ArgDirectionFromAdirName("no_dep"), ir::ArgDirection::kNoDep);
+  EXPECT_EQ(ir::ArgDirectionFromAdirName("inout"), ir::ArgDirection::kInOut);
+  EXPECT_EQ(ir::ArgDirectionFromAdirName("Input"), std::nullopt);
+  const std::string sig = "self, x: pl.Tensor[[8], pl.FP32], n: pl.Scalar[pl.INDEX]";
+  const std::string callee =
+      "    @pl.function(type=pl.FunctionType.InCore)\n"
+      "    def k(self, x: pl.Tensor[[8], pl.FP32], n: pl.Scalar[pl.INDEX]):\n"
+      "        return x\n\n";
+  EXPECT_EQ(ParseError(std::string(kHeader) + "@pl.program\nclass P:\n" + callee +
+                       "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+                       "    def main(" + sig + "):\n"
+                       "        y = self.k(x, n, attrs={\"arg_directions\": [pl.adir.sideways]})\n"),
+            "12:52: expected an argument direction such as pl.ArgDirection.Input");
+  EXPECT_EQ(ParseError(std::string(kHeader) + "@pl.program\nclass P:\n" + callee +
+                       "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+                       "    def main(" + sig + "):\n"
+                       "        y = self.k(x, n, device=0, attrs={\"device\": 1})\n"),
+            "12:36: call attribute 'device' is given twice");
+}
+
+// `out, tid = pl.submit(self.f, x, deps=[...])`: the call of f marked submit,
+// with f's result and the task's TASK_ID; it prints as pl.submit and re-parses.
+constexpr char kSubmit[] = R"(
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def stage(self, x: pl.InOut[pl.Tensor[[4], pl.FP32]]) -> pl.Tensor[[4], pl.FP32]:
+        return x
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.InOut[pl.Tensor[[4], pl.FP32]]):
+        a, t0 = pl.submit(self.stage, x)
+        b, t1 = pl.submit(self.stage, a, deps=[t0])
+        return b
+)";
+
+TEST(ParserPyptoTest, SubmitYieldsTheTaskId) {
+  ir::ProgramPtr p = Parse(std::string(kHeader) + kSubmit);
+  ASSERT_NE(p, nullptr);
+  std::string printed = ir::PrintProgram(p);
+  EXPECT_NE(printed.find("pl.submit(self.stage, x)"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("pl.submit(self.stage, a, deps=[t0])"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("pl.Scalar[pl.TASK_ID]"), std::string::npos) << printed;
+  ExpectRoundTrip(p);
+  EXPECT_EQ(ParseError(InFunction("        out, tid = pl.submit(n)\n")),
+            "8:30: pl.submit(...) needs a function of the program first, as in "
+            "pl.submit(self.f, x)");
+  EXPECT_EQ(ParseError(InFunction("        out, tid = pl.spmd_submit(self.f, n, core_num=4)\n")),
+            "8:20: pl.spmd_submit(...) is not supported yet; use pl.submit(self.kernel, ...) or "
+            "a call with core_num=");
+}
+
+// Enum members are constants through compiler/ops' one table, in every spelling.
+TEST(ParserPyptoTest, EnumMembersAsConstants) {
+  ir::ProgramPtr p = Parse(std::string(kHeader) +
+                           "PIPE = pl.PipeType.V\nCMP = pld.WaitCmp.Ge\nOP = pl.ReduceOp.Max\n" +
+                           "@pl.program\nclass P:\n    @pl.function\n"
+                           "    def f(self, n: pl.Scalar[pl.INDEX]):\n"
+                           "        return n + PIPE + CMP + OP\n");
+  ASSERT_NE(p, nullptr);
+  EXPECT_NE(ir::PrintProgram(p).find("n + 4 + 1 + 1"), std::string::npos) << ir::PrintProgram(p);
 }
 
 TEST(ParserPyptoTest, DynamicDimensionErrors) {

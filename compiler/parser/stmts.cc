@@ -194,8 +194,10 @@ absl::Status Parser::LowerAssign(const Ast* stmt, const Ast* target, const Ast* 
     return absl::OkStatus();
   }
   if (target->kind == AstKind::kSubscript) {
-    return ErrorAt(target, "unsupported assignment target: a subscript (tensors are values; use "
-                           "pl.tensor.write or pl.tensor.assemble)");
+    if (ann != nullptr) {
+      return ErrorAt(ann, "a subscript write takes no annotation (write `dst[...] = src`)");
+    }
+    return LowerSubscriptAssign(stmt, target, value, out);
   }
   if (target->kind == AstKind::kAttribute) {
     return ErrorAt(target, "unsupported assignment target: an attribute");

@@ -21,6 +21,7 @@ absl::StatusOr<DataType> Parser::LowerDType(const Ast* a, std::string_view what)
 }
 
 absl::StatusOr<ExprPtr> Parser::LowerDim(const Ast* a) {
+  if (IsPathCall(a, "pl.dynamic")) return InlineDynDim(a);
   ASSIGN_OR_RETURN(ExprPtr e, LowerExpr(a));
   auto st = ir::As<ir::ScalarType>(e->type());
   if (st == nullptr || !ir::IsIntegral(st->dtype())) {
@@ -287,6 +288,7 @@ bool Parser::TryParseSimpleType(TypePtr* out) {
     }
     if (!accept_op(Op::kLBracket)) return nullptr;
     std::vector<ExprPtr> shape;
+    shape.reserve(4);
     while (true) {
       const Token& d = Cur();
       if (d.kind != TokenKind::kName && d.kind != TokenKind::kInt) return nullptr;

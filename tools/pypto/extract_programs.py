@@ -10,7 +10,9 @@ depends on Python outside the language (torch, helper functions, f-strings,
 test parameters) is skipped with the reason. Each extract is written to
 OUT_DIR/<file>__<name>.pto, then `pto-opt` reads it, prints it, and reads and
 prints the print again: a program passes when both steps succeed and the
-second print equals the first (a fixed point). Prints a table with the first
+second print equals the first (a fixed point). A program written inside
+`with pytest.raises(...)` is one PyPTO rejects: it passes when we reject it
+too. Prints a table with the first
 error of each failure, the top failure causes and the rate.
 
 usage: extract_programs.py PYPTO_CHECKOUT [--out DIR] [--pto-opt PATH] [--min-rate R]
@@ -39,6 +41,7 @@ SOURCES = [
     "examples/distributed/**/*.py",
 ]
 
+REJECTED_TAG = " (PyPTO rejects it)"
 HEADER = "import pypto.language as pl\nimport pypto.language.distributed as pld\n"
 # Names a program may use without defining them: the language's modules and the
 # Python builtins the language itself reads.
@@ -206,38 +209,46 @@ def segment(src, node):
     return "\n".join(l[indent:] for l in lines)
 
 
+def expects_error(with_stmt):
+    """`with pytest.raises(...)`: PyPTO's test expects the program to be rejected."""
+    return any((dotted(item.context_expr) or "").endswith("pytest.raises")
+               for item in with_stmt.items)
+
+
 def extracts(path, root):
     src = open(path, encoding="utf-8").read()
     rel = os.path.relpath(path, root)
     try:
         tree = ast.parse(src)
     except SyntaxError as e:
-        yield rel, "?", None, f"not Python: {e.msg}"
+        yield rel, "?", None, f"not Python: {e.msg}", False
         return
     module = Scope(tree.body)
 
-    def walk(body, scope):
+    def walk(body, scope, rejected):
         for stmt in body:
             if is_program(stmt) or is_jit(stmt):
-                yield stmt, scope
+                yield stmt, scope, rejected
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                yield from walk(stmt.body, Scope(stmt.body, scope))
+                yield from walk(stmt.body, Scope(stmt.body, scope), rejected)
             elif isinstance(stmt, ast.ClassDef):
-                yield from walk(stmt.body, scope)
-            elif isinstance(stmt, (ast.If, ast.With, ast.For, ast.Try)):
-                yield from walk(stmt.body, scope)
+                yield from walk(stmt.body, scope, rejected)
+            elif isinstance(stmt, ast.With):
+                yield from walk(stmt.body, scope, rejected or expects_error(stmt))
+            elif isinstance(stmt, (ast.If, ast.For, ast.Try)):
+                yield from walk(stmt.body, scope, rejected)
 
-    for node, scope in walk(tree.body, module):
+    for node, scope, rejected in walk(tree.body, module, False):
         names = {node.name}
         consts, extra, why = collect(node, scope, names)
         if why:
-            yield rel, node.name, None, why
+            yield rel, node.name, None, why, rejected
             continue
         parts = [HEADER]
         parts += [segment(src, c) for c in consts]
         parts += [segment(src, e) for e in extra]
         parts.append(segment(src, node))
-        yield rel, node.name, "\n\n".join(parts) + "\n", None
+        yield rel, node.name, "\n\n".join(parts) + "\n", None, rejected
 
 
 def first_error(text):
@@ -268,7 +279,7 @@ def run(pto_opt, path):
 
 def cause(error):
     """The error without its location and names, to group failures."""
-    text = re.sub(r"^[^:]*:\d+:\d+:\s*", "", error)
+    text = re.sub(r"^.*?:\d+:\d+:\s*", "", error)
     text = re.sub(r"'[^']*'", "'…'", text)
     text = re.sub(r"\d+", "N", text)
     return text[:100]
@@ -291,18 +302,30 @@ def main(argv):
     out = args.out or tempfile.mkdtemp(prefix="pypto_extracts_")
     os.makedirs(out, exist_ok=True)
     rows, skipped = [], []
+    written = set()
     for path in source_files(args.checkout):
-        for rel, name, text, why in extracts(path, args.checkout):
+        for rel, name, text, why, rejected in extracts(path, args.checkout):
             label = f"{rel}::{name}"
             if why:
                 skipped.append((label, why))
                 continue
             stem = re.sub(r"[^A-Za-z0-9_]+", "_", os.path.splitext(rel)[0]).strip("_")
             file = os.path.join(out, f"{stem}__{name}.pto")
+            n = 2
+            while file in written:  # several programs of one name in one file
+                file = os.path.join(out, f"{stem}__{name}_{n}.pto")
+                n += 1
+            written.add(file)
             with open(file, "w", encoding="utf-8") as f:
                 f.write(text)
             ok, err = run(args.pto_opt, file)
-            rows.append((label, ok, err))
+            if rejected:
+                # PyPTO rejects it (its test expects the error): so must we.
+                label += REJECTED_TAG
+                ok, err = (not ok, err if not ok else "accepted, but PyPTO rejects it")
+                if ok:
+                    err = "rejected: " + err
+            rows.append((label, ok, os.path.basename(file) + ": " + err if not ok else err))
     width = max([len(r[0]) for r in rows + skipped] + [10])
     print(f"{'program':<{width}}  result  first error")
     for label, ok, err in rows:
@@ -319,6 +342,9 @@ def main(argv):
             print(f"  {n:4d}  {text}")
     print(f"\nextracts in {out}")
     print(f"skipped (Python outside the language): {len(skipped)}")
+    expected = [r for r in rows if r[0].endswith(REJECTED_TAG)]
+    print(f"of the programs PyPTO's tests expect to be rejected, we reject "
+          f"{sum(1 for r in expected if r[1])} of {len(expected)} (counted below)")
     print(f"passed {passed} of {counted} programs: {100.0 * rate:.1f}%")
     return 0 if rate >= args.min_rate else 1
 

@@ -1,0 +1,110 @@
+#include "tools/dyn_dims.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "compiler/ir/printer.h"
+#include "compiler/parser/parser.h"
+#include "compiler/support/diagnostics.h"
+#include "gtest/gtest.h"
+#include "tools/npy.h"
+
+namespace pto::tools::run {
+namespace {
+
+namespace fs = std::filesystem;
+
+// NR is the rank count (the first dimension of x and y); M only appears as a
+// later dimension, so only y.npy can give it.
+constexpr char kProgram[] = R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+NR = pl.dynamic("NR")
+M = pl.dynamic("M")
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, x: pl.Tensor[[8], pl.FP32], y: pl.Out[pl.Tensor[[M], pl.FP32]]):
+        return y
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host_orch(self, x: pl.Tensor[[NR, 8], pl.FP32], y: pl.Out[pl.Tensor[[NR, M], pl.FP32]]):
+        for r in pl.range(pld.world_size()):
+            self.chip(x[r], y[r], device=r)
+)";
+
+ir::ProgramPtr Parse() {
+  auto p = parser::ParseProgramText("p.pto", kProgram);
+  EXPECT_TRUE(p.ok()) << p.status();
+  return p.ok() ? *p : nullptr;
+}
+
+std::string Dir(const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  fs::path d = fs::path(tmp != nullptr ? tmp : "/tmp") / name;
+  fs::create_directories(d);
+  return d.string();
+}
+
+void WriteNpy(const std::string& dir, const std::string& name, std::vector<int64_t> shape) {
+  npy::Array a{"<f4", shape, std::string(static_cast<size_t>(npy::NumElements(shape)) * 4, '\0')};
+  ASSERT_TRUE(npy::WriteFile(dir + "/" + name + ".npy", a).ok());
+}
+
+TEST(DynDimsTest, RanksAndInputShapesBindAndSpecialize) {
+  ir::ProgramPtr p = Parse();
+  ASSERT_NE(p, nullptr);
+  const std::string dir = Dir("bind");
+  WriteNpy(dir, "y", {3, 16});
+  absl::StatusOr<DimValues> dims = BindDynDims(p, 3, dir);
+  ASSERT_TRUE(dims.ok()) << dims.status();
+  ASSERT_EQ(dims->size(), 2u);
+  EXPECT_EQ(dims->at("NR").value, 3);
+  EXPECT_EQ(dims->at("M").value, 16);
+  absl::StatusOr<ir::ProgramPtr> s = SpecializeDynDims(p, *dims);
+  ASSERT_TRUE(s.ok()) << s.status();
+  std::string printed = ir::PrintProgram(*s);
+  EXPECT_NE(printed.find("x: pl.Tensor[[3, 8], pl.FP32], y: pl.Out[pl.Tensor[[3, 16], pl.FP32]]"),
+            std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("y: pl.Out[pl.Tensor[[16], pl.FP32]]"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("pl.dynamic"), std::string::npos) << printed;
+}
+
+TEST(DynDimsTest, ConflictingBindingsNameBothSources) {
+  ir::ProgramPtr p = Parse();
+  ASSERT_NE(p, nullptr);
+  const std::string dir = Dir("conflict");
+  WriteNpy(dir, "x", {4, 8});
+  absl::StatusOr<DimValues> dims = BindDynDims(p, 2, dir);
+  ASSERT_FALSE(dims.ok());
+  EXPECT_EQ(dims.status().message(),
+            "dynamic dimension 'NR' is 2 from --ranks=2 (the first dimension of 'x') but 4 from " +
+                dir + "/x.npy (dimension 0 of 'x'); give inputs that agree");
+}
+
+TEST(DynDimsTest, UnboundDimensionIsLocated) {
+  ir::ProgramPtr p = Parse();
+  ASSERT_NE(p, nullptr);
+  absl::StatusOr<DimValues> dims = BindDynDims(p, 2, "");
+  ASSERT_TRUE(dims.ok()) << dims.status();
+  EXPECT_EQ(dims->count("M"), 0u);
+  absl::StatusOr<ir::ProgramPtr> s = SpecializeDynDims(p, *dims);
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(IsUserError(s.status()));
+  EXPECT_EQ(s.status().message(),
+            "dynamic dimension 'M' has no value for this run: only dimensions of the HOST "
+            "orchestrator's parameters are bound (the first from --ranks, the others from "
+            "--inputs=DIR/<param>.npy)");
+  std::optional<DiagnosticLocation> loc = GetDiagnosticLocation(s.status());
+  ASSERT_TRUE(loc.has_value());
+  EXPECT_EQ(loc->path, "p.pto");
+  EXPECT_EQ(loc->line, 5);
+  EXPECT_EQ(loc->col, 5);
+}
+
+}  // namespace
+}  // namespace pto::tools::run
