@@ -2,6 +2,7 @@
 
 #include "compiler/passes/lower_composite_ops.h"
 #include "compiler/passes/auto_derive_task_dependencies.h"
+#include "compiler/passes/convert_tensor_to_tile_ops.h"
 #include "compiler/passes/derive_call_directions.h"
 #include "compiler/passes/inline_functions.h"
 #include "compiler/passes/insert_comm_fence.h"
@@ -26,6 +27,8 @@ void RegisterAllPasses(PassRegistry& registry) {
                         [] { return CreateOutlineHierarchyScopesPass(); });
   registry.RegisterPass("OutlineIncoreScopes", [] { return CreateOutlineIncoreScopesPass(); });
   registry.RegisterPass("OutlineClusterScopes", [] { return CreateOutlineClusterScopesPass(); });
+  registry.RegisterPass("ConvertTensorToTileOps",
+                        [] { return CreateConvertTensorToTileOpsPass(); });
   registry.RegisterPass("LowerCompositeOps", [] { return CreateLowerCompositeOpsPass(); });
   registry.RegisterPass("LowerL2TensorCollectives", [](const Target& target) {
     return CreateLowerL2TensorCollectivesPass({.platform = target.platform,
@@ -60,6 +63,7 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"07", "OutlineHierarchyScopes"},
                                            {"08", "OutlineIncoreScopes"},
                                            {"09", "OutlineClusterScopes"},
+                                           {"10", "ConvertTensorToTileOps"},
                                            {"12", "LowerCompositeOps"},
                                            {"", "LowerL2TensorCollectives"},
                                            {"", "LegalizeSpmdLaunches"},
