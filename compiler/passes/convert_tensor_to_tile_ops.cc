@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "compiler/ir/builder.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/visitor.h"
@@ -36,7 +37,16 @@ ir::ExprPtr ZeroOffsets(size_t rank, const Span& span) {
 
 class Converter : public ir::IRMutator {
  public:
+  explicit Converter(const absl::flat_hash_set<const ir::Var*>& blocked) : blocked_(blocked) {}
   absl::Status status;
+  // Converted values used where a GM tensor is needed (returned, yielded,
+  // passed to an operator that is not converted): they stay tensors.
+  absl::flat_hash_set<const ir::Var*> escaped;
+  void BlockOrigins(absl::flat_hash_set<const ir::Var*>* blocked) const {
+    for (const auto& [origin, tile] : tiles_) {
+      if (escaped.contains(origin)) blocked->insert(origin);
+    }
+  }
 
   ir::StmtPtr MutateStmt(const ir::StmtPtr& stmt) override {
     if (stmt != nullptr) current_span_ = stmt->span();
@@ -46,7 +56,7 @@ class Converter : public ir::IRMutator {
  protected:
   ir::StmtPtr MutateAssignStmt(const std::shared_ptr<const ir::AssignStmt>& stmt) override {
     // A copy of a converted value is a copy of its tile.
-    if (Converted(stmt->value()) && status.ok()) {
+    if (Converted(stmt->value()) && !blocked_.contains(stmt->var().get())) {
       ir::VarPtr from = tiles_.at(ir::As<ir::Var>(stmt->value()).get());
       auto tile = std::make_shared<ir::Var>(stmt->var()->name_hint(), from->type(),
                                             stmt->var()->span());
@@ -61,6 +71,7 @@ class Converter : public ir::IRMutator {
     const std::string& op = call->op()->name();
     const auto& args = call->args();
     std::vector<ir::StmtPtr> pre;
+    if (blocked_.contains(stmt->var().get())) return ir::IRMutator::MutateAssignStmt(stmt);
     if (op == "pl.tensor.slice" && args.size() >= 3 && IsTensor(args[0]) && !Converted(args[0])) {
       auto type = ir::As<ir::TensorType>(stmt->var()->type());
       if (type == nullptr) return ir::IRMutator::MutateAssignStmt(stmt);
@@ -104,14 +115,23 @@ class Converter : public ir::IRMutator {
   }
 
   ir::ExprPtr MutateVar(const ir::VarPtr& var) override {
-    if (tiles_.contains(var.get()) && status.ok()) {
-      status = UserError(current_span_.known() ? current_span_ : var->span(),
-                         pto::StrCat("ConvertTensorToTileOps: '", var->name_hint(),
-                                     "' is computed on tiles here and cannot be used as a GM "
-                                     "tensor (returned, yielded or passed on); write it into a "
-                                     "tensor with pl.assemble first"));
-    }
+    if (tiles_.contains(var.get())) escaped.insert(var.get());
     return ir::IRMutator::MutateVar(var);
+  }
+  ir::StmtPtr MutateEvalStmt(const std::shared_ptr<const ir::EvalStmt>& stmt) override {
+    auto call = ir::As<ir::Call>(stmt->expr());
+    if (call != nullptr && !ir::Is<ir::GlobalVar>(call->op()) &&
+        call->op()->name() == "pl.tensor.assemble" && call->args().size() >= 3 &&
+        Converted(call->args()[1])) {
+      std::vector<ir::StmtPtr> pre;
+      const auto& args = call->args();
+      ir::ExprPtr store = ir::MakeOpCall(
+          "pl.tile.store", {TileOf(args[1], &pre, call->span()), MutateExpr(args[2]),
+                            MutateExpr(args[0])},
+          args[0]->type(), {}, {}, call->span());
+      return std::make_shared<ir::EvalStmt>(store, stmt->leading_comments(), stmt->span());
+    }
+    return ir::IRMutator::MutateEvalStmt(stmt);
   }
   // A whole load made in a loop or branch body is not visible after it.
   ir::StmtPtr MutateForStmt(const std::shared_ptr<const ir::ForStmt>& stmt) override {
@@ -183,6 +203,7 @@ class Converter : public ir::IRMutator {
     return tile;
   }
 
+  const absl::flat_hash_set<const ir::Var*>& blocked_;
   absl::flat_hash_map<const ir::Var*, ir::VarPtr> tiles_;
   absl::flat_hash_map<const ir::Var*, ir::VarPtr> loads_;
   Span current_span_;
@@ -193,10 +214,19 @@ class Converter : public ir::IRMutator {
 absl::StatusOr<ir::ProgramPtr> ConvertTensorToTileOpsPass::Run(const ir::ProgramPtr& program) {
   return RewriteFunctionBodies(program, [](const ir::FunctionPtr& f) -> absl::StatusOr<ir::StmtPtr> {
     if (!ir::IsInCoreType(f->func_type()) || f->body() == nullptr) return f->body();
-    Converter converter;
-    ir::StmtPtr body = converter.MutateStmt(f->body());
-    if (!converter.status.ok()) return converter.status;
-    return body;
+    // A value that escapes as a GM tensor is left unconverted; repeat until
+    // no converted value escapes (each round blocks at least one more value).
+    absl::flat_hash_set<const ir::Var*> blocked;
+    while (true) {
+      Converter converter(blocked);
+      ir::StmtPtr body = converter.MutateStmt(f->body());
+      if (!converter.status.ok()) return converter.status;
+      if (converter.escaped.empty()) return body;
+      // Escaped tile vars map back to the tensor vars they replace.
+      size_t before = blocked.size();
+      converter.BlockOrigins(&blocked);
+      if (blocked.size() == before) return f->body();
+    }
   });
 }
 

@@ -2,7 +2,8 @@
 // reads: in InCore functions, `pl.tensor.slice` of a GM tensor becomes
 // `pl.tile.load`, elementwise `pl.tensor.*` operators become their
 // `pl.tile.*` form (a GM tensor operand loaded once, whole, at its first use),
-// and `pl.tensor.assemble` of a converted value becomes `pl.tile.store`.
+// and `pl.tensor.assemble` of a converted value becomes `pl.tile.store`; a
+// value needed as a GM tensor afterwards stays a tensor operator.
 // See docs/passes/ConvertTensorToTileOps.md.
 #ifndef PTO_COMPILER_PASSES_CONVERT_TENSOR_TO_TILE_OPS_H_
 #define PTO_COMPILER_PASSES_CONVERT_TENSOR_TO_TILE_OPS_H_

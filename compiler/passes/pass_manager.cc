@@ -34,8 +34,15 @@ namespace {
 // with a located error instead of passing it through unlowered.
 class UnloweredFinder : public ir::IRVisitor {
  public:
-  explicit UnloweredFinder(const absl::flat_hash_set<std::string>& passes) : passes_(passes) {}
-  const ir::Stmt* found = nullptr;
+  UnloweredFinder(const absl::flat_hash_set<std::string>& passes,
+                  const std::vector<std::unique_ptr<Pass>>& list)
+      : passes_(passes) {
+    for (const std::unique_ptr<Pass>& p : list) {
+      std::string n = PassRegistry::Global().PassNumber(p->name());
+      if (!n.empty()) numbers_.push_back(n);
+    }
+  }
+  const ir::Node* found = nullptr;
   std::string what;
   std::string lowered_by;
 
@@ -62,6 +69,23 @@ class UnloweredFinder : public ir::IRVisitor {
   void VisitBreakStmt(const std::shared_ptr<const ir::BreakStmt>& s) override {
     Check(s.get(), "'break'", "CtrlFlowTransform");
   }
+  void VisitForStmt(const std::shared_ptr<const ir::ForStmt>& s) override {
+    if (s->for_kind() == ir::ForKind::kPipeline) {
+      OutOfScope(s.get(), "a `pl.pipeline` loop (ping-pong buffering)", "28 LowerPipelineLoops",
+                 "28", "; write pl.range");
+    }
+    if (found == nullptr) ir::IRVisitor::VisitForStmt(s);
+  }
+  void VisitCall(const ir::CallPtr& call) override {
+    if (found != nullptr) return;
+    if (!ir::Is<ir::GlobalVar>(call->op()) &&
+        call->op()->name().find("matmul") != std::string::npos) {
+      OutOfScope(call.get(), pto::StrCat("'", call->op()->name(), "' (the cube unit)"),
+                 "15 AutoTileMatmulL0 and the mixed-kernel passes 20-26", "15", "");
+      if (found != nullptr) return;
+    }
+    ir::IRVisitor::VisitCall(call);
+  }
   void VisitContinueStmt(const std::shared_ptr<const ir::ContinueStmt>& s) override {
     Check(s.get(), "'continue'", "CtrlFlowTransform");
   }
@@ -73,16 +97,37 @@ class UnloweredFinder : public ir::IRVisitor {
     what = std::string(construct);
     lowered_by = std::string(pass);
   }
+  // A construct only a PyPTO pass we do not have lowers: reported when the
+  // pass list runs past that pass's place in PyPTO's pipeline.
+  void OutOfScope(const ir::Node* n, std::string_view construct, std::string_view passes,
+                  std::string_view number, std::string_view advice) {
+    if (found != nullptr) return;
+    bool reaches = false;
+    for (const std::string& k : numbers_) reaches |= k > number;
+    if (!reaches) return;
+    found = n;
+    what = pto::StrCat(construct, " needs PyPTO pass ", passes, "; out of scope here "
+                       "(docs/language.md, \"Compatibility with PyPTO\")", advice);
+    out_of_scope = true;
+  }
+
   const absl::flat_hash_set<std::string>& passes_;
+  std::vector<std::string> numbers_;
+
+ public:
+  bool out_of_scope = false;
 };
 
 absl::Status CheckLowerable(const ir::ProgramPtr& program,
                             const std::vector<std::unique_ptr<Pass>>& passes) {
   absl::flat_hash_set<std::string> names;
   for (const std::unique_ptr<Pass>& p : passes) names.insert(std::string(p->name()));
-  UnloweredFinder finder(names);
+  UnloweredFinder finder(names, passes);
   for (const auto& [gv, f] : program->functions()) {
     finder.VisitStmt(f->body());
+    if (finder.found != nullptr && finder.out_of_scope) {
+      return UserError(finder.found->span(), finder.what);
+    }
     if (finder.found != nullptr) {
       const std::string number = PassRegistry::Global().PassNumber(finder.lowered_by);
       return UserError(
