@@ -1,18 +1,20 @@
 // pto-opt: parse a PTO program, verify it, run passes, print the result.
 //
-//   pto-opt FILE [--passes=A,B] [--pipeline=default] [--print-ir-after-all]
-//           [--print-ir-after=A] [--verify-each] [--platform=a2a3|a5] [--timing]
+//   pto-opt FILE [--passes=A,B] [--pipeline=default] [--print-ir-before-all]
+//           [--print-ir-before=A] [--print-ir-after-all] [--print-ir-after=A] [--verify-each] [--platform=a2a3|a5] [--timing]
 //           [--allow-internal-ops]
 //           [-o OUT]
 //
 // Exit status: 0 success, 1 user error (diagnostics on stderr), 2 usage or
 // internal error. `pto-opt --help` lists the flags (generated from the
 // ABSL_FLAG definitions below).
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -31,6 +33,9 @@ ABSL_FLAG(std::vector<std::string>, passes, {},
 ABSL_FLAG(std::vector<std::string>, pipeline, {},
           "NAME: run the named pipelines (e.g. 'default'); combined with --passes, the pipeline "
           "runs first");
+ABSL_FLAG(bool, print_ir_before_all, false, "print the program to stderr before every pass");
+ABSL_FLAG(std::vector<std::string>, print_ir_before, {},
+          "A: print the program to stderr before these passes; repeatable");
 ABSL_FLAG(bool, print_ir_after_all, false, "print the program to stderr after every pass");
 ABSL_FLAG(std::vector<std::string>, print_ir_after, {},
           "A: print the program to stderr after these passes; repeatable");
@@ -40,7 +45,9 @@ ABSL_FLAG(std::string, platform, "",
           "exceed its limits (e.g. a mesh allreduce whose core_num is above the AIV count); "
           "empty: no platform limits are checked");
 ABSL_FLAG(bool, timing, false, "print per-pass wall time to stderr");
-ABSL_FLAG(bool, list_passes, false, "list the registered passes and pipelines and exit");
+ABSL_FLAG(bool, list_passes, false,
+          "list the registered passes (with their number in PyPTO's default pipeline) and the "
+          "pipelines, and exit");
 ABSL_FLAG(bool, allow_internal_ops, false,
           "accept compiler-internal operators (builtin.tensor.*) in FILE, e.g. to re-read the "
           "output of a lowering pass");
@@ -77,6 +84,10 @@ int ParseArgs(int argc, char** argv, Options* opts) {
   if (!positional.empty()) opts->input = positional[0];
   opts->passes = absl::GetFlag(FLAGS_passes);
   opts->pipelines = absl::GetFlag(FLAGS_pipeline);
+  opts->pm.print_before_all = absl::GetFlag(FLAGS_print_ir_before_all);
+  for (const std::string& p : absl::GetFlag(FLAGS_print_ir_before)) {
+    opts->pm.print_before.insert(p);
+  }
   opts->pm.print_after_all = absl::GetFlag(FLAGS_print_ir_after_all);
   for (const std::string& p : absl::GetFlag(FLAGS_print_ir_after)) opts->pm.print_after.insert(p);
   if (const std::string platform = absl::GetFlag(FLAGS_platform); !platform.empty()) {
@@ -105,15 +116,30 @@ int main(int argc, char** argv) {
   if (int rc = ParseArgs(argc, argv, &opts); rc >= 0) return rc;
   if (opts.list) {
     auto& reg = pto::passes::PassRegistry::Global();
+    // "NN Name": the number of the pass in PyPTO's default pipeline ("--" for
+    // a pass PyPTO does not number).
+    auto numbered = [](const std::string& number, const std::string& pass) {
+      return (number.empty() ? std::string("--") : number) + " " + pass;
+    };
+    // In PyPTO's order; the passes it does not number last, by name.
+    std::vector<std::pair<std::string, std::string>> passes;
+    for (const std::string& n : reg.PassNames()) {
+      std::string number = reg.PassNumber(n);
+      passes.emplace_back(number.empty() ? "~" : number, n);
+    }
+    std::sort(passes.begin(), passes.end());
     std::cout << "passes:\n";
-    for (const std::string& n : reg.PassNames()) std::cout << "  " << n << "\n";
+    for (const auto& [number, n] : passes) {
+      std::cout << "  " << numbered(number == "~" ? "" : number, n) << "\n";
+    }
     std::cout << "pipelines:\n";
     for (const std::string& n : reg.PipelineNames()) {
-      std::cout << "  " << n << ":";
-      // Keep the StatusOr alive: `*reg.Pipeline(n)` in the range would dangle.
-      auto pipeline = reg.Pipeline(n);
-      for (const std::string& p : *pipeline) std::cout << " " << p;
-      std::cout << "\n";
+      std::cout << "  " << n << ":\n";
+      // Keep the StatusOr alive: `*reg.PipelineEntries(n)` in the range would dangle.
+      auto pipeline = reg.PipelineEntries(n);
+      for (const pto::passes::PipelineEntry& e : *pipeline) {
+        std::cout << "    " << numbered(e.number, e.pass) << "\n";
+      }
     }
     return 0;
   }

@@ -380,9 +380,19 @@ class P:
   ASSERT_TRUE(code.ok()) << code.status();
   EXPECT_THAT(*code, HasSubstr("pto::TADDS("));
 
-  ir::ProgramPtr mm = Lower(ReplaceAll(kernel, "BODY", "pl.matmul(t, t)"));
-  ASSERT_NE(mm, nullptr);
-  code = GenerateKernel(mm, "k");
+  // The default pipeline stops at the matmul, naming the out-of-scope cube
+  // passes; code generation of the parsed kernel names the operator.
+  absl::StatusOr<ir::ProgramPtr> mm =
+      parser::ParseProgramText("test.pto", ReplaceAll(kernel, "BODY", "pl.matmul(t, t)"));
+  ASSERT_TRUE(mm.ok()) << mm.status();
+  passes::PassManager pm;
+  ASSERT_TRUE(pm.AddPipeline("default").ok());
+  absl::StatusOr<ir::ProgramPtr> lowered = pm.Run(*mm);
+  ASSERT_FALSE(lowered.ok());
+  EXPECT_THAT(std::string(lowered.status().message()),
+              HasSubstr("'pl.tile.matmul' (the cube unit) needs PyPTO pass 15 AutoTileMatmulL0"));
+  EXPECT_THAT(lowered.status().ToString(), HasSubstr("9:13:9:28:test.pto"));
+  code = GenerateKernel(*mm, "k");
   ASSERT_FALSE(code.ok());
   EXPECT_EQ(code.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(code.status().message()),

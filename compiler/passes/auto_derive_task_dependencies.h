@@ -21,7 +21,9 @@ inline constexpr char kAttrCompilerManualDepEdges[] = "compiler_manual_dep_edges
 class AutoDeriveTaskDependenciesPass : public Pass {
  public:
   std::string_view name() const override { return "AutoDeriveTaskDependencies"; }
-  IRPropertySet required() const override { return {IRProperty::kCallDirectionsResolved}; }
+  IRPropertySet required() const override {
+    return {IRProperty::kSplitIncoreOrch, IRProperty::kCallDirectionsResolved};
+  }
   IRPropertySet produced() const override { return {IRProperty::kCallDirectionsResolved}; }
   absl::StatusOr<ir::ProgramPtr> Run(const ir::ProgramPtr& program) override;
 };

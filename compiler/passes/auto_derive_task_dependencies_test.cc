@@ -40,7 +40,8 @@ ir::ProgramPtr Directed(const std::string& text) {
 TEST(AutoDeriveTaskDependenciesTest, PropertyContract) {
   AutoDeriveTaskDependenciesPass pass;
   EXPECT_EQ(pass.name(), "AutoDeriveTaskDependencies");
-  EXPECT_EQ(pass.required(), IRPropertySet({IRProperty::kCallDirectionsResolved}));
+  EXPECT_EQ(pass.required(),
+            IRPropertySet({IRProperty::kSplitIncoreOrch, IRProperty::kCallDirectionsResolved}));
   EXPECT_EQ(pass.produced(), IRPropertySet({IRProperty::kCallDirectionsResolved}));
 }
 

@@ -245,17 +245,22 @@ class DirectionMutator : public ir::IRMutator {
   absl::flat_hash_set<const ir::Var*> inout_params_;
 };
 
-// A kernel that writes a parameter it declares In: every call would get
-// Input for it, so nothing orders later readers after the kernel (a silent
-// race, e.g. a kernel collective whose target is a plain In parameter).
-absl::Status CheckKernelWritesDeclaredParams(const ir::Program& program,
-                                             const ir::Function& kernel) {
+// A kernel that writes a parameter it declares In would give every call
+// Input for it, so nothing would order later readers after the kernel (a
+// silent race, e.g. a kernel collective whose target is a plain In
+// parameter). PyPTO accepts such kernels (a window written through an In
+// DistributedTensor parameter is common); here the parameter is promoted to
+// InOut so its callers order around the write. Returns `kernel` itself when
+// it writes no In parameter.
+absl::StatusOr<ir::FunctionPtr> PromoteWrittenInParams(const ir::Program& program,
+                                                       const ir::FunctionPtr& kernel) {
   absl::flat_hash_map<const ir::Var*, size_t> param_index;
-  for (size_t i = 0; i < kernel.params().size(); ++i) param_index[kernel.params()[i].get()] = i;
-  absl::Status status = absl::OkStatus();
+  for (size_t i = 0; i < kernel->params().size(); ++i) param_index[kernel->params()[i].get()] = i;
+  std::vector<ParamDirection> dirs = kernel->param_directions();
+  bool promoted = false;
   CallWalker* walker_ptr = nullptr;
   CallWalker walker(&program, [&](const ir::CallPtr& call) {
-    if (!status.ok() || CalleeOf(program, *call) != nullptr) return;
+    if (CalleeOf(program, *call) != nullptr) return;
     const ops::OpDef* def = ops::OpRegistry::Global().Find(call->op()->name());
     if (def == nullptr) return;
     for (size_t i = 0; i < call->args().size(); ++i) {
@@ -264,32 +269,42 @@ absl::Status CheckKernelWritesDeclaredParams(const ir::Program& program,
       }
       const ir::Var* root = walker_ptr->roots().RootOf(call->args()[i]);
       auto it = root == nullptr ? param_index.end() : param_index.find(root);
-      if (it == param_index.end() || it->second >= kernel.param_directions().size() ||
-          kernel.param_directions()[it->second] != ParamDirection::kIn) {
+      if (it == param_index.end() || it->second >= dirs.size() ||
+          dirs[it->second] != ParamDirection::kIn) {
         continue;
       }
-      status = UserErrorF(call->span(), "kernel '", kernel.name(), "' writes its parameter '",
-                          root->name_hint(), "' (", call->op()->name(),
-                          " here) but declares it In, so its callers would not order later "
-                          "reads after it; declare it pl.InOut (read and written) or pl.Out "
-                          "(only written)");
-      return;
+      dirs[it->second] = ParamDirection::kInOut;
+      promoted = true;
     }
   });
   walker_ptr = &walker;
-  walker.VisitStmt(kernel.body());
-  return status;
+  walker.VisitStmt(kernel->body());
+  if (!promoted) return kernel;
+  return ir::Function::Create(kernel->name(), kernel->params(), dirs, kernel->return_types(),
+                              kernel->body(), kernel->func_type(), kernel->level(),
+                              kernel->role(), kernel->attrs(), kernel->requires_runtime_binding(),
+                              kernel->span());
 }
 
 }  // namespace
 
 absl::StatusOr<ir::ProgramPtr> DeriveCallDirectionsPass::Run(const ir::ProgramPtr& program) {
+  std::vector<ir::FunctionPtr> kernels;
+  bool promoted = false;
   for (const auto& [gv, f] : program->functions()) {
     if (ir::IsInCoreType(f->func_type()) && f->body() != nullptr) {
-      RETURN_IF_ERROR(CheckKernelWritesDeclaredParams(*program, *f));
+      ASSIGN_OR_RETURN(ir::FunctionPtr k, PromoteWrittenInParams(*program, f));
+      promoted |= k != f;
+      kernels.push_back(k);
+    } else {
+      kernels.push_back(f);
     }
   }
-  ASSIGN_OR_RETURN(ir::ProgramPtr current, MaterializeWrapperDirections(program));
+  ir::ProgramPtr input = program;
+  if (promoted) {
+    ASSIGN_OR_RETURN(input, ir::Program::Create(kernels, program->name(), program->span()));
+  }
+  ASSIGN_OR_RETURN(ir::ProgramPtr current, MaterializeWrapperDirections(input));
   std::vector<ir::FunctionPtr> funcs;
   bool changed = current != program;
   for (const auto& [gv, f] : current->functions()) {

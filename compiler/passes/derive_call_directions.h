@@ -19,8 +19,9 @@ namespace pto::passes {
 class DeriveCallDirectionsPass : public Pass {
  public:
   std::string_view name() const override { return "DeriveCallDirections"; }
-  // SplitIncoreOrch (spec) has no producing pass in this project; the split is
-  // the program's own (InCore kernels are written as functions).
+  // As PyPTO declares it: OutlineIncoreScopes produces SplitIncoreOrch, and
+  // its verifier accepts a program whose kernels are written as functions.
+  IRPropertySet required() const override { return {IRProperty::kSplitIncoreOrch}; }
   IRPropertySet produced() const override { return {IRProperty::kCallDirectionsResolved}; }
   absl::StatusOr<ir::ProgramPtr> Run(const ir::ProgramPtr& program) override;
 };

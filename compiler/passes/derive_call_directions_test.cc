@@ -38,7 +38,7 @@ ir::ProgramPtr Parse(const std::string& text) {
 TEST(DeriveCallDirectionsTest, PropertyContract) {
   DeriveCallDirectionsPass pass;
   EXPECT_EQ(pass.name(), "DeriveCallDirections");
-  EXPECT_TRUE(pass.required().empty());
+  EXPECT_EQ(pass.required(), IRPropertySet({IRProperty::kSplitIncoreOrch}));  // as PyPTO
   EXPECT_EQ(pass.produced(), IRPropertySet({IRProperty::kCallDirectionsResolved}));
 }
 

@@ -28,8 +28,9 @@ inline constexpr char kFenceOp[] = "pl.system.fence";
 class InsertCommFencePass : public Pass {
  public:
   std::string_view name() const override { return "InsertCommFence"; }
-  // The spec's SplitIncoreOrch has no producing pass here (see
-  // DeriveCallDirections).
+  // As PyPTO declares it; OutlineIncoreScopes produces SplitIncoreOrch, and
+  // its verifier accepts a program without inline InCore scopes.
+  IRPropertySet required() const override { return {IRProperty::kSplitIncoreOrch}; }
   absl::StatusOr<ir::ProgramPtr> Run(const ir::ProgramPtr& program) override;
 };
 

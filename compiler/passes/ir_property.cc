@@ -19,6 +19,12 @@ std::string_view IRPropertyName(IRProperty p) {
     case IRProperty::kIncoreTileOps: return "IncoreTileOps";
     case IRProperty::kTileOps2D: return "TileOps2D";
     case IRProperty::kTileMemoryInferred: return "TileMemoryInferred";
+    case IRProperty::kInlineFunctionsEliminated: return "InlineFunctionsEliminated";
+    case IRProperty::kUnrollResolved: return "UnrollResolved";
+    case IRProperty::kStructuredCtrlFlow: return "StructuredCtrlFlow";
+    case IRProperty::kHierarchyOutlined: return "HierarchyOutlined";
+    case IRProperty::kOrchestrationReferencesResolved: return "OrchestrationReferencesResolved";
+    case IRProperty::kClusterOutlined: return "ClusterOutlined";
     case IRProperty::kCount: break;
   }
   return "?";

@@ -25,6 +25,12 @@ enum class IRProperty : int {
   kIncoreTileOps,
   kTileOps2D,
   kTileMemoryInferred,
+  kInlineFunctionsEliminated,
+  kUnrollResolved,
+  kStructuredCtrlFlow,
+  kHierarchyOutlined,
+  kOrchestrationReferencesResolved,
+  kClusterOutlined,
   kCount,  // keep last; at most 64
 };
 

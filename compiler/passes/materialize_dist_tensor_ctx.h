@@ -21,7 +21,8 @@ namespace pto::passes {
 class MaterializeDistTensorCtxPass : public Pass {
  public:
   std::string_view name() const override { return "MaterializeDistTensorCtx"; }
-  // Spec §1.9 also lists ReturnParamsExplicit, which no pass produces yet.
+  // PyPTO also requires ReturnParamsExplicit, which its NormalizeReturnOrder
+  // (25, out of scope: docs/language.md) produces.
   // The pass does not need it to be sound: a returned tensor that is not a
   // parameter by pointer identity is simply not traced (an untraceable
   // context is queried on the host and rejected elsewhere), so it is not

@@ -29,48 +29,148 @@ absl::Status VerificationFailure(const absl::Status& s, std::string_view when) {
 
 namespace {
 
-// The statements the parser reads that no pass lowers yet (issue 10 parses
-// them; their lowering is the pipeline's next step). A pipeline meets them
-// with a located error instead of passing them through unlowered.
+// The statements the parser reads and the pass of the pipeline that lowers
+// each. A pass list that holds none of a construct's lowering passes meets it
+// with a located error instead of passing it through unlowered.
 class UnloweredFinder : public ir::IRVisitor {
  public:
-  const ir::Stmt* found = nullptr;
+  UnloweredFinder(const absl::flat_hash_set<std::string>& passes,
+                  const std::vector<std::unique_ptr<Pass>>& list)
+      : passes_(passes) {
+    for (const std::unique_ptr<Pass>& p : list) {
+      std::string n = PassRegistry::Global().PassNumber(p->name());
+      if (!n.empty()) numbers_.push_back(n);
+    }
+  }
+  const ir::Node* found = nullptr;
   std::string what;
+  std::string lowered_by;
 
   void VisitStmt(const ir::StmtPtr& stmt) override {
     if (found == nullptr) ir::IRVisitor::VisitStmt(stmt);
   }
   void VisitExecScopeStmt(const std::shared_ptr<const ir::ExecScopeStmt>& s) override {
     switch (s->GetScopeKind()) {
-      case ir::ScopeKind::kSpmd: what = "a `with pl.spmd(...)` scope"; break;
-      case ir::ScopeKind::kCluster: what = "a `with pl.cluster(...)` scope"; break;
-      default: what = "a `with pl.at(...)` scope"; break;
+      case ir::ScopeKind::kSpmd:
+        Check(s.get(), "a `with pl.spmd(...)` scope", "OutlineClusterScopes");
+        break;
+      case ir::ScopeKind::kCluster:
+        Check(s.get(), "a `with pl.cluster(...)` scope", "OutlineClusterScopes");
+        break;
+      case ir::ScopeKind::kInCore:
+        Check(s.get(), "a `with pl.at(level=pl.Level.CORE_GROUP)` scope", "OutlineIncoreScopes");
+        break;
+      default:
+        Check(s.get(), "a `with pl.at(...)` scope", "OutlineHierarchyScopes");
+        break;
     }
-    found = s.get();
+    if (found == nullptr) ir::IRVisitor::VisitExecScopeStmt(s);
   }
   void VisitBreakStmt(const std::shared_ptr<const ir::BreakStmt>& s) override {
-    what = "'break'";
-    found = s.get();
+    Check(s.get(), "'break'", "CtrlFlowTransform");
+  }
+  void VisitForStmt(const std::shared_ptr<const ir::ForStmt>& s) override {
+    if (s->for_kind() == ir::ForKind::kPipeline) {
+      OutOfScope(s.get(), "a `pl.pipeline` loop (ping-pong buffering)", "28 LowerPipelineLoops",
+                 "28", "; write pl.range");
+    }
+    if (found == nullptr) ir::IRVisitor::VisitForStmt(s);
+  }
+  void VisitCall(const ir::CallPtr& call) override {
+    if (found != nullptr) return;
+    if (!ir::Is<ir::GlobalVar>(call->op()) &&
+        call->op()->name().find("matmul") != std::string::npos) {
+      OutOfScope(call.get(), pto::StrCat("'", call->op()->name(), "' (the cube unit)"),
+                 "15 AutoTileMatmulL0 and the mixed-kernel passes 20-26", "15", "");
+      if (found != nullptr) return;
+    }
+    ir::IRVisitor::VisitCall(call);
   }
   void VisitContinueStmt(const std::shared_ptr<const ir::ContinueStmt>& s) override {
-    what = "'continue'";
-    found = s.get();
+    Check(s.get(), "'continue'", "CtrlFlowTransform");
   }
+
+ private:
+  void Check(const ir::Stmt* s, std::string_view construct, std::string_view pass) {
+    if (found != nullptr || passes_.contains(ToAbsl(pass))) return;
+    found = s;
+    what = std::string(construct);
+    lowered_by = std::string(pass);
+  }
+  // A construct only a PyPTO pass we do not have lowers: reported when the
+  // pass list runs past that pass's place in PyPTO's pipeline.
+  void OutOfScope(const ir::Node* n, std::string_view construct, std::string_view passes,
+                  std::string_view number, std::string_view advice) {
+    if (found != nullptr) return;
+    bool reaches = false;
+    for (const std::string& k : numbers_) reaches |= k > number;
+    if (!reaches) return;
+    found = n;
+    what = pto::StrCat(construct, " needs PyPTO pass ", passes, "; out of scope here "
+                       "(docs/language.md, \"Compatibility with PyPTO\")", advice);
+    out_of_scope = true;
+  }
+
+  const absl::flat_hash_set<std::string>& passes_;
+  std::vector<std::string> numbers_;
+
+ public:
+  bool out_of_scope = false;
 };
 
-absl::Status CheckLowerable(const ir::ProgramPtr& program, std::string_view first_pass) {
-  UnloweredFinder finder;
+absl::Status CheckLowerable(const ir::ProgramPtr& program,
+                            const std::vector<std::unique_ptr<Pass>>& passes) {
+  absl::flat_hash_set<std::string> names;
+  for (const std::unique_ptr<Pass>& p : passes) names.insert(std::string(p->name()));
+  UnloweredFinder finder(names, passes);
   for (const auto& [gv, f] : program->functions()) {
     finder.VisitStmt(f->body());
+    if (finder.found != nullptr && finder.out_of_scope) {
+      return UserError(finder.found->span(), finder.what);
+    }
     if (finder.found != nullptr) {
-      return UserError(finder.found->span(),
-                       pto::StrCat("pass ", first_pass, " cannot lower ", finder.what,
-                                   " yet: the front end reads and prints it, but no pass of "
-                                   "the pipeline handles it; remove it or run pto-opt without "
-                                   "passes"));
+      const std::string number = PassRegistry::Global().PassNumber(finder.lowered_by);
+      return UserError(
+          finder.found->span(),
+          pto::StrCat(finder.what, " is lowered by pass ", number.empty() ? "" : number + " ",
+                      finder.lowered_by, ", which this pass list (starting at ",
+                      passes.front()->name(), ") does not run; add it or run the default "
+                      "pipeline"));
     }
   }
   return absl::OkStatus();
+}
+
+// Requires every property of `required` that `have` lacks to pass its
+// verifier on `program`; such properties are then added to `have`.
+absl::Status CheckRequired(const Pass& pass, const ir::ProgramPtr& program, IRPropertySet* have) {
+  IRPropertySet missing = pass.required().Missing(*have);
+  for (int i = 0; i < static_cast<int>(IRProperty::kCount); ++i) {
+    IRProperty p = static_cast<IRProperty>(i);
+    if (!missing.Contains(p)) continue;
+    if (!HasPropertyVerifier(p)) {
+      return absl::FailedPreconditionError(
+          pto::StrCat("pass ", pass.name(), " requires IR properties that the program does not "
+                      "have: ", IRPropertyName(p), " (run a pass that produces them first)"));
+    }
+    absl::Status s = VerifyProperty(p, program);
+    if (!s.ok()) {
+      absl::Status out(absl::StatusCode::kFailedPrecondition,
+                       pto::StrCat("pass ", pass.name(), " requires IR property ",
+                                   IRPropertyName(p), ", which the program does not have: ",
+                                   s.message()));
+      s.ForEachPayload([&out](absl::string_view key, const absl::Cord& value) {
+        out.SetPayload(key, value);
+      });
+      return out;
+    }
+    have->Insert(p);
+  }
+  return absl::OkStatus();
+}
+
+bool Listed(bool all, const absl::flat_hash_set<std::string>& names, std::string_view pass) {
+  return all || names.contains(ToAbsl(pass));
 }
 
 }  // namespace
@@ -90,7 +190,7 @@ absl::Status PassManager::AddPipeline(std::string_view name) {
 absl::StatusOr<ir::ProgramPtr> PassManager::Run(ir::ProgramPtr program,
                                                 IRPropertySet* properties) {
   IRPropertySet have = properties != nullptr ? *properties : IRPropertySet();
-  if (!passes_.empty()) RETURN_IF_ERROR(CheckLowerable(program, passes_.front()->name()));
+  if (!passes_.empty()) RETURN_IF_ERROR(CheckLowerable(program, passes_));
   if (options_.verify_each) {
     absl::Status s = ir::VerifyProgram(program);
     if (!s.ok()) {
@@ -99,12 +199,10 @@ absl::StatusOr<ir::ProgramPtr> PassManager::Run(ir::ProgramPtr program,
     }
   }
   for (const std::unique_ptr<Pass>& pass : passes_) {
-    IRPropertySet missing = pass->required().Missing(have);
-    if (!missing.empty()) {
-      return absl::FailedPreconditionError(
-          pto::StrCat("pass ", pass->name(), " requires IR properties that the program does not "
-                      "have: ",
-                      missing.ToString(), " (run a pass that produces them first)"));
+    RETURN_IF_ERROR(CheckRequired(*pass, program, &have));
+    if (options_.dump != nullptr &&
+        Listed(options_.print_before_all, options_.print_before, pass->name())) {
+      *options_.dump << "# IR before " << pass->name() << "\n" << ir::PrintProgram(program);
     }
     auto start = std::chrono::steady_clock::now();
     ASSIGN_OR_RETURN(ir::ProgramPtr out, pass->Run(program));
@@ -132,7 +230,7 @@ absl::StatusOr<ir::ProgramPtr> PassManager::Run(ir::ProgramPtr program,
       }
     }
     if (options_.dump != nullptr &&
-        (options_.print_after_all || options_.print_after.contains(ToAbsl(pass->name())))) {
+        Listed(options_.print_after_all, options_.print_after, pass->name())) {
       *options_.dump << "# IR after " << pass->name() << (changed ? "" : " (unchanged)") << "\n"
                      << ir::PrintProgram(program);
     }

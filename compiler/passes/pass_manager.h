@@ -1,7 +1,9 @@
 // Runs passes in order with the instruments of MLIR/XLA pass managers:
 // verification before and after each pass, IR printing after one or all
-// passes, and per-pass timing. Tracks IR properties and refuses to run a pass
-// whose required properties the program does not have.
+// passes, and per-pass timing. Tracks IR properties; a required property that
+// no earlier pass produced is checked by its verifier on the program (as
+// PyPTO's VerificationInstrument does), and the pass is refused when the
+// program does not have it.
 #ifndef PTO_COMPILER_PASSES_PASS_MANAGER_H_
 #define PTO_COMPILER_PASSES_PASS_MANAGER_H_
 
@@ -20,6 +22,8 @@ namespace pto::passes {
 
 struct PassManagerOptions {
   bool verify_each = false;         // verify the input and the output of every pass
+  bool print_before_all = false;    // print the program before every pass
+  absl::flat_hash_set<std::string> print_before;  // ... or before the named passes
   bool print_after_all = false;     // print the program after every pass
   absl::flat_hash_set<std::string> print_after;  // ... or after the named passes
   bool timing = false;              // record per-pass wall time

@@ -47,6 +47,14 @@ class NeedsSSAPass : public Pass {
   }
 };
 
+// Needs a property that has no verifier (only a pass can vouch for it).
+class NeedsMemRefsPass : public Pass {
+ public:
+  std::string_view name() const override { return "NeedsMemRefs"; }
+  IRPropertySet required() const override { return {IRProperty::kHasMemRefs}; }
+  absl::StatusOr<ir::ProgramPtr> Run(const ir::ProgramPtr& p) override { return p; }
+};
+
 // Returns a variable nobody defined: the verifier must catch it.
 class BreakerPass : public Pass {
  public:
@@ -94,13 +102,65 @@ TEST(PassManagerTest, PrintAfterOnlyTheNamedPass) {
 
 TEST(PassManagerTest, MissingRequiredPropertyIsRefused) {
   PassManager pm;
-  pm.AddPass(std::make_unique<NeedsSSAPass>());
+  pm.AddPass(std::make_unique<NeedsMemRefsPass>());
   auto out = pm.Run(MakeProgram());
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(out.status().message(),
-            "pass NeedsSSA requires IR properties that the program does not have: SSAForm (run a "
-            "pass that produces them first)");
+            "pass NeedsMemRefs requires IR properties that the program does not have: "
+            "HasMemRefs (run a pass that produces them first)");
+}
+
+// As PyPTO's VerificationInstrument: a required property no pass produced is
+// checked on the program by its verifier.
+TEST(PassManagerTest, RequiredPropertyWithAVerifierIsCheckedOnTheProgram) {
+  PassManager pm;
+  pm.AddPass(std::make_unique<NeedsSSAPass>());
+  auto ok = pm.Run(MakeProgram());
+  ASSERT_TRUE(ok.ok()) << ok.status();
+
+  // f(a): b = a; b = a; return b — `b` is assigned twice.
+  auto a = ir::MakeVar("a", ir::ScalarOf(DataType::kIndex));
+  auto b = ir::MakeVar("b", ir::ScalarOf(DataType::kIndex));
+  Span second(std::make_shared<SourceFile>("t.pto", "x\ny\nz\n"), 3, 5, 3, 6);
+  auto body = std::make_shared<ir::SeqStmts>(std::vector<ir::StmtPtr>{
+      std::make_shared<ir::AssignStmt>(b, a),
+      std::make_shared<ir::AssignStmt>(b, a, second),
+      std::make_shared<ir::ReturnStmt>(std::vector<ir::ExprPtr>{b})});
+  auto f = ir::Function::Create("f", {a}, {ir::ParamDirection::kIn},
+                                {ir::ScalarOf(DataType::kIndex)}, body,
+                                ir::FunctionType::kOpaque);
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto program = ir::Program::Create({*f}, "P");
+  ASSERT_TRUE(program.ok()) << program.status();
+  PassManager refused;
+  refused.AddPass(std::make_unique<NeedsSSAPass>());
+  auto out = refused.Run(*program);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(out.status().message(),
+            "pass NeedsSSA requires IR property SSAForm, which the program does not have: "
+            "property SSAForm: 'b' is assigned more than once in function 'f'");
+  std::optional<DiagnosticLocation> loc = GetDiagnosticLocation(out.status());
+  ASSERT_TRUE(loc.has_value());
+  EXPECT_EQ(loc->line, 3);
+  EXPECT_EQ(loc->col, 5);
+}
+
+TEST(PassManagerTest, PrintBeforeTheNamedPass) {
+  std::ostringstream dump;
+  PassManagerOptions opts;
+  opts.print_before = {"NeedsSSA"};
+  opts.dump = &dump;
+  PassManager pm(opts);
+  pm.AddPass(std::make_unique<NoOpPass>());
+  pm.AddPass(std::make_unique<NeedsSSAPass>());
+  ASSERT_TRUE(pm.Run(MakeProgram()).ok());
+  EXPECT_EQ(dump.str().find("before NoOp"), std::string::npos);
+  // The program before the renaming pass still has its old name.
+  EXPECT_NE(dump.str().find("# IR before NeedsSSA\n"), std::string::npos);
+  EXPECT_NE(dump.str().find("class P:"), std::string::npos);
+  EXPECT_EQ(dump.str().find("class Renamed:"), std::string::npos);
 }
 
 TEST(PassManagerTest, VerifyEachCatchesAPassThatBreaksTheIR) {
@@ -150,9 +210,9 @@ TEST(PassManagerTest, UnloweredConstructsAreLocatedErrors) {
   EXPECT_EQ(loc->line, 6);
   EXPECT_EQ(loc->col, 9);
   EXPECT_EQ(out.status().message(),
-            "pass NoOp cannot lower a `with pl.at(...)` scope yet: the front end reads and "
-            "prints it, but no pass of the pipeline handles it; remove it or run pto-opt "
-            "without passes");
+            "a `with pl.at(level=pl.Level.CORE_GROUP)` scope is lowered by pass 08 "
+            "OutlineIncoreScopes, which this pass list (starting at NoOp) does not run; add it "
+            "or run the default pipeline");
 }
 
 }  // namespace

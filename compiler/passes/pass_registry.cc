@@ -25,8 +25,8 @@ void PassRegistry::RegisterPass(std::string name, TargetFactory factory) {
   passes_[std::move(name)] = std::move(factory);
 }
 
-void PassRegistry::RegisterPipeline(std::string name, std::vector<std::string> passes) {
-  pipelines_[std::move(name)] = std::move(passes);
+void PassRegistry::RegisterPipeline(std::string name, std::vector<PipelineEntry> entries) {
+  pipelines_[std::move(name)] = std::move(entries);
 }
 
 absl::StatusOr<std::unique_ptr<Pass>> PassRegistry::Create(std::string_view name,
@@ -41,13 +41,31 @@ absl::StatusOr<std::unique_ptr<Pass>> PassRegistry::Create(std::string_view name
   return it->second(target);
 }
 
-absl::StatusOr<std::vector<std::string>> PassRegistry::Pipeline(std::string_view name) const {
+absl::StatusOr<std::vector<PipelineEntry>> PassRegistry::PipelineEntries(
+    std::string_view name) const {
   auto it = pipelines_.find(ToAbsl(name));
   if (it == pipelines_.end()) {
     return absl::NotFoundError(pto::StrCat("unknown pipeline '", name, "' (known pipelines: ",
                                            absl::StrJoin(PipelineNames(), ", "), ")"));
   }
   return it->second;
+}
+
+absl::StatusOr<std::vector<std::string>> PassRegistry::Pipeline(std::string_view name) const {
+  auto it = pipelines_.find(ToAbsl(name));
+  if (it == pipelines_.end()) return PipelineEntries(name).status();
+  std::vector<std::string> names;
+  for (const PipelineEntry& e : it->second) names.push_back(e.pass);
+  return names;
+}
+
+std::string PassRegistry::PassNumber(std::string_view pass) const {
+  auto it = pipelines_.find("default");
+  if (it == pipelines_.end()) return "";
+  for (const PipelineEntry& e : it->second) {
+    if (e.pass == pass) return e.number;
+  }
+  return "";
 }
 
 std::vector<std::string> PassRegistry::PassNames() const {

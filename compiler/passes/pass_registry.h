@@ -15,6 +15,13 @@
 
 namespace pto::passes {
 
+// One step of a pipeline: the pass and its number in PyPTO's default pipeline
+// ("01".."47"; empty for a pass PyPTO's numbering does not have).
+struct PipelineEntry {
+  std::string number;
+  std::string pass;
+};
+
 class PassRegistry {
  public:
   using Factory = std::function<std::unique_ptr<Pass>()>;
@@ -27,19 +34,23 @@ class PassRegistry {
 
   void RegisterPass(std::string name, Factory factory);
   void RegisterPass(std::string name, TargetFactory factory);
-  void RegisterPipeline(std::string name, std::vector<std::string> passes);
+  void RegisterPipeline(std::string name, std::vector<PipelineEntry> entries);
 
   // NotFound error naming the unknown pass / pipeline and listing the known ones.
   absl::StatusOr<std::unique_ptr<Pass>> Create(std::string_view name,
                                                const Target& target = {}) const;
   absl::StatusOr<std::vector<std::string>> Pipeline(std::string_view name) const;
+  absl::StatusOr<std::vector<PipelineEntry>> PipelineEntries(std::string_view name) const;
+  // The PyPTO number of `pass` at its first step of the default pipeline;
+  // empty when the pass is not numbered there.
+  std::string PassNumber(std::string_view pass) const;
 
   std::vector<std::string> PassNames() const;      // sorted
   std::vector<std::string> PipelineNames() const;  // sorted
 
  private:
   absl::flat_hash_map<std::string, TargetFactory> passes_;
-  absl::flat_hash_map<std::string, std::vector<std::string>> pipelines_;
+  absl::flat_hash_map<std::string, std::vector<PipelineEntry>> pipelines_;
 };
 
 }  // namespace pto::passes

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/passes/derive_call_directions.h"
 #include "compiler/support/diagnostics.h"
@@ -61,6 +62,131 @@ absl::Status VerifyDistTensorCtx(const ir::ProgramPtr& program) {
   return absl::OkStatus();
 }
 
+// The first statement or call that breaks a structural property: a scope kind
+// still present, a loop kind, break/continue, or a call of an Inline function.
+class FirstOffender : public ir::IRVisitor {
+ public:
+  FirstOffender(IRProperty property, const ir::ProgramPtr& program)
+      : property_(property), program_(program) {}
+  const ir::Node* found = nullptr;
+  std::string what;
+
+  void VisitStmt(const ir::StmtPtr& stmt) override {
+    if (found == nullptr) ir::IRVisitor::VisitStmt(stmt);
+  }
+
+ protected:
+  void VisitType(const ir::TypePtr&) override {}
+  void VisitExecScopeStmt(const std::shared_ptr<const ir::ExecScopeStmt>& s) override {
+    ir::ScopeKind k = s->GetScopeKind();
+    if ((property_ == IRProperty::kSplitIncoreOrch && k == ir::ScopeKind::kInCore) ||
+        (property_ == IRProperty::kHierarchyOutlined && k == ir::ScopeKind::kHierarchy) ||
+        (property_ == IRProperty::kClusterOutlined &&
+         (k == ir::ScopeKind::kCluster || k == ir::ScopeKind::kSpmd))) {
+      Found(s.get(), "an execution scope is still inline (it was not outlined)");
+      return;
+    }
+    ir::IRVisitor::VisitExecScopeStmt(s);
+  }
+  void VisitForStmt(const std::shared_ptr<const ir::ForStmt>& s) override {
+    if (property_ == IRProperty::kUnrollResolved && s->for_kind() == ir::ForKind::kUnroll) {
+      Found(s.get(), "a pl.unroll loop survives");
+      return;
+    }
+    ir::IRVisitor::VisitForStmt(s);
+  }
+  void VisitBreakStmt(const std::shared_ptr<const ir::BreakStmt>& s) override {
+    if (property_ == IRProperty::kStructuredCtrlFlow) Found(s.get(), "'break' survives");
+  }
+  void VisitContinueStmt(const std::shared_ptr<const ir::ContinueStmt>& s) override {
+    if (property_ == IRProperty::kStructuredCtrlFlow) Found(s.get(), "'continue' survives");
+  }
+  void VisitCall(const ir::CallPtr& call) override {
+    if (found != nullptr) return;
+    if (property_ == IRProperty::kInlineFunctionsEliminated && ir::Is<ir::GlobalVar>(call->op())) {
+      ir::FunctionPtr callee = program_->GetFunction(call->op()->name());
+      if (callee != nullptr && callee->func_type() == ir::FunctionType::kInline) {
+        Found(call.get(), pto::StrCat("a call of Inline function '", callee->name(), "' survives"));
+        return;
+      }
+    }
+    ir::IRVisitor::VisitCall(call);
+  }
+
+ private:
+  void Found(const ir::Node* n, std::string w) {
+    if (found != nullptr) return;
+    found = n;
+    what = std::move(w);
+  }
+  IRProperty property_;
+  const ir::ProgramPtr& program_;
+};
+
+absl::Status VerifyNoOffender(IRProperty property, const ir::ProgramPtr& program) {
+  for (const auto& [gv, func] : program->functions()) {
+    if (property == IRProperty::kInlineFunctionsEliminated &&
+        func->func_type() == ir::FunctionType::kInline) {
+      return InternalError(func->span(), pto::StrCat("property InlineFunctionsEliminated: Inline "
+                                                     "function '", func->name(),
+                                                     "' is still in the program"));
+    }
+    FirstOffender finder(property, program);
+    finder.VisitStmt(func->body());
+    if (finder.found != nullptr) {
+      return InternalError(finder.found->span(),
+                           pto::StrCat("property ", IRPropertyName(property), ": ", finder.what,
+                                       " in function '", func->name(), "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// SSAForm: every Var is defined once (parameter, assignment, loop variable,
+// iter arg or return var).
+class DefCounter : public ir::IRVisitor {
+ public:
+  const ir::Var* twice = nullptr;
+  Span where;
+
+ protected:
+  void VisitType(const ir::TypePtr&) override {}
+  void VisitVarDef(const ir::VarPtr& var) override {
+    if (!seen_.insert(var.get()).second && twice == nullptr) {
+      twice = var.get();
+      where = var->span();
+    }
+    ir::IRVisitor::VisitVarDef(var);
+  }
+  void VisitAssignStmt(const std::shared_ptr<const ir::AssignStmt>& stmt) override {
+    if (!seen_.contains(stmt->var().get())) {
+      ir::IRVisitor::VisitAssignStmt(stmt);
+      return;
+    }
+    if (twice == nullptr) {
+      twice = stmt->var().get();
+      where = stmt->span();
+    }
+  }
+
+ private:
+  absl::flat_hash_set<const ir::Var*> seen_;
+};
+
+absl::Status VerifySSA(const ir::ProgramPtr& program) {
+  for (const auto& [gv, func] : program->functions()) {
+    DefCounter counter;
+    counter.VisitFunction(func);
+    if (counter.twice != nullptr) {
+      return InternalError(counter.where,
+                           pto::StrCat("property SSAForm: '", counter.twice->name_hint(),
+                                       "' is assigned more than once in function '", func->name(),
+                                       "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status VerifyCommDomainScopes(const std::vector<CommScopePtr>& scopes) {
@@ -103,8 +229,35 @@ absl::Status VerifyProperty(IRProperty property, const ir::ProgramPtr& program) 
       return VerifyDistTensorCtx(program);
     case IRProperty::kCallDirectionsResolved:
       return VerifyCallDirectionsResolved(program);
+    case IRProperty::kSSAForm:
+      return VerifySSA(program);
+    case IRProperty::kSplitIncoreOrch:
+    case IRProperty::kHierarchyOutlined:
+    case IRProperty::kClusterOutlined:
+    case IRProperty::kStructuredCtrlFlow:
+    case IRProperty::kUnrollResolved:
+    case IRProperty::kInlineFunctionsEliminated:
+      return VerifyNoOffender(property, program);
     default:
       return absl::OkStatus();
+  }
+}
+
+bool HasPropertyVerifier(IRProperty property) {
+  switch (property) {
+    case IRProperty::kCommDomainScopesMaterialized:
+    case IRProperty::kDistTensorCtxMaterialized:
+    case IRProperty::kCallDirectionsResolved:
+    case IRProperty::kSSAForm:
+    case IRProperty::kSplitIncoreOrch:
+    case IRProperty::kHierarchyOutlined:
+    case IRProperty::kClusterOutlined:
+    case IRProperty::kStructuredCtrlFlow:
+    case IRProperty::kUnrollResolved:
+    case IRProperty::kInlineFunctionsEliminated:
+      return true;
+    default:
+      return false;
   }
 }
 

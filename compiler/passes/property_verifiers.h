@@ -19,6 +19,9 @@ namespace pto::passes {
 // located at the offending node.
 absl::Status VerifyProperty(IRProperty property, const ir::ProgramPtr& program);
 
+// Whether VerifyProperty checks `property` (the others are only tracked).
+bool HasPropertyVerifier(IRProperty property);
+
 // CommDomainScopesMaterialized over an already collected list of scopes (in
 // program order): no null scope, every scope has at least one non-null slot,
 // and no WindowBuffer is a slot of two scopes. Exposed for tests.

@@ -1,0 +1,237 @@
+#include "compiler/passes/convert_tensor_to_tile_ops.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "compiler/ir/builder.h"
+#include "compiler/ir/mutator.h"
+#include "compiler/ir/visitor.h"
+#include "compiler/ops/op_registry.h"
+#include "compiler/passes/function_rewrite.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/support/strings.h"
+
+namespace pto::passes {
+namespace {
+
+constexpr std::string_view kTensorPrefix = "pl.tensor.";
+
+bool IsTensor(const ir::ExprPtr& e) { return ir::Is<ir::TensorType>(e->type()); }
+
+// The tile.* operator a tensor.* operator converts to ("" for none): the same
+// name when it is registered, the scalar form (`adds`) for a scalar operand.
+std::string TileOpFor(const std::string& tensor_op, bool scalar_rhs) {
+  std::string base = "pl.tile." + tensor_op.substr(kTensorPrefix.size());
+  const ops::OpRegistry& reg = ops::OpRegistry::Global();
+  if (scalar_rhs && reg.Find(base + "s") != nullptr) return base + "s";
+  return reg.Find(base) != nullptr ? base : "";
+}
+
+ir::ExprPtr ZeroOffsets(size_t rank, const Span& span) {
+  std::vector<ir::ExprPtr> zeros;
+  for (size_t i = 0; i < rank; ++i) zeros.push_back(std::make_shared<ir::ConstInt>(0));
+  return std::make_shared<ir::MakeTuple>(zeros, span);
+}
+
+class Converter : public ir::IRMutator {
+ public:
+  explicit Converter(const absl::flat_hash_set<const ir::Var*>& blocked) : blocked_(blocked) {}
+  absl::Status status;
+  // Converted values used where a GM tensor is needed (returned, yielded,
+  // passed to an operator that is not converted): they stay tensors.
+  absl::flat_hash_set<const ir::Var*> escaped;
+  void BlockOrigins(absl::flat_hash_set<const ir::Var*>* blocked) const {
+    for (const auto& [origin, tile] : tiles_) {
+      if (escaped.contains(origin)) blocked->insert(origin);
+    }
+  }
+
+  ir::StmtPtr MutateStmt(const ir::StmtPtr& stmt) override {
+    if (stmt != nullptr) current_span_ = stmt->span();
+    return ir::IRMutator::MutateStmt(stmt);
+  }
+
+ protected:
+  ir::StmtPtr MutateAssignStmt(const std::shared_ptr<const ir::AssignStmt>& stmt) override {
+    // A copy of a converted value is a copy of its tile.
+    if (Converted(stmt->value()) && !blocked_.contains(stmt->var().get())) {
+      ir::VarPtr from = tiles_.at(ir::As<ir::Var>(stmt->value()).get());
+      auto tile = std::make_shared<ir::Var>(stmt->var()->name_hint(), from->type(),
+                                            stmt->var()->span());
+      tiles_[stmt->var().get()] = tile;
+      return std::make_shared<ir::AssignStmt>(tile, from, stmt->span());
+    }
+    auto call = ir::As<ir::Call>(stmt->value());
+    if (call == nullptr || ir::Is<ir::GlobalVar>(call->op()) || !status.ok() ||
+        call->op()->name().rfind(kTensorPrefix, 0) != 0) {
+      return ir::IRMutator::MutateAssignStmt(stmt);
+    }
+    const std::string& op = call->op()->name();
+    const auto& args = call->args();
+    std::vector<ir::StmtPtr> pre;
+    if (blocked_.contains(stmt->var().get())) return ir::IRMutator::MutateAssignStmt(stmt);
+    if (op == "pl.tensor.slice" && args.size() >= 3 && IsTensor(args[0]) && !Converted(args[0])) {
+      auto type = ir::As<ir::TensorType>(stmt->var()->type());
+      if (type == nullptr) return ir::IRMutator::MutateAssignStmt(stmt);
+      auto tile = std::make_shared<ir::Var>(stmt->var()->name_hint(), TileTypeOf(*type),
+                                            stmt->var()->span());
+      tiles_[stmt->var().get()] = tile;
+      return std::make_shared<ir::AssignStmt>(
+          tile,
+          ir::MakeOpCall("pl.tile.load", {MutateExpr(args[0]), MutateExpr(args[2]),
+                                          MutateExpr(args[1])},
+                         tile->type(), {}, {}, call->span()),
+          stmt->span());
+    }
+    if (op == "pl.tensor.assemble" && args.size() >= 3 && Converted(args[1])) {
+      return std::make_shared<ir::AssignStmt>(
+          stmt->var(),
+          ir::MakeOpCall("pl.tile.store", {TileOf(args[1], &pre, call->span()),
+                                           MutateExpr(args[2]), MutateExpr(args[0])},
+                         stmt->var()->type(), {}, {}, call->span()),
+          stmt->span());
+    }
+    // Elementwise: every tensor operand has the result's shape.
+    auto type = ir::As<ir::TensorType>(stmt->var()->type());
+    if (type == nullptr || args.empty() || !IsTensor(args[0])) {
+      return ir::IRMutator::MutateAssignStmt(stmt);
+    }
+    bool scalar_rhs = args.size() == 2 && ir::Is<ir::ScalarType>(args[1]->type());
+    std::string tile_op = TileOpFor(op, scalar_rhs);
+    if (tile_op.empty() || !Elementwise(args, *type)) return ir::IRMutator::MutateAssignStmt(stmt);
+    std::vector<ir::ExprPtr> new_args;
+    for (const ir::ExprPtr& a : args) {
+      new_args.push_back(IsTensor(a) ? TileOf(a, &pre, call->span()) : MutateExpr(a));
+    }
+    auto tile = std::make_shared<ir::Var>(stmt->var()->name_hint(), TileTypeOf(*type),
+                                          stmt->var()->span());
+    tiles_[stmt->var().get()] = tile;
+    pre.push_back(std::make_shared<ir::AssignStmt>(
+        tile, ir::MakeOpCall(tile_op, new_args, tile->type(), call->kwargs(), {}, call->span()),
+        stmt->span()));
+    return ir::SeqStmts::Flatten(pre, stmt->span());
+  }
+
+  ir::ExprPtr MutateVar(const ir::VarPtr& var) override {
+    if (tiles_.contains(var.get())) escaped.insert(var.get());
+    return ir::IRMutator::MutateVar(var);
+  }
+  ir::StmtPtr MutateEvalStmt(const std::shared_ptr<const ir::EvalStmt>& stmt) override {
+    auto call = ir::As<ir::Call>(stmt->expr());
+    if (call != nullptr && !ir::Is<ir::GlobalVar>(call->op()) &&
+        call->op()->name() == "pl.tensor.assemble" && call->args().size() >= 3 &&
+        Converted(call->args()[1])) {
+      std::vector<ir::StmtPtr> pre;
+      const auto& args = call->args();
+      ir::ExprPtr store = ir::MakeOpCall(
+          "pl.tile.store", {TileOf(args[1], &pre, call->span()), MutateExpr(args[2]),
+                            MutateExpr(args[0])},
+          args[0]->type(), {}, {}, call->span());
+      return std::make_shared<ir::EvalStmt>(store, stmt->leading_comments(), stmt->span());
+    }
+    return ir::IRMutator::MutateEvalStmt(stmt);
+  }
+  // A whole load made in a loop or branch body is not visible after it.
+  ir::StmtPtr MutateForStmt(const std::shared_ptr<const ir::ForStmt>& stmt) override {
+    auto saved = loads_;
+    ir::StmtPtr out = ir::IRMutator::MutateForStmt(stmt);
+    loads_ = std::move(saved);
+    return out;
+  }
+  ir::StmtPtr MutateWhileStmt(const std::shared_ptr<const ir::WhileStmt>& stmt) override {
+    auto saved = loads_;
+    ir::StmtPtr out = ir::IRMutator::MutateWhileStmt(stmt);
+    loads_ = std::move(saved);
+    return out;
+  }
+  ir::StmtPtr MutateIfStmt(const std::shared_ptr<const ir::IfStmt>& stmt) override {
+    auto saved = loads_;
+    ir::StmtPtr out = ir::IRMutator::MutateIfStmt(stmt);
+    loads_ = std::move(saved);
+    return out;
+  }
+  ir::StmtPtr MutateSeqStmts(const std::shared_ptr<const ir::SeqStmts>& stmt) override {
+    ir::StmtPtr out = ir::IRMutator::MutateSeqStmts(stmt);
+    if (out == stmt) return out;
+    auto seq = ir::As<ir::SeqStmts>(out);
+    return ir::SeqStmts::Flatten(seq->stmts(), seq->span());
+  }
+
+ private:
+  bool Converted(const ir::ExprPtr& e) const {
+    auto v = ir::As<ir::Var>(e);
+    return v != nullptr && tiles_.contains(v.get());
+  }
+  static bool Elementwise(const std::vector<ir::ExprPtr>& args, const ir::TensorType& result) {
+    for (const ir::ExprPtr& a : args) {
+      if (ir::Is<ir::ScalarType>(a->type())) continue;
+      auto t = ir::As<ir::TensorType>(a->type());
+      if (t == nullptr || t->shape().size() != result.shape().size()) return false;
+      for (size_t i = 0; i < t->shape().size(); ++i) {
+        if (ir::GetConstInt(t->shape()[i]) != ir::GetConstInt(result.shape()[i]) ||
+            !ir::GetConstInt(t->shape()[i]).has_value()) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+  static ir::TypePtr TileTypeOf(const ir::TensorType& t) {
+    return std::make_shared<ir::TileType>(t.shape(), t.dtype());
+  }
+  // The tile holding tensor value `e`: its conversion, or a whole load of a
+  // GM tensor (made once, before the first statement that needs it).
+  ir::ExprPtr TileOf(const ir::ExprPtr& e, std::vector<ir::StmtPtr>* pre, const Span& span) {
+    auto v = ir::As<ir::Var>(e);
+    if (v != nullptr) {
+      if (auto it = tiles_.find(v.get()); it != tiles_.end()) return it->second;
+      if (auto it = loads_.find(v.get()); it != loads_.end()) return it->second;
+    }
+    auto type = ir::As<ir::TensorType>(e->type());
+    auto tile = std::make_shared<ir::Var>((v != nullptr ? v->name_hint() : "t") + "_tile",
+                                          TileTypeOf(*type), span);
+    pre->push_back(std::make_shared<ir::AssignStmt>(
+        tile,
+        ir::MakeOpCall("pl.tile.load",
+                       {MutateExpr(e), ZeroOffsets(type->shape().size(), span),
+                        std::make_shared<ir::MakeTuple>(type->shape(), span)},
+                       tile->type(), {}, {}, span),
+        span));
+    if (v != nullptr) loads_[v.get()] = tile;
+    return tile;
+  }
+
+  const absl::flat_hash_set<const ir::Var*>& blocked_;
+  absl::flat_hash_map<const ir::Var*, ir::VarPtr> tiles_;
+  absl::flat_hash_map<const ir::Var*, ir::VarPtr> loads_;
+  Span current_span_;
+};
+
+}  // namespace
+
+absl::StatusOr<ir::ProgramPtr> ConvertTensorToTileOpsPass::Run(const ir::ProgramPtr& program) {
+  return RewriteFunctionBodies(program, [](const ir::FunctionPtr& f) -> absl::StatusOr<ir::StmtPtr> {
+    if (!ir::IsInCoreType(f->func_type()) || f->body() == nullptr) return f->body();
+    // A value that escapes as a GM tensor is left unconverted; repeat until
+    // no converted value escapes (each round blocks at least one more value).
+    absl::flat_hash_set<const ir::Var*> blocked;
+    while (true) {
+      Converter converter(blocked);
+      ir::StmtPtr body = converter.MutateStmt(f->body());
+      if (!converter.status.ok()) return converter.status;
+      if (converter.escaped.empty()) return body;
+      // Escaped tile vars map back to the tensor vars they replace.
+      size_t before = blocked.size();
+      converter.BlockOrigins(&blocked);
+      if (blocked.size() == before) return f->body();
+    }
+  });
+}
+
+std::unique_ptr<Pass> CreateConvertTensorToTileOpsPass() {
+  return std::make_unique<ConvertTensorToTileOpsPass>();
+}
+
+}  // namespace pto::passes

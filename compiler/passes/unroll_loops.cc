@@ -1,0 +1,131 @@
+#include "compiler/passes/unroll_loops.h"
+
+#include <string>
+#include <vector>
+
+#include "compiler/ir/mutator.h"
+#include "compiler/ir/visitor.h"
+#include "compiler/passes/function_rewrite.h"
+#include "compiler/passes/var_cloner.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/support/strings.h"
+
+namespace pto::passes {
+namespace {
+
+// A break/continue of the loop being unrolled (not of a loop nested in it).
+class OwnJumpFinder : public ir::IRVisitor {
+ public:
+  const ir::Stmt* found = nullptr;
+
+ protected:
+  void VisitType(const ir::TypePtr&) override {}
+  void VisitForStmt(const std::shared_ptr<const ir::ForStmt>&) override {}
+  void VisitWhileStmt(const std::shared_ptr<const ir::WhileStmt>&) override {}
+  void VisitBreakStmt(const std::shared_ptr<const ir::BreakStmt>& s) override {
+    if (found == nullptr) found = s.get();
+  }
+  void VisitContinueStmt(const std::shared_ptr<const ir::ContinueStmt>& s) override {
+    if (found == nullptr) found = s.get();
+  }
+};
+
+class Unroller : public ir::IRMutator {
+ public:
+  absl::Status status;
+
+ protected:
+  ir::StmtPtr MutateForStmt(const std::shared_ptr<const ir::ForStmt>& stmt) override {
+    // Inner loops first, so a nested pl.unroll is expanded in every copy.
+    ir::StmtPtr inner = ir::IRMutator::MutateForStmt(stmt);
+    auto loop = ir::As<ir::ForStmt>(inner);
+    if (loop == nullptr || loop->for_kind() != ir::ForKind::kUnroll || !status.ok()) return inner;
+    return Unroll(loop);
+  }
+  ir::StmtPtr MutateSeqStmts(const std::shared_ptr<const ir::SeqStmts>& stmt) override {
+    ir::StmtPtr out = ir::IRMutator::MutateSeqStmts(stmt);
+    if (out == stmt) return out;
+    auto seq = ir::As<ir::SeqStmts>(out);
+    return ir::SeqStmts::Flatten(seq->stmts(), seq->span());
+  }
+
+ private:
+  ir::StmtPtr Fail(const Span& span, std::string message) {
+    if (status.ok()) status = UserError(span, pto::StrCat("UnrollLoops: ", message));
+    return nullptr;
+  }
+
+  ir::StmtPtr Unroll(const std::shared_ptr<const ir::ForStmt>& loop) {
+    std::optional<int64_t> start = ir::GetConstInt(loop->start());
+    std::optional<int64_t> stop = ir::GetConstInt(loop->stop());
+    std::optional<int64_t> step = ir::GetConstInt(loop->step());
+    if (!start || !stop || !step) {
+      const ir::ExprPtr& bad = !start ? loop->start() : !stop ? loop->stop() : loop->step();
+      return Fail(bad->span().known() ? bad->span() : loop->span(),
+                  pto::StrCat("pl.unroll needs integer constants for start, stop and step; the ",
+                              !start ? "start" : !stop ? "stop" : "step",
+                              " here is not a compile-time constant (use pl.range for a loop "
+                              "bounded at run time)"));
+    }
+    if (*step == 0) return Fail(loop->span(), "pl.unroll with step 0 never ends");
+    int64_t trips = 0;
+    if (*step > 0 && *stop > *start) trips = (*stop - *start + *step - 1) / *step;
+    if (*step < 0 && *stop < *start) trips = (*start - *stop - *step - 1) / -*step;
+    if (trips > kMaxUnrollTrips) {
+      return Fail(loop->span(), pto::StrCat("pl.unroll of ", trips, " iterations is more than ",
+                                            kMaxUnrollTrips, " copies; use pl.range"));
+    }
+    OwnJumpFinder jumps;
+    jumps.VisitStmt(loop->body());
+    if (jumps.found != nullptr) {
+      return Fail(jumps.found->span(),
+                  "'break' / 'continue' in a pl.unroll body cannot be unrolled (every copy "
+                  "runs); use pl.range");
+    }
+    ir::DataType dtype = ir::DataType::kIndex;
+    if (auto st = ir::As<ir::ScalarType>(loop->loop_var()->type())) dtype = st->dtype();
+
+    std::vector<ir::ExprPtr> carried;
+    for (const ir::IterArgPtr& ia : loop->iter_args()) carried.push_back(ia->init_value());
+    std::vector<ir::StmtPtr> out;
+    for (int64_t k = 0; k < trips; ++k) {
+      int64_t value = *start + k * *step;
+      ir::VarSubstMap subst;
+      subst[loop->loop_var().get()] =
+          std::make_shared<ir::ConstInt>(value, dtype, loop->loop_var()->span());
+      for (size_t j = 0; j < loop->iter_args().size(); ++j) {
+        subst[loop->iter_args()[j].get()] = carried[j];
+      }
+      ir::StmtPtr copy = CloneWithFreshVars(loop->body(), subst, pto::StrCat("_unroll", k));
+      auto seq = ir::As<ir::SeqStmts>(copy);
+      std::vector<ir::StmtPtr> stmts = seq != nullptr ? seq->stmts() : std::vector<ir::StmtPtr>{copy};
+      if (!stmts.empty()) {
+        if (auto yield = ir::As<ir::YieldStmt>(stmts.back())) {
+          if (yield->value().size() == carried.size()) carried = yield->value();
+          stmts.pop_back();
+        }
+      }
+      out.insert(out.end(), stmts.begin(), stmts.end());
+    }
+    for (size_t j = 0; j < loop->return_vars().size() && j < carried.size(); ++j) {
+      out.push_back(std::make_shared<ir::AssignStmt>(loop->return_vars()[j], carried[j],
+                                                     loop->span()));
+    }
+    return ir::SeqStmts::Flatten(out, loop->span());
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<ir::ProgramPtr> UnrollLoopsPass::Run(const ir::ProgramPtr& program) {
+  return RewriteFunctionBodies(program, [](const ir::FunctionPtr& f) -> absl::StatusOr<ir::StmtPtr> {
+    Unroller unroller;
+    ir::StmtPtr body = unroller.MutateStmt(f->body());
+    if (!unroller.status.ok()) return unroller.status;
+    return body;
+  });
+}
+
+std::unique_ptr<Pass> CreateUnrollLoopsPass() { return std::make_unique<UnrollLoopsPass>(); }
+
+}  // namespace pto::passes
