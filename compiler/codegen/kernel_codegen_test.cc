@@ -336,6 +336,30 @@ class P:
   EXPECT_THAT(code.status().ToString(), HasSubstr("10:13:"));
 }
 
+// The async SDMA put family is not modelled (docs/collectives.md, "The InCore
+// rail"): code generation rejects it at its place.
+TEST(KernelCodegenTest, AsyncSdmaPutIsALocatedUserError) {
+  ir::ProgramPtr program = Lower(R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, src: pl.Tensor[[2, 64], pl.FP32], data: pl.InOut[pld.DistributedTensor[[2, 64], pl.FP32]]):
+        stage = pl.tile.create([1, 64], dtype=pl.FP32, target_memory="Vec")
+        ev = pld.tensor.put_async(data, 1, src, stage, [0, 0], [0, 0], [1, 64])
+        pld.system.wait_async_event(ev)
+        return
+)");
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(program, "k");
+  ASSERT_FALSE(code.ok());
+  EXPECT_THAT(std::string(code.status().message()),
+              HasSubstr("code generation does not support pld.tensor.put_async in a kernel yet"));
+  EXPECT_THAT(code.status().ToString(), HasSubstr("10:14:"));
+}
+
 // A put with an atomic mode has no device primitive yet.
 TEST(KernelCodegenTest, AtomicPutIsALocatedUserError) {
   ir::ProgramPtr program = Lower(R"(import pypto.language as pl
