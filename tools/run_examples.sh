@@ -5,7 +5,9 @@
 # the L3 -> L2 round trips per card and the collective's bus bandwidth against
 # the link bound (from pto-run's summary); then the MoE-style dispatch layer
 # (examples/moe_dispatch.pto) on 8 simulated 910B chips with its summary and
-# Perfetto trace. Exits non-zero when any golden check fails.
+# Perfetto trace; then the headline MoE dispatch + combine
+# (examples/moe_dispatch_combine.pto, docs/moe.md) on 8 chips against its
+# C++ golden. Exits non-zero when any golden check fails.
 #
 #   bash tools/run_examples.sh [--print-ir] [--trace=PATH]
 #
@@ -38,7 +40,8 @@ for e in "${examples[@]}"; do
   read -r _ _ _ _ t _ <<<"$e"
   tests+=("//examples:$t")
 done
-bazel build //tools:pto-opt //tools:pto-run //examples:moe_dispatch >"$log" 2>&1 || {
+bazel build //tools:pto-opt //tools:pto-run //examples:moe_dispatch //examples:moe_dispatch_combine \
+  >"$log" 2>&1 || {
   cat "$log"
   exit 1
 }
@@ -86,7 +89,17 @@ moe=0
 bazel run --noshow_progress --ui_event_filters=-info //examples:moe_dispatch -- \
   "${moe_args[@]+"${moe_args[@]}"}" 2>"$log" || moe=$?
 ((moe == 0)) || cat "$log"
-if ((failures > 0 || moe != 0)); then
-  echo "FAILED: $failures example(s) against the golden; MoE exit status $moe"
+
+echo
+echo "==== examples/moe_dispatch_combine.pto on 8 simulated chips (bazel run //examples:moe_dispatch_combine)"
+# The headline workload (docs/moe.md); exits non-zero when any rank differs
+# from the golden.
+moe_dc=0
+bazel run --noshow_progress --ui_event_filters=-info //examples:moe_dispatch_combine \
+  2>"$log" || moe_dc=$?
+((moe_dc == 0)) || cat "$log"
+if ((failures > 0 || moe != 0 || moe_dc != 0)); then
+  echo "FAILED: $failures example(s) against the golden; MoE exit status $moe;" \
+    "MoE dispatch+combine exit status $moe_dc"
   exit 1
 fi

@@ -266,6 +266,8 @@ class Generator {
     }
     device_ = Fresh(loop.loop_var()->name_hint());
     device_var_ = loop.loop_var().get();
+    // The rank itself may be a scalar argument (PyPTO's `self.f(..., r, device=r)`).
+    values_[device_var_] = {Kind::kScalar, pto::StrCat("static_cast<uint64_t>(", device_, ")")};
     loop_indent_ = indent + 1;
     Line(indent, pto::StrCat("for (int ", device_, " = 0; ", device_, " < world_size; ++",
                              device_, ") {"));

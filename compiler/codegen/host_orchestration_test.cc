@@ -315,6 +315,16 @@ TEST(HostOrchestrationTest, ConstantRowOfAParameter) {
   EXPECT_THAT(*code, HasSubstr("Typed(outputs[r_2].View(0 * 2048, 2048), 4, {8, 64})"));
 }
 
+// The device loop's variable is also the rank as a scalar argument
+// (PyPTO's `self.chip_orch(..., r, device=r)`).
+TEST(HostOrchestrationTest, RankAsAScalarArgument) {
+  ir::ProgramPtr program = Lower(ReadExample("moe_dispatch_combine.pto"));
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateHostOrchestration(program, "host_orch");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr(".scalars.push_back(static_cast<uint64_t>(r));"));
+}
+
 TEST(HostOrchestrationTest, UnknownFunctionIsNotFound) {
   ir::ProgramPtr program = Lower(ReadExample("all_to_all_v_host.pto"));
   ASSERT_NE(program, nullptr);

@@ -512,6 +512,19 @@ class Generator {
       pto::StrAppend(&body_, in, "pto::", api, "(", dst, ", ", a.name, ", ", b.name, ");\n");
       return absl::OkStatus();
     }
+    if (op == "pl.tile.cast") {
+      // Only conversions that are one rounding-free or round-to-nearest C++
+      // cast: a float -> integer cast needs PyPTO's rounding modes.
+      ASSIGN_OR_RETURN(Value a, LookupKind(args[0], Kind::kTile, "tile"));
+      const ir::DataType to = DTypeOf(var->type());
+      if (!ir::IsFloat(to) && ir::IsFloat(a.dtype)) {
+        return Unsupported(call->span(), "pl.tile.cast from a float to an integer dtype");
+      }
+      RETURN_IF_ERROR(ElemType(a.dtype, call->span()).status());
+      ASSIGN_OR_RETURN(std::string dst, NewTile(var, indent));
+      pto::StrAppend(&body_, in, "pto::TCVT(", dst, ", ", a.name, ");\n");
+      return absl::OkStatus();
+    }
     if (op == "pl.tile.neg" || op == "pl.tile.relu") {
       ASSIGN_OR_RETURN(Value a, LookupKind(args[0], Kind::kTile, "tile"));
       ASSIGN_OR_RETURN(std::string elem, ElemType(DTypeOf(var->type()), call->span()));

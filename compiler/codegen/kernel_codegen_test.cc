@@ -299,6 +299,67 @@ TEST(KernelCodegenTest, UnsupportedConstructsAreLocatedUserErrors) {
               HasSubstr("code generation does not support a BF16 value in a kernel yet"));
 }
 
+// pl.tile.cast is TCVT (a C++ conversion) between a tile's element types; a
+// float -> integer cast needs PyPTO's rounding modes and is rejected at its place.
+TEST(KernelCodegenTest, TileCast) {
+  const std::string text = R"(import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[1, 64], pl.INT8], y: pl.Out[pl.Tensor[[1, 64], pl.FP16]]) -> pl.Tensor[[1, 64], pl.FP16]:
+        q = pl.tile.load(x, [0, 0], [1, 64])
+        f = pl.tile.cast(q, target_type=pl.FP32)
+        h = pl.tile.cast(f, target_type=pl.FP16)
+        stored = pl.tile.store(h, [0, 0], y)
+        return stored
+)";
+  ir::ProgramPtr program = Lower(text);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(program, "k");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("pto::Tile<float> f = pto::TASSIGN<float>("));
+  EXPECT_THAT(*code, HasSubstr("  pto::TCVT(f, q);\n"));
+  EXPECT_THAT(*code, HasSubstr("  pto::TCVT(h, f);\n"));
+
+  ir::ProgramPtr to_int = Lower(ReplaceAll(
+      ReplaceAll(text, "h = pl.tile.cast(f, target_type=pl.FP16)", "h = pl.tile.cast(f, target_type=pl.INT8)"),
+      "y: pl.Out[pl.Tensor[[1, 64], pl.FP16]]) -> pl.Tensor[[1, 64], pl.FP16]",
+      "y: pl.Out[pl.Tensor[[1, 64], pl.INT8]]) -> pl.Tensor[[1, 64], pl.INT8]"));
+  ASSERT_NE(to_int, nullptr);
+  code = GenerateKernel(to_int, "k");
+  ASSERT_FALSE(code.ok());
+  EXPECT_THAT(std::string(code.status().message()),
+              HasSubstr("code generation does not support pl.tile.cast from a float to an "
+                        "integer dtype in a kernel yet"));
+  EXPECT_THAT(code.status().ToString(), HasSubstr("10:13:"));
+}
+
+// The async SDMA put family is not modelled (docs/collectives.md, "The InCore
+// rail"): code generation rejects it at its place.
+TEST(KernelCodegenTest, AsyncSdmaPutIsALocatedUserError) {
+  ir::ProgramPtr program = Lower(R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, src: pl.Tensor[[2, 64], pl.FP32], data: pl.InOut[pld.DistributedTensor[[2, 64], pl.FP32]]):
+        stage = pl.tile.create([1, 64], dtype=pl.FP32, target_memory="Vec")
+        ev = pld.tensor.put_async(data, 1, src, stage, [0, 0], [0, 0], [1, 64])
+        pld.system.wait_async_event(ev)
+        return
+)");
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(program, "k");
+  ASSERT_FALSE(code.ok());
+  EXPECT_THAT(std::string(code.status().message()),
+              HasSubstr("code generation does not support pld.tensor.put_async in a kernel yet"));
+  EXPECT_THAT(code.status().ToString(), HasSubstr("10:14:"));
+}
+
 // A put with an atomic mode has no device primitive yet.
 TEST(KernelCodegenTest, AtomicPutIsALocatedUserError) {
   ir::ProgramPtr program = Lower(R"(import pypto.language as pl

@@ -212,6 +212,16 @@ void TEXPANDS(Tile<T>& dst, T s) {
   for (uint64_t i = 0; i < dst.count; ++i) dst.data[i] = s;
   CurrentCore()->Vector(VecOp::kFill, dst.data, nullptr, nullptr, dst.bytes());
 }
+// Elementwise conversion (PyPTO's pl.tile.cast): C++ conversion, so a float
+// result rounds to nearest even and an integer source is exact. Charged as a
+// vector copy of the wider side.
+template <typename D, typename S>
+void TCVT(Tile<D>& dst, const Tile<S>& src) {
+  if (dst.count != src.count) CurrentCore()->Fault("TCVT: shape mismatch");
+  for (uint64_t i = 0; i < dst.count; ++i) dst.data[i] = static_cast<D>(src.data[i]);
+  CurrentCore()->Vector(VecOp::kCopy, dst.data, src.data, nullptr,
+                        std::max(dst.bytes(), src.bytes()));
+}
 template <typename T>
 void TMOV(Tile<T>& dst, const Tile<T>& src) {
   internal::CheckSameShape(dst, src, "TMOV: shape mismatch");

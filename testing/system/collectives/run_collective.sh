@@ -1,6 +1,7 @@
 #!/bin/bash
-# One row of the HOST-rail collective matrix: renders collective_host.pto.in
-# for COLLECTIVE on NR chips, runs it with pto-run and checks every rank
+# One row of the collective matrix: renders TEMPLATE (collective_host.pto.in,
+# the HOST rail, or collective_incore.pto.in, the InCore rail) for COLLECTIVE
+# on NR chips, runs it with pto-run and checks every rank
 # against //testing/reference (collective_check).
 #
 # Usage: run_collective.sh PTO_RUN CHECK TEMPLATE COLLECTIVE DTYPE NR OP ROOT L CALLS \
@@ -24,8 +25,26 @@ case $coll in
   barrier) call="signal = pld.tensor.barrier(signal)" ;;
   *) echo "unknown collective $coll" >&2; exit 2 ;;
 esac
+# The InCore rail (collective_incore.pto.in): the collective inside the
+# kernel, on the signals LowerCompositeOps checks ([P, 1], the ring
+# [2(P-1), P]).
+incall="" done=done
+if [[ $(basename "$template") == *incore* ]]; then
+  sig0=$nr sig1=1
+  case $coll in
+    allreduce) incall="done = pld.tensor.allreduce(staged, signal, op=$op)" ;;
+    allreduce_ring)
+      incall="done = pld.tensor.allreduce(staged, signal, op=$op, mode=\"ring\")"
+      sig0=$((2 * (nr - 1))) sig1=$nr ;;
+    reduce_scatter) incall="done = pld.tensor.reduce_scatter(staged, signal, op=$op)" ;;
+    broadcast) incall="done = pld.tensor.broadcast(staged, signal, root=$root)" ;;
+    allgather) incall="done = pld.tensor.allgather(row0, staged, signal)" ;;
+    all_to_all) incall="done = pld.tensor.all_to_all(inp, staged, signal)" ;;
+    barrier) incall="pld.tensor.barrier(signal)" done=staged ;;
+  esac
+fi
 # barrier / broadcast / reduce_scatter builtins take a rank-1 [P] signal.
-if [[ $sig1 -eq 1 && $coll != allgather && $coll != all_to_all ]]; then
+if [[ -z $incall && $sig1 -eq 1 && $coll != allgather && $coll != all_to_all ]]; then
   sigshape="[$sig0]" sigzero="[0]" sigdims="$sig0"
 else
   sigshape="[$sig0, $sig1]" sigzero="[0, 0]" sigdims="$sig0, $sig1"
@@ -61,7 +80,8 @@ block=()
   done < "$template"
 } | sed -e "s/@NR@/$nr/g" -e "s/@SIZE@/$size/g" -e "s/@DTYPE@/$dtype/g" \
         -e "s/@SIG0@/$sig0/g" -e "s/@SIG1@/$sig1/g" -e "s/@SIGSHAPE@/$sigshape/g" \
-        -e "s/@SIGZERO@/$sigzero/g" -e "s/@SIGDIMS@/$sigdims/g" > "$prog"
+        -e "s/@SIGZERO@/$sigzero/g" -e "s/@SIGDIMS@/$sigdims/g" \
+        -e "s/@INCALL@/$incall/g" -e "s/@DONE@/$done/g" > "$prog"
 out=$tmp/out_$coll
 rm -rf "$out"
 set +e
