@@ -97,12 +97,13 @@ def tail(text, lines=40):
   return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
-def program_path(args, program):
-  """A golden's program, in the source tree or among the rendered ones."""
+def program_base(args, program):
+  """Where a golden's program is, the source tree or among the rendered
+  ones: the directory to run from, so the program keeps the relative path
+  the golden names (pto-run records it as given)."""
   for base in (args.workspace, os.path.join(args.workspace, "bazel-bin")):
-    path = os.path.join(base, program)
-    if os.path.exists(path):
-      return path
+    if os.path.exists(os.path.join(base, program)):
+      return base
   return None
 
 
@@ -134,8 +135,8 @@ def run_program(args, backend, devs, stem, sim_golden_path, timing_rows, trend_k
   if args.run_cmd is None and backend == "ascend":
     return report.Case(name, report.SKIPPED,
                        "no --run-cmd: pto-run has no hw backend yet (docs/hw.md)")
-  program = program_path(args, sim["program"])
-  if program is None:
+  base = program_base(args, sim["program"])
+  if base is None:
     return report.Case(name, report.FAILED, "program %s not found (build it first)" % sim["program"])
   ranks = int(sim["ranks"])
   if ranks > len(devs):
@@ -146,13 +147,13 @@ def run_program(args, backend, devs, stem, sim_golden_path, timing_rows, trend_k
   out = os.path.join(out_dir, stem + ".textproto")
   template = args.run_cmd or SIM_RUN
   cmd = template.format(
-      pto_run=shlex.quote(ws_path(args, args.pto_run)), program=shlex.quote(program),
+      pto_run=shlex.quote(ws_path(args, args.pto_run)), program=shlex.quote(sim["program"]),
       platform=sim["platform"], ranks=ranks,
       devices=",".join(str(devices_lib.device_index(d)) for d in chosen), out=shlex.quote(out))
   try:
     with devices_lib.DeviceLocks(args.lock_dir, chosen, args.lock_wait,
                                  "farm night %s program %s" % (args.night, stem)):
-      ok, msg, output, seconds = run_shell(cmd, args.workspace, args.run_timeout)
+      ok, msg, output, seconds = run_shell(cmd, base, args.run_timeout)
   except devices_lib.LockBusy as e:
     return report.Case(name, report.SKIPPED, "skipped: %s" % e)
   if not ok:
@@ -215,6 +216,8 @@ def run_step(args, name, cmd, devs):
 
 def main(argv):
   args = parse_args(argv)
+  for field in ("workspace", "out", "history", "lock_dir"):
+    setattr(args, field, os.path.abspath(getattr(args, field)))
   backend = "sim" if args.devices.startswith("sim:") else "ascend"
   try:
     devs = devices_lib.discover(args.devices, args.dev_dir)
