@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/core/device_error.h"
+#include "runtime/core/kernel_launch.h"
 
 namespace pto::hw {
 
@@ -26,11 +27,10 @@ absl::StatusOr<AicoreKernel> AicoreKernel::Register(std::string elf) {
 }
 
 absl::Status AicoreKernel::Launch(const platforms::Platform& platform, uint32_t blocks,
-                                  std::vector<int64_t>& args, aclrtStream stream) const {
-  if (blocks == 0 || blocks > platform.aiv_cores()) {
-    return absl::InvalidArgumentError(absl::StrCat("launch of ", blocks, " blocks on ",
-                                                   platform.name(), " (1..", platform.aiv_cores(),
-                                                   " AIV cores)"));
+                                  rt::KernelArgSlots& args, aclrtStream stream) const {
+  if (absl::Status s = rt::CheckLaunchWidth(blocks, platform.aiv_cores(), platform.name());
+      !s.ok()) {
+    return s;
   }
   rtArgsEx_t info{};
   info.args = args.data();

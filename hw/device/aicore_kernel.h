@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "hw/cann/cann_api.h"
 #include "platforms/platform.pb.h"
+#include "runtime/core/kernel_launch.h"
 
 namespace pto::hw {
 
@@ -21,10 +22,11 @@ class AicoreKernel {
  public:
   // Registers the AIV ELF `elf` (its bytes stay owned by the kernel).
   static absl::StatusOr<AicoreKernel> Register(std::string elf);
-  // Launches `blocks` blocks with `args` (the int64 kernel ABI slots,
-  // runtime/device/kernel_abi.h; copied to the device by the runtime).
+  // Launches `blocks` blocks with `args` (the kernel ABI slots of
+  // rt::MarshalKernelArgs, runtime/core/kernel_launch.h; copied to the
+  // device by the runtime) after rt::CheckLaunchWidth.
   absl::Status Launch(const platforms::Platform& platform, uint32_t blocks,
-                      std::vector<int64_t>& args, aclrtStream stream) const;
+                      rt::KernelArgSlots& args, aclrtStream stream) const;
 
  private:
   std::string elf_;

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/api/error_codes.h"
+#include "runtime/core/kernel_launch.h"
 #include "sim/common/sc_time.h"
 
 namespace pto::sim {
@@ -124,15 +125,16 @@ int AivCore::OwnerOrFault(const void* p, uint64_t bytes, const char* what) {
 
 void AivCore::Start(BlockAssignment block, Ps start_at) {
   block_ = std::move(block);
-  std::fill(std::begin(args_), std::end(args_), 0);
-  size_t i = 0;
-  for (const TensorDesc* t : block_.tensors) {
-    args_[i++] = reinterpret_cast<int64_t>(t);
-  }
-  for (uint64_t s : block_.scalars) args_[i++] = static_cast<int64_t>(s);
   local_ctx_ = LocalContext{block_.block_idx, block_.block_num};
-  args_[kLocalContextIndex] = reinterpret_cast<int64_t>(&local_ctx_);
-  args_[kGlobalContextIndex] = reinterpret_cast<int64_t>(&global_ctx_);
+  // The slots as hw/ builds them (runtime/core/kernel_launch.h). TaskArgs
+  // already bounds the counts, so marshalling cannot fail here.
+  std::vector<uint64_t> descs;
+  for (const TensorDesc* t : block_.tensors) descs.push_back(reinterpret_cast<uint64_t>(t));
+  absl::StatusOr<rt::KernelArgSlots> slots =
+      rt::MarshalKernelArgs(descs, block_.scalars, reinterpret_cast<uint64_t>(&local_ctx_),
+                            reinterpret_cast<uint64_t>(&global_ctx_));
+  std::fill(std::begin(args_), std::end(args_), 0);
+  if (slots.ok()) std::copy(slots->begin(), slots->end(), std::begin(args_));
   busy_ = true;
   warm_ = true;
   start_event_.notify(PsTime(std::max<Ps>(0, start_at - Stamp())));
@@ -265,6 +267,12 @@ void AivCore::Copy(void* dst_gm, const void* src_gm, uint64_t bytes,
   // are unspecified, as a kernel must not rely on them).
   for (uint64_t done = 0; done < bytes; done += stage_bytes) {
     const uint64_t n = std::min(stage_bytes, bytes - done);
+    // pto-isa's single-tile TPUT reloads the tile only after the MTE3 event
+    // of the previous chunk, i.e. once its store has completed (landed at
+    // the destination, hops included), not merely left UB. Calibrated
+    // against PyPTO's all_to_all_v baseline (docs/simulator.md,
+    // "Calibration"): remote chunks cost a hop more than local ones.
+    if (done > 0) AdvanceTo(std::max(Now(), mte3_done_));
     MteLoad(stage_ub, src + done, n, /*copy=*/false);
     MteStore(dst + done, stage_ub, n, /*copy=*/false);
   }

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "platforms/platform.h"
 #include "runtime/api/error_codes.h"
 #include "runtime/device/device_api.h"
 #include "sim/system/isolated_run.h"
