@@ -18,7 +18,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// A pattern that is not in the program is a broken test, not a no-op.
 std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
+  EXPECT_NE(s.find(from), std::string::npos) << "pattern not in the program: " << from;
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
     s.replace(at, from.size(), to);
   }
@@ -293,9 +295,9 @@ TEST(ChipOrchestrationTest, ViewAndAssembleOfTheHostExample) {
 TEST(ChipOrchestrationTest, RowRangeViewIsAByteRange) {
   const std::string text = ReplaceAll(ReadHostExample(),
                                       "copy = pl.tensor.view(data, [TOTAL, SIZE], [0, 0])\n"
-                                      "        return pl.tensor.assemble(out, copy, [0, 0])",
+                                      "        return pl.assemble(out, copy, [0, 0])",
                                       "copy = pl.tensor.view(data, [4, SIZE], [2, 0])\n"
-                                      "        return pl.tensor.assemble(out, copy, [4, 0])");
+                                      "        return pl.assemble(out, copy, [4, 0])");
   ir::ProgramPtr program = Load(text, /*lower=*/true);
   ASSERT_NE(program, nullptr);
   absl::StatusOr<std::string> code = GenerateChipOrchestration(program, "consume_pipeline");
@@ -309,9 +311,9 @@ TEST(ChipOrchestrationTest, RowRangeViewIsAByteRange) {
 TEST(ChipOrchestrationTest, StridedViewIsALocatedUserError) {
   const std::string text = ReplaceAll(ReadHostExample(),
                                       "copy = pl.tensor.view(data, [TOTAL, SIZE], [0, 0])\n"
-                                      "        return pl.tensor.assemble(out, copy, [0, 0])",
+                                      "        return pl.assemble(out, copy, [0, 0])",
                                       "copy = pl.tensor.view(data, [TOTAL, 32], [0, 0])\n"
-                                      "        return pl.tensor.assemble(out, copy, [0, 0])");
+                                      "        return pl.assemble(out, copy, [0, 0])");
   ir::ProgramPtr program = Load(text, /*lower=*/true);
   ASSERT_NE(program, nullptr);
   absl::StatusOr<std::string> code = GenerateChipOrchestration(program, "consume_pipeline");

@@ -20,7 +20,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// A pattern that is not in the program is a broken test, not a no-op.
 std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
+  EXPECT_NE(s.find(from), std::string::npos) << "pattern not in the program: " << from;
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
     s.replace(at, from.size(), to);
   }

@@ -41,9 +41,23 @@ void Parser::PopScope() {
       dead_[u.name] = DeadName{f.kind, line};
       names_.erase(it);
     } else {
+      // Python keeps the block's value after the block; without ConvertToSSA
+      // the IR would silently use the outer one, so a later use is an error.
+      int line = it->second != nullptr ? it->second->span().line : 0;
+      stale_[u.name] = DeadName{f.kind, line};
       it->second = std::move(u.prev);
     }
   }
+}
+
+absl::Status Parser::StaleName(std::string_view name, const Span& span) const {
+  const DeadName& d = stale_.find(name)->second;
+  return UserError(span, pto::StrCat("'", name, "' is reassigned inside the ", d.kind,
+                                     " at line ", d.line, ", and that value is not visible "
+                                     "after it (non-SSA reassignment is not converted yet: "
+                                     "ConvertToSSA); carry it out of the block with pl.yield_ "
+                                     "(e.g. `", name, " = pl.yield_(...)`), or give the new "
+                                     "value another name"));
 }
 
 absl::Status Parser::UnknownName(std::string_view name, const Span& span) const {

@@ -68,7 +68,10 @@ absl::StatusOr<ExprPtr> Parser::LowerExpr(const Ast* a) {
 }
 
 absl::StatusOr<ExprPtr> Parser::LowerName(const Ast* a) {
-  if (const VarPtr* v = LookupLocal(a->text)) return ExprPtr(*v);
+  if (const VarPtr* v = LookupLocal(a->text)) {
+    if (!stale_.empty() && stale_.contains(a->text)) return StaleName(a->text, SpanOf(a));
+    return ExprPtr(*v);
+  }
   if (const ConstVal* c = LookupConst(a->text)) return ConstToExpr(*c, SpanOf(a));
   std::string_view n = a->text;
   if (n == "pl" || n == "pld" || n == "builtin") {

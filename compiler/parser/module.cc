@@ -677,6 +677,7 @@ absl::Status Parser::LowerBodyFirst(FuncState* callee, const Ast* call) {
   std::vector<Undo> undo = std::move(undo_);
   std::vector<Frame> frames = std::move(frames_);
   SvMap<DeadName> dead = std::move(dead_);
+  SvMap<DeadName> stale = std::move(stale_);
   expect_cond_ = false;
   loop_depth_ = 0;
   absl::Status st = ParseFunctionBody(callee);
@@ -690,6 +691,7 @@ absl::Status Parser::LowerBodyFirst(FuncState* callee, const Ast* call) {
   undo_ = std::move(undo);
   frames_ = std::move(frames);
   dead_ = std::move(dead);
+  stale_ = std::move(stale);
   return st;
 }
 

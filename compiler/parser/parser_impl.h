@@ -476,6 +476,7 @@ class Parser {
     return LookupLocal(name) == nullptr && LookupConst(name) == nullptr;
   }
   void Define(std::string_view name, VarPtr var) {
+    stale_.erase(name);
     VarPtr& slot = names_[name];
     undo_.push_back({name, std::move(slot)});
     slot = std::move(var);
@@ -487,8 +488,10 @@ class Parser {
     undo_.clear();
     frames_.clear();
     dead_.clear();
+    stale_.clear();
   }
   absl::Status UnknownName(std::string_view name, const Span& span) const;
+  absl::Status StaleName(std::string_view name, const Span& span) const;
 
   // `a.b.c` with a free root name, as text in path_ (false otherwise).
   bool DottedPath(const Ast* a);
@@ -678,6 +681,9 @@ class Parser {
   std::vector<Undo> undo_;
   std::vector<Frame> frames_;
   SvMap<DeadName> dead_;
+  // Names rebound inside a block that ended: the outer value they see again
+  // is not the one Python would give them (see PopScope).
+  SvMap<DeadName> stale_;
 
   std::vector<std::unique_ptr<FuncState>> funcs_;
   SvMap<FuncState*> funcs_by_name_;

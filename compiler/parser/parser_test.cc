@@ -582,6 +582,40 @@ TEST(ParserErrorTest, NameDefinedInsideABlock) {
             "not visible after it; pass the value out with pl.yield_ (e.g. `y = pl.yield_(...)`)");
 }
 
+// A name rebound inside a block keeps the block's value in Python; until
+// ConvertToSSA exists, using it after the block must not silently read the
+// value from before the block.
+TEST(ParserErrorTest, NameReassignedInsideABlock) {
+  EXPECT_EQ(ParseError(InFunction("        y = n + 0\n"
+                                  "        for i in pl.range(n):\n"
+                                  "            y = y + i\n"
+                                  "        z = y\n")),
+            "11:13: 'y' is reassigned inside the for loop body at line 10, and that value is not "
+            "visible after it (non-SSA reassignment is not converted yet: ConvertToSSA); carry "
+            "it out of the block with pl.yield_ (e.g. `y = pl.yield_(...)`), or give the new "
+            "value another name");
+  EXPECT_EQ(ParseError(InFunction("        y = n + 0\n"
+                                  "        if n > 1:\n"
+                                  "            y = n + 2\n"
+                                  "        return y\n")),
+            "11:16: 'y' is reassigned inside the if branch at line 10, and that value is not "
+            "visible after it (non-SSA reassignment is not converted yet: ConvertToSSA); carry "
+            "it out of the block with pl.yield_ (e.g. `y = pl.yield_(...)`), or give the new "
+            "value another name");
+}
+
+// A rebinding used only inside its block, or a name defined again after the
+// block, is fine.
+TEST(ParserTest, ReassignedNameRedefinedAfterTheBlock) {
+  EXPECT_NE(Parse(InFunction("        y = n + 0\n"
+                             "        for i in pl.range(n):\n"
+                             "            y = y + i\n"
+                             "            w = y\n"
+                             "        y = n + 1\n"
+                             "        z = y\n")),
+            nullptr);
+}
+
 TEST(ParserErrorTest, BadIndentation) {
   EXPECT_EQ(ParseError(InFunction("        x = n\n      y = n\n")),
             "9:1: unindent does not match any outer indentation level");
