@@ -448,15 +448,17 @@ absl::StatusOr<StmtPtr> HostAnalysis::Run() {
     }
   }
 
-  // Step 5. The seed doc calls these ValueError; S0 raises InternalError.
+  // Step 5. S0 raises InternalError, but a program reaches both (a window
+  // buffer no chip dispatch takes), so they are user errors, the ValueError
+  // of the seed doc.
   for (const AllocRecord& a : allocs_) {
     if (a.views == 0) {
-      return InternalErrorF(a.span, "pld.tensor.alloc_window_buffer '", a.name,
-                            "' has no pld.tensor.window materialisation (dead allocation)");
+      return UserErrorF(a.span, "pld.tensor.alloc_window_buffer '", a.name,
+                        "' has no pld.tensor.window materialisation (dead allocation)");
     }
     if (!a.seen.any) {
-      return InternalErrorF(a.span, "pld.tensor.alloc_window_buffer '", a.name,
-                            "' is not consumed by any chip_orch dispatch");
+      return UserErrorF(a.span, "pld.tensor.alloc_window_buffer '", a.name,
+                        "' is not consumed by any chip_orch dispatch");
     }
   }
 
