@@ -43,8 +43,13 @@ void Parser::PopScope() {
     } else {
       // Python keeps the block's value after the block; without ConvertToSSA
       // the IR would silently use the outer one, so a later use is an error.
-      int line = it->second != nullptr ? it->second->span().line : 0;
-      stale_[u.name] = DeadName{f.kind, line};
+      // Not for a tensor: a GM buffer rebound to the result of a call that
+      // writes it in place (`out = self.chip(x, out, device=r)`) is the same
+      // buffer after the block.
+      if (dynamic_cast<const ir::TensorType*>(u.prev->type().get()) == nullptr) {
+        int line = it->second != nullptr ? it->second->span().line : 0;
+        stale_[u.name] = DeadName{f.kind, line};
+      }
       it->second = std::move(u.prev);
     }
   }

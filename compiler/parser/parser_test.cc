@@ -616,6 +616,16 @@ TEST(ParserTest, ReassignedNameRedefinedAfterTheBlock) {
             nullptr);
 }
 
+// A tensor is a GM buffer: rebinding it to the result of a call that writes
+// it in place leaves the same buffer after the block.
+TEST(ParserTest, TensorReboundInsideABlockIsAccepted) {
+  EXPECT_NE(Parse(InFunction("        for i in pl.range(n):\n"
+                             "            x = pl.add(x, x)\n"
+                             "        return x\n",
+                             "self, n: pl.Scalar[pl.INDEX], x: pl.Tensor[[4], pl.FP32]")),
+            nullptr);
+}
+
 TEST(ParserErrorTest, BadIndentation) {
   EXPECT_EQ(ParseError(InFunction("        x = n\n      y = n\n")),
             "9:1: unindent does not match any outer indentation level");
