@@ -13,12 +13,10 @@ usage: compile_rate.py PYPTO_CHECKOUT [--out DIR] [--pto-opt PATH] [--min-rate R
 Exit status: 0, or 1 if the rate is below --min-rate (default 0), 2 on bad use.
 Python 3 standard library only.
 """
-import argparse
 import collections
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import extract_programs as ep  # noqa: E402  (the sibling script: one extraction)
@@ -31,25 +29,14 @@ def compile_on(pto_opt, path, platform):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("checkout")
-    ap.add_argument("--out", default=None, help="extract directory (default: a fresh temp dir)")
-    ap.add_argument("--pto-opt", default="bazel-bin/tools/pto-opt")
-    ap.add_argument("--min-rate", type=float, default=0.0)
-    args = ap.parse_args(argv)
-    if not os.path.isdir(args.checkout):
-        print(f"error: {args.checkout} is not a directory", file=sys.stderr)
+    args = ep.common_args(argv, __doc__.split("\n\n")[0], "pypto_compile_")
+    if args is None:
         return 2
-    if not os.access(args.pto_opt, os.X_OK):
-        print(f"error: {args.pto_opt} is not an executable (bazel build //tools:pto-opt)",
-              file=sys.stderr)
-        return 2
-    out = args.out or tempfile.mkdtemp(prefix="pypto_compile_")
-    os.makedirs(out, exist_ok=True)
+    out = args.out
     rows, causes = [], collections.Counter()
     parsed = on_a2a3 = on_a5 = 0
     for path in ep.source_files(args.checkout):
-        for rel, name, text, why in ep.extracts(path, args.checkout):
+        for rel, name, text, why, _ in ep.extracts(path, args.checkout):
             if text is None:
                 continue
             file = os.path.join(out, rel.replace(os.sep, "_")[:-3] + "__" + name + ".pto")

@@ -285,8 +285,9 @@ def cause(error):
     return text[:100]
 
 
-def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def common_args(argv, description, tmp_prefix):
+    """The command line both PyPTO scripts take; None after a usage error."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("checkout")
     ap.add_argument("--out", default=None, help="extract directory (default: a fresh temp dir)")
     ap.add_argument("--pto-opt", default="bazel-bin/tools/pto-opt")
@@ -294,13 +295,21 @@ def main(argv):
     args = ap.parse_args(argv)
     if not os.path.isdir(args.checkout):
         print(f"error: {args.checkout} is not a directory", file=sys.stderr)
-        return 2
+        return None
     if not os.access(args.pto_opt, os.X_OK):
         print(f"error: {args.pto_opt} is not an executable (bazel build //tools:pto-opt)",
               file=sys.stderr)
+        return None
+    args.out = args.out or tempfile.mkdtemp(prefix=tmp_prefix)
+    os.makedirs(args.out, exist_ok=True)
+    return args
+
+
+def main(argv):
+    args = common_args(argv, __doc__.split("\n\n")[0], "pypto_extracts_")
+    if args is None:
         return 2
-    out = args.out or tempfile.mkdtemp(prefix="pypto_extracts_")
-    os.makedirs(out, exist_ok=True)
+    out = args.out
     rows, skipped = [], []
     written = set()
     for path in source_files(args.checkout):
