@@ -172,13 +172,7 @@ absl::Status Parser::LowerRangeFor(const Ast* stmt, ir::ForKind kind, std::vecto
   Define(loop_name->text, loop_var);
   std::vector<ir::IterArgPtr> iter_args;
   std::vector<TypePtr> types;
-  for (size_t i = 0; i < carried.size(); ++i) {
-    auto ia = std::make_shared<const ir::IterArg>(std::string(carried[i]->text),
-                                                  inits[i]->type(), inits[i], SpanOf(carried[i]));
-    types.push_back(inits[i]->type());
-    Define(carried[i]->text, ia);
-    iter_args.push_back(std::move(ia));
-  }
+  DefineIterArgs(carried, inits, &iter_args, &types);
   std::vector<StmtPtr> body;
   YieldInfo y;
   ++loop_depth_;
@@ -205,6 +199,20 @@ absl::Status Parser::LowerRangeFor(const Ast* stmt, ir::ForKind kind, std::vecto
       kind, std::move(attrs), header));
   for (const VarPtr& v : return_vars) Define(v->name_hint(), v);
   return absl::OkStatus();
+}
+
+// Binds each loop-carried name to an IterArg of its init value's type.
+void Parser::DefineIterArgs(const std::vector<const Ast*>& carried,
+                            const std::vector<ExprPtr>& inits,
+                            std::vector<ir::IterArgPtr>* iter_args,
+                            std::vector<TypePtr>* types) {
+  for (size_t i = 0; i < carried.size(); ++i) {
+    auto ia = std::make_shared<const ir::IterArg>(std::string(carried[i]->text),
+                                                  inits[i]->type(), inits[i], SpanOf(carried[i]));
+    types->push_back(inits[i]->type());
+    Define(carried[i]->text, ia);
+    iter_args->push_back(std::move(ia));
+  }
 }
 
 absl::Status Parser::LowerWhileFor(const Ast* stmt, std::vector<StmtPtr>* out) {
@@ -243,13 +251,7 @@ absl::Status Parser::LowerWhileFor(const Ast* stmt, std::vector<StmtPtr>* out) {
   PushScope("while loop body");
   std::vector<ir::IterArgPtr> iter_args;
   std::vector<TypePtr> types;
-  for (size_t i = 0; i < carried.size(); ++i) {
-    auto ia = std::make_shared<const ir::IterArg>(std::string(carried[i]->text),
-                                                  inits[i]->type(), inits[i], SpanOf(carried[i]));
-    types.push_back(inits[i]->type());
-    Define(carried[i]->text, ia);
-    iter_args.push_back(std::move(ia));
-  }
+  DefineIterArgs(carried, inits, &iter_args, &types);
   std::vector<StmtPtr> body;
   YieldInfo y;
   expect_cond_ = true;

@@ -629,6 +629,8 @@ class Parser {
   absl::Status LowerLoopKeywords(const Ast* iter, ir::ForKind kind, std::string_view what,
                                  const Ast** init_ast, ir::AttrList* attrs);
   absl::Status LowerWhileFor(const Ast* stmt, std::vector<StmtPtr>* out);
+  void DefineIterArgs(const std::vector<const Ast*>& carried, const std::vector<ExprPtr>& inits,
+                      std::vector<ir::IterArgPtr>* iter_args, std::vector<TypePtr>* types);
   absl::Status LowerWhile(const Ast* stmt, std::vector<StmtPtr>* out);
   absl::Status LowerWith(const Ast* stmt, std::vector<StmtPtr>* out, YieldInfo* yield);
   absl::Status LowerExecScope(const Ast* stmt, std::string_view what, std::vector<StmtPtr>* out,
