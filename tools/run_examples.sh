@@ -60,7 +60,7 @@ for e in "${examples[@]}"; do
     golden="$golden (pto-run failed)"
     failures=$((failures + 1))
   }
-  # "pto-run: P on 2 ranks (a2a3): simulated 69.364 us; dispatches per card: c0=1 c1=1"
+  # "pto-run: P on 2 ranks (a2a3): simulated 61.044 us; dispatches per card: c0=1 c1=1"
   first="$(head -1 <<<"$out")"
   sim="$(sed -nE 's/.*simulated ([0-9.]+ us).*/\1/p' <<<"$first")"
   trips="$(sed -nE 's/.*dispatches per card: (.*)$/\1/p' <<<"$first")"
