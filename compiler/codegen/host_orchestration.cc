@@ -261,7 +261,8 @@ class Generator {
 
   absl::Status EmitLoop(const ir::ForStmt& loop, int indent) {
     if (!device_.empty() || !loop.iter_args().empty() || ConstIntOf(loop.start()) != 0 ||
-        ConstIntOf(loop.step()) != 1 || !IsWorldSize(loop.stop())) {
+        ConstIntOf(loop.step()) != 1 ||
+        !(IsWorldSize(loop.stop()) || world_size_vars_.count(loop.stop().get()) > 0)) {
       return Unsupported(loop.span(), "a loop other than 'for r in range(world_size())'");
     }
     device_ = Fresh(loop.loop_var()->name_hint());
@@ -316,6 +317,13 @@ class Generator {
       const std::string name = Fresh(var->name_hint());
       Line(indent, pto::StrCat("const uint64_t ", name, " = ", rank, "->device_ctx.addr();"));
       values_[var] = {Kind::kScalar, name};
+      return absl::OkStatus();
+    }
+    if (op == "pld.system.world_size") {
+      // A temporary of FlattenCallExpr (`_tmp = pld.system.world_size()`),
+      // e.g. a device loop's bound.
+      world_size_vars_.insert(var);
+      values_[var] = {Kind::kScalar, "static_cast<uint64_t>(world_size)"};
       return absl::OkStatus();
     }
     if (op == "pl.tensor.index") {
@@ -483,6 +491,7 @@ class Generator {
   const ir::ProgramPtr& program_;
   std::string host_function_;
   std::map<const ir::Var*, Value> values_;
+  std::set<const ir::Expr*> world_size_vars_;  // vars holding pld.system.world_size()
   std::set<std::string> names_ = {"host", "callables", "world_size", "Typed", "RankOf", "Find",
                                   "d"};
   std::vector<std::string> domains_;      // C++ name per domain

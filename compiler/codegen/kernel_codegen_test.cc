@@ -150,10 +150,10 @@ TEST(KernelCodegenTest, TileOpsAndIfYields) {
                                "    if (i < 8) {\n"
                                "      picked = scaled;\n"
                                "    } else {\n"
-                               "      pto::Tile<float> tmp = pto::TASSIGN<float>(8192, 512);\n"
-                               "      pto::TEXPANDS(tmp, static_cast<float>(0));\n"
-                               "      pto::TMAX(tmp, scaled, tmp);\n"
-                               "      picked = tmp;\n"
+                               "      pto::Tile<float> _tmp0 = pto::TASSIGN<float>(8192, 512);\n"
+                               "      pto::TEXPANDS(_tmp0, static_cast<float>(0));\n"
+                               "      pto::TMAX(_tmp0, scaled, _tmp0);\n"
+                               "      picked = _tmp0;\n"
                                "    }\n"));
 }
 

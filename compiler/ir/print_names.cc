@@ -190,7 +190,9 @@ class NameAssigner {
   }
 
   // Defines `v` at index `at`, visible until `end` (the end of its block).
-  void Define(const VarPtr& v, int at, int end) {
+  // `assignment`: `v` is the target of an assignment, which the parser reads
+  // as a reassignment when its name is bound in an enclosing block.
+  void Define(const VarPtr& v, int at, int end, bool assignment = false) {
     if (collecting_) {
       all_hints_.insert(v->name_hint());
       return;
@@ -202,7 +204,7 @@ class NameAssigner {
     std::string name = SanitizeName(v->name_hint());
     bool must_rename = false;
     if (const Var* u = Lookup(name); u != nullptr && u != v.get()) {
-      must_rename = UsedIn(u, at, end);
+      must_rename = UsedIn(u, at, end) || (assignment && !scopes_.back().contains(name));
     }
     // Window allocations are referred to by name: keep them distinct.
     if (Is<PtrType>(v->type()) && used_names_.contains(name)) must_rename = true;
@@ -255,7 +257,7 @@ class NameAssigner {
         auto a = As<AssignStmt>(s);
         UseExpr(a->value(), at);
         UseType(a->var()->type(), at);
-        Define(a->var(), at, CurrentEnd());
+        Define(a->var(), at, CurrentEnd(), /*assignment=*/true);
         return;
       }
       case NodeKind::kEvalStmt:

@@ -219,7 +219,13 @@ class Verifier : public IRVisitor {
   void VisitAssignStmt(const std::shared_ptr<const AssignStmt>& stmt) override {
     VisitExpr(stmt->value());
     if (!ok() || stmt->var() == nullptr) return;
-    Define(stmt->var(), LocalDefKind(), DefSpan(stmt->var(), stmt->span()));
+    // A reassignment (before ConvertToSSA) targets a Var that is visible
+    // here; it defines nothing new.
+    auto it = defined_.find(stmt->var().get());
+    bool reassignment = it != defined_.end() && it->second.visible &&
+                        it->second.kind != DefKind::kIterArg &&
+                        stmt->var()->kind() == NodeKind::kVar;
+    if (!reassignment) Define(stmt->var(), LocalDefKind(), DefSpan(stmt->var(), stmt->span()));
     CheckTypeScoping(stmt->var()->type());
     if (!ok() || stmt->value() == nullptr) return;
     if (!TypesAgree(stmt->var()->type(), stmt->value()->type())) {

@@ -14,7 +14,13 @@
 //    WindowBuffers (referenced from types and scope slots) need no definition.
 //    Vars inside types are checked where the type is written: params and
 //    assignment targets.
-//  - single definition: a Var is defined at most once in its function.
+//  - single definition: a Var is defined at most once in its function. An
+//    assignment to a Var that is visible where it stands (a parameter, a loop
+//    variable, an earlier assignment's target, a return var) is a
+//    reassignment, not a second definition: the non-SSA form the parser reads
+//    and ConvertToSSA removes (docs/language.md, "Reassignment"). IterArgs are
+//    never reassigned. The SSAForm property (compiler/passes) rules
+//    reassignments out.
 //  - types: an assignment's target type agrees with its value's (see
 //    TypesAgree); if/while conditions are scalars; for bounds are integer
 //    scalars; iter arg init values agree with the iter args; a loop body ends

@@ -6,6 +6,7 @@
 
 #include "compiler/ir/builder.h"
 #include "compiler/support/diagnostics.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace pto::ir {
@@ -169,13 +170,48 @@ TEST_F(VerifierTest, IterArgVisibleOnlyInBody) {
               "iter arg 'acc' is visible only in the loop body");
 }
 
-TEST_F(VerifierTest, VarDefinedTwice) {
+// Before ConvertToSSA a visible Var may be assigned again (here a parameter,
+// inside a loop); that is a reassignment, not a second definition.
+TEST_F(VerifierTest, VarReassignedWhereVisible) {
   FunctionBuilder fb("f");
   VarPtr x = fb.Param("x", T(), ParamDirection::kIn, At(1, 7));
   fb.Emit(Assign(x, Add(x, x, At(2, 9)), At(2, 5)));
+  fb.ForRange("i", ConstIndex(0), ConstIndex(4), ConstIndex(1),
+              [&](const VarPtr&) { fb.Emit(Assign(x, Add(x, x, At(4, 13)), At(4, 9))); });
   fb.Return();
-  ExpectError(VerifyProgram(Prog({Build(fb)})), 2, 5,
-              "'x' is defined more than once (first definition at prog.pto:1:7)");
+  EXPECT_TRUE(VerifyProgram(Prog({Build(fb)})).ok());
+}
+
+// A Var whose first definition is no longer visible cannot be defined again.
+TEST_F(VerifierTest, VarDefinedTwice) {
+  FunctionBuilder fb("f");
+  VarPtr x = fb.Param("x", T());
+  VarPtr y = MakeVar("y", T(), At(3, 9));
+  fb.ForRange("i", ConstIndex(0), ConstIndex(4), ConstIndex(1),
+              [&](const VarPtr&) { fb.Emit(Assign(y, Add(x, x, At(3, 13)), At(3, 9))); });
+  fb.Emit(Assign(y, Add(x, x, At(4, 9)), At(4, 5)));
+  fb.Return();
+  ExpectError(VerifyProgram(Prog({Build(fb)})), 4, 5,
+              "'y' is defined more than once (first definition at prog.pto:3:9)");
+}
+
+// An iter arg is never a reassignment target.
+TEST_F(VerifierTest, IterArgAssigned) {
+  FunctionBuilder fb("f");
+  VarPtr x = fb.Param("x", T());
+  fb.For("i", ConstIndex(0), ConstIndex(4), ConstIndex(1), {{"acc", x}},
+         [&](const VarPtr&, const std::vector<IterArgPtr>& ia) {
+           fb.Emit(Assign(ia[0], Add(x, x, At(5, 13)), At(5, 9)));
+           return std::vector<ExprPtr>{ia[0]};
+         });
+  fb.Return();
+  absl::Status s = VerifyProgram(Prog({Build(fb)}));
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()), ::testing::StartsWith("'acc' is defined more than once"));
+  std::optional<DiagnosticLocation> loc = GetDiagnosticLocation(s);
+  ASSERT_TRUE(loc.has_value()) << s;
+  EXPECT_EQ(loc->line, 5);
+  EXPECT_EQ(loc->col, 9);
 }
 
 TEST_F(VerifierTest, VarInAnnotationUsedBeforeDefinition) {

@@ -37,32 +37,41 @@ void Parser::PopScope() {
     if (it == names_.end()) continue;  // cannot happen: Define inserted it
     if (u.prev == nullptr) {
       // Remember where the name lived so a later use can suggest pl.yield_.
-      int line = it != names_.end() && it->second != nullptr ? it->second->span().line : 0;
+      int line = it->second.var != nullptr ? it->second.var->span().line : 0;
       dead_[u.name] = DeadName{f.kind, line};
       names_.erase(it);
     } else {
-      // Python keeps the block's value after the block; without ConvertToSSA
-      // the IR would silently use the outer one, so a later use is an error.
-      // Not for a tensor: a GM buffer rebound to the result of a call that
-      // writes it in place (`out = self.chip(x, out, device=r)`) is the same
-      // buffer after the block.
-      if (dynamic_cast<const ir::TensorType*>(u.prev->type().get()) == nullptr) {
-        int line = it->second != nullptr ? it->second->span().line : 0;
-        stale_[u.name] = DeadName{f.kind, line};
-      }
-      it->second = std::move(u.prev);
+      // A reassignment of an outer value targets the outer Var itself
+      // (AssignTarget) and leaves no undo entry. This name got a new Var in
+      // the block, which Python would keep after it: a later use is an error
+      // rather than a silent read of the value from before the block.
+      int line = it->second.var != nullptr ? it->second.var->span().line : 0;
+      stale_[u.name] = DeadName{f.kind, line};
+      it->second = Binding{std::move(u.prev), u.prev_frame};
     }
   }
 }
 
+VarPtr Parser::AssignTarget(std::string_view name, const TypePtr& type, const Span& span,
+                            bool* reassigned) {
+  auto it = names_.find(name);
+  *reassigned = false;
+  if (it != names_.end() && it->second.frame < frames_.size() && it->second.var != nullptr &&
+      it->second.var->kind() == ir::NodeKind::kVar && ir::TypesAgree(it->second.var->type(), type)) {
+    *reassigned = true;
+    return it->second.var;
+  }
+  return std::make_shared<const ir::Var>(std::string(name), type, span);
+}
+
 absl::Status Parser::StaleName(std::string_view name, const Span& span) const {
   const DeadName& d = stale_.find(name)->second;
-  return UserError(span, pto::StrCat("'", name, "' is reassigned inside the ", d.kind,
-                                     " at line ", d.line, ", and that value is not visible "
-                                     "after it (non-SSA reassignment is not converted yet: "
-                                     "ConvertToSSA); carry it out of the block with pl.yield_ "
-                                     "(e.g. `", name, " = pl.yield_(...)`), or give the new "
-                                     "value another name"));
+  return UserError(span, pto::StrCat("'", name, "' is rebound inside the ", d.kind, " at line ",
+                                     d.line, " to a new value that is not visible after it (a "
+                                     "loop-carried iter arg, or a value of another type, is "
+                                     "not reassigned in place); carry it out of the block with "
+                                     "pl.yield_ (e.g. `", name, " = pl.yield_(...)`), or give "
+                                     "the new value another name"));
 }
 
 absl::Status Parser::UnknownName(std::string_view name, const Span& span) const {

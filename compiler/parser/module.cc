@@ -673,7 +673,7 @@ absl::Status Parser::LowerBodyFirst(FuncState* callee, const Ast* call) {
   const bool expect_cond = expect_cond_;
   const int loop_depth = loop_depth_;
   ExprPtr cond_result = std::move(cond_result_);
-  SvMap<VarPtr> names = std::move(names_);
+  SvMap<Binding> names = std::move(names_);
   std::vector<Undo> undo = std::move(undo_);
   std::vector<Frame> frames = std::move(frames_);
   SvMap<DeadName> dead = std::move(dead_);

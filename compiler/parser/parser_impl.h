@@ -458,7 +458,7 @@ class Parser {
   // ----- names -----
   const VarPtr* LookupLocal(std::string_view name) const {
     auto it = names_.find(name);
-    return it == names_.end() ? nullptr : &it->second;
+    return it == names_.end() ? nullptr : &it->second.var;
   }
   const ConstVal* LookupConst(std::string_view name) const {
     if (LookupLocal(name) != nullptr) return nullptr;
@@ -477,10 +477,16 @@ class Parser {
   }
   void Define(std::string_view name, VarPtr var) {
     stale_.erase(name);
-    VarPtr& slot = names_[name];
-    undo_.push_back({name, std::move(slot)});
-    slot = std::move(var);
+    Binding& slot = names_[name];
+    undo_.push_back({name, std::move(slot.var), slot.frame});
+    slot = Binding{std::move(var), static_cast<uint32_t>(frames_.size())};
   }
+  // The Var an assignment `name = <value of type>` targets: the Var the name
+  // is bound to when that was bound in an enclosing block (a non-SSA
+  // reassignment, converted by ConvertToSSA; docs/language.md), else a new Var
+  // that the caller Defines.
+  VarPtr AssignTarget(std::string_view name, const TypePtr& type, const Span& span,
+                      bool* reassigned);
   void PushScope(const char* kind) { frames_.push_back({undo_.size(), kind}); }
   void PopScope();
   void ResetScopes() {
@@ -670,6 +676,11 @@ class Parser {
   struct Undo {
     std::string_view name;
     VarPtr prev;
+    uint32_t prev_frame;
+  };
+  struct Binding {
+    VarPtr var;
+    uint32_t frame = 0;  // frames_.size() when bound
   };
   struct Frame {
     size_t undo_mark;
@@ -679,12 +690,14 @@ class Parser {
     const char* kind;
     int line;
   };
-  SvMap<VarPtr> names_;
+  SvMap<Binding> names_;
   std::vector<Undo> undo_;
   std::vector<Frame> frames_;
   SvMap<DeadName> dead_;
-  // Names rebound inside a block that ended: the outer value they see again
-  // is not the one Python would give them (see PopScope).
+  // Names bound to a new Var inside a block that ended although the name had
+  // a value before it (a loop-carried iter arg, or a value of another type):
+  // the outer value they see again is not the one Python would give them
+  // (see PopScope).
   SvMap<DeadName> stale_;
 
   std::vector<std::unique_ptr<FuncState>> funcs_;

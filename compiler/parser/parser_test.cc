@@ -582,26 +582,59 @@ TEST(ParserErrorTest, NameDefinedInsideABlock) {
             "not visible after it; pass the value out with pl.yield_ (e.g. `y = pl.yield_(...)`)");
 }
 
-// A name rebound inside a block keeps the block's value in Python; until
-// ConvertToSSA exists, using it after the block must not silently read the
-// value from before the block.
-TEST(ParserErrorTest, NameReassignedInsideABlock) {
+// A name of the enclosing block assigned inside a loop or branch is a
+// reassignment of the same Var (the non-SSA form ConvertToSSA converts), so a
+// use after the block sees the block's value, as in Python.
+TEST(ParserTest, NameReassignedInsideABlockIsTheSameVar) {
+  ir::ProgramPtr p = Parse(InFunction("        y = n + 0\n"
+                                      "        for i in pl.range(n):\n"
+                                      "            if i > 1:\n"
+                                      "                y = y + i\n"
+                                      "        z = y\n"));
+  ASSERT_NE(p, nullptr);
+  const auto& body = As<ir::SeqStmts>(p->functions()[0].second->body())->stmts();
+  auto first = As<ir::AssignStmt>(body[0]);
+  auto loop = As<ir::ForStmt>(body[1]);
+  auto branch = As<ir::IfStmt>(As<ir::SeqStmts>(loop->body())->stmts()[0]);
+  auto inner = As<ir::AssignStmt>(As<ir::SeqStmts>(branch->then_body())->stmts()[0]);
+  auto after = As<ir::AssignStmt>(body[2]);
+  ASSERT_NE(inner, nullptr);
+  EXPECT_EQ(inner->var(), first->var());
+  EXPECT_EQ(after->value(), first->var());
+  // Printed, it reads back the same way.
+  EXPECT_NE(ir::PrintProgram(p).find("                y: pl.Scalar[pl.INDEX] = y + i\n"),
+            std::string::npos);
+}
+
+// A name whose binding cannot be reassigned in place (an iter arg, or a value
+// of another type) gets a new Var in the block; using it after the block
+// would read the old value, so it is an error. The else branch does not run
+// after the then branch: there the name is still the outer value.
+TEST(ParserErrorTest, NameReboundInsideABlock) {
+  EXPECT_EQ(ParseError(InFunction("        for i, (a,) in pl.range(n, init_values=(n,)):\n"
+                                  "            if i > 1:\n"
+                                  "                a = a + 1\n"
+                                  "            r = pl.yield_(a)\n")),
+            "11:27: 'a' is rebound inside the if branch at line 10 to a new value that is not "
+            "visible after it (a loop-carried iter arg, or a value of another type, is not "
+            "reassigned in place); carry it out of the block with pl.yield_ (e.g. `a = "
+            "pl.yield_(...)`), or give the new value another name");
   EXPECT_EQ(ParseError(InFunction("        y = n + 0\n"
                                   "        for i in pl.range(n):\n"
-                                  "            y = y + i\n"
+                                  "            y = 1.5\n"
                                   "        z = y\n")),
-            "11:13: 'y' is reassigned inside the for loop body at line 10, and that value is not "
-            "visible after it (non-SSA reassignment is not converted yet: ConvertToSSA); carry "
-            "it out of the block with pl.yield_ (e.g. `y = pl.yield_(...)`), or give the new "
-            "value another name");
-  EXPECT_EQ(ParseError(InFunction("        y = n + 0\n"
-                                  "        if n > 1:\n"
-                                  "            y = n + 2\n"
-                                  "        return y\n")),
-            "11:16: 'y' is reassigned inside the if branch at line 10, and that value is not "
-            "visible after it (non-SSA reassignment is not converted yet: ConvertToSSA); carry "
-            "it out of the block with pl.yield_ (e.g. `y = pl.yield_(...)`), or give the new "
-            "value another name");
+            "11:13: 'y' is rebound inside the for loop body at line 10 to a new value that is "
+            "not visible after it (a loop-carried iter arg, or a value of another type, is not "
+            "reassigned in place); carry it out of the block with pl.yield_ (e.g. `y = "
+            "pl.yield_(...)`), or give the new value another name");
+  EXPECT_NE(Parse(InFunction("        for i, (a,) in pl.range(n, init_values=(n,)):\n"
+                             "            if i > 1:\n"
+                             "                a = a + 1\n"
+                             "                b = pl.yield_(a)\n"
+                             "            else:\n"
+                             "                b = pl.yield_(a)\n"
+                             "            r = pl.yield_(b)\n")),
+            nullptr);
 }
 
 // A rebinding used only inside its block, or a name defined again after the
@@ -616,8 +649,7 @@ TEST(ParserTest, ReassignedNameRedefinedAfterTheBlock) {
             nullptr);
 }
 
-// A tensor is a GM buffer: rebinding it to the result of a call that writes
-// it in place leaves the same buffer after the block.
+// A tensor is reassigned like any value (ConvertToSSA carries it).
 TEST(ParserTest, TensorReboundInsideABlockIsAccepted) {
   EXPECT_NE(Parse(InFunction("        for i in pl.range(n):\n"
                              "            x = pl.add(x, x)\n"

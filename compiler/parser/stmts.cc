@@ -134,8 +134,8 @@ absl::Status Parser::LowerAssign(const Ast* stmt, const Ast* target, const Ast* 
       }
       var_type = v->type();
     }
-    auto var = std::make_shared<const ir::Var>(std::string(name), std::move(var_type),
-                                               SpanOf(target));
+    bool reassigned = false;
+    VarPtr var = AssignTarget(name, var_type, SpanOf(target), &reassigned);
     if (auto call = ir::As<ir::Call>(v);
         call != nullptr &&
         std::string_view(call->op()->name()) == "pld.tensor.alloc_window_buffer" &&
@@ -154,7 +154,7 @@ absl::Status Parser::LowerAssign(const Ast* stmt, const Ast* target, const Ast* 
       w.wb = nullptr;
     }
     out->push_back(std::make_shared<ir::AssignStmt>(var, std::move(v), SpanOf(stmt)));
-    Define(name, std::move(var));
+    if (!reassigned) Define(name, std::move(var));
     return absl::OkStatus();
   }
   if (target->kind == AstKind::kTuple) {
@@ -185,10 +185,11 @@ absl::Status Parser::LowerAssign(const Ast* stmt, const Ast* target, const Ast* 
     for (uint32_t i = 0; i < target->num_kids; ++i) {
       const Ast* e = Kid(target, i);
       TypePtr et = tt->types()[i];
-      auto var = std::make_shared<const ir::Var>(std::string(e->text), et, SpanOf(e));
+      bool reassigned = false;
+      VarPtr var = AssignTarget(e->text, et, SpanOf(e), &reassigned);
       auto get = std::make_shared<ir::TupleGetItem>(tmp, static_cast<int>(i), et, SpanOf(e));
       out->push_back(std::make_shared<ir::AssignStmt>(var, std::move(get), span));
-      defs.emplace_back(e->text, std::move(var));
+      if (!reassigned) defs.emplace_back(e->text, std::move(var));
     }
     for (auto& [n, var] : defs) Define(n, std::move(var));
     return absl::OkStatus();
@@ -336,9 +337,14 @@ absl::Status Parser::LowerIf(const Ast* stmt, std::vector<StmtPtr>* out, YieldIn
 
   std::vector<StmtPtr> then_stmts;
   YieldInfo ty;
+  // A name the then branch rebinds is stale after the if, not in the else
+  // branch, which does not run after it.
+  SvMap<DeadName> stale_before = stale_;
   PushScope("if branch");
   RETURN_IF_ERROR(LowerBlock(Kid(stmt, 1), &then_stmts, &ty));
   PopScope();
+  SvMap<DeadName> then_stale = std::move(stale_);
+  stale_ = std::move(stale_before);
 
   bool has_else = false;
   std::vector<StmtPtr> else_stmts;
@@ -368,6 +374,7 @@ absl::Status Parser::LowerIf(const Ast* stmt, std::vector<StmtPtr>* out, YieldIn
     PopScope();
   }
 
+  for (auto& [name, d] : then_stale) stale_.try_emplace(name, d);
   std::vector<VarPtr> return_vars;
   if (ty.has_names || ey.has_names) {
     const YieldInfo& named = ty.has_names ? ty : ey;

@@ -172,10 +172,10 @@ absl::Status Parser::LowerSubscriptAssign(const Ast* stmt, const Ast* target, co
   ASSIGN_OR_RETURN(ExprPtr assembled,
                    MakeOpCall(tile ? "pl.tile.assemble" : "pl.tensor.assemble", std::move(args),
                               {}, {}, SpanOf(stmt)));
-  auto var = std::make_shared<const ir::Var>(std::string(base->text), assembled->type(),
-                                             SpanOf(base));
+  bool reassigned = false;
+  VarPtr var = AssignTarget(base->text, assembled->type(), SpanOf(base), &reassigned);
   out->push_back(std::make_shared<ir::AssignStmt>(var, std::move(assembled), SpanOf(stmt)));
-  Define(base->text, std::move(var));
+  if (!reassigned) Define(base->text, std::move(var));
   return absl::OkStatus();
 }
 

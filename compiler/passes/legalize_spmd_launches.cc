@@ -118,6 +118,13 @@ class LaunchLegalizer : public ir::IRMutator {
     if (ir::CallPtr c = Launch(s->expr())) return Guard(c, nullptr, s, s->span());
     return s;
   }
+  // A guarded return is two statements: keep sequences flat.
+  ir::StmtPtr MutateSeqStmts(const std::shared_ptr<const ir::SeqStmts>& s) override {
+    ir::StmtPtr out = ir::IRMutator::MutateSeqStmts(s);
+    if (out == s) return out;
+    auto seq = ir::As<ir::SeqStmts>(out);
+    return seq != nullptr ? ir::SeqStmts::Flatten(seq->stmts(), seq->span()) : out;
+  }
   ir::StmtPtr MutateReturnStmt(const std::shared_ptr<const ir::ReturnStmt>& s) override {
     if (s->value().size() != 1) return s;
     ir::CallPtr c = Launch(s->value()[0]);

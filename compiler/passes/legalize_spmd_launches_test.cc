@@ -41,7 +41,7 @@ TEST(LegalizeSpmdLaunchesTest, PropertyContract) {
   EXPECT_EQ(pass.name(), "LegalizeSpmdLaunches");
   EXPECT_TRUE(pass.required().empty());
   EXPECT_EQ(pass.produced(),
-            IRPropertySet({IRProperty::kNoNestedCalls, IRProperty::kNormalizedStmtStructure}));
+            IRPropertySet({IRProperty::kNormalizedStmtStructure}));
   EXPECT_EQ(pass.invalidated(), IRPropertySet({IRProperty::kCallDirectionsResolved,
                                                IRProperty::kRuntimeScopesMaterialized,
                                                IRProperty::kIterArgCarryClassified}));

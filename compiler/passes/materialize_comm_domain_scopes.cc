@@ -124,8 +124,20 @@ class Collector : public ir::IRVisitor {
  protected:
   void VisitType(const ir::TypePtr&) override {}
   void VisitAssignStmt(const std::shared_ptr<const ir::AssignStmt>& stmt) override;
+  // A loop-carried view (ConvertToSSA's iter arg for `data = collective(data,
+  // ...)` in a loop) stands for its init value, and so do the loop's results.
+  void VisitForStmt(const std::shared_ptr<const ir::ForStmt>& stmt) override {
+    Carry(stmt->iter_args(), stmt->return_vars());
+    IRVisitor::VisitForStmt(stmt);
+  }
+  void VisitWhileStmt(const std::shared_ptr<const ir::WhileStmt>& stmt) override {
+    Carry(stmt->iter_args(), stmt->return_vars());
+    IRVisitor::VisitWhileStmt(stmt);
+  }
 
  private:
+  void Carry(const std::vector<ir::IterArgPtr>& iter_args,
+             const std::vector<ir::VarPtr>& return_vars);
   HostAnalysis* a_;
 };
 
@@ -234,10 +246,24 @@ class HostAnalysis {
   std::vector<WindowRecord> windows_;
   absl::flat_hash_map<const ir::Var*, size_t> window_by_var_;
   absl::flat_hash_map<const ir::Var*, ExprPtr> var_defs_;
+  // Loop iter args, outer loops first (Collector::Carry).
+  std::vector<ir::IterArgPtr> iter_args_;
   absl::flat_hash_map<const ir::Var*, const WindowRecord*> resolved_;
   std::vector<CoveragePair> pairs_;
   absl::Status status_;
 };
+
+void Collector::Carry(const std::vector<ir::IterArgPtr>& iter_args,
+                      const std::vector<ir::VarPtr>& return_vars) {
+  for (size_t i = 0; i < iter_args.size(); ++i) {
+    if (iter_args[i] == nullptr || iter_args[i]->init_value() == nullptr) continue;
+    a_->var_defs_[iter_args[i].get()] = iter_args[i]->init_value();
+    a_->iter_args_.push_back(iter_args[i]);
+    if (i < return_vars.size() && return_vars[i] != nullptr) {
+      a_->var_defs_[return_vars[i].get()] = iter_args[i];
+    }
+  }
+}
 
 void Collector::VisitAssignStmt(const std::shared_ptr<const ir::AssignStmt>& stmt) {
   if (a_->failed()) return;
@@ -496,6 +522,15 @@ absl::StatusOr<StmtPtr> HostAnalysis::Run() {
         old_type->shape(), old_type->dtype(), old_type->memref(), old_type->tensor_view(),
         buffers[w->alloc], old_type->span());
     subst[var] = std::make_shared<const ir::Var>(var->name_hint(), type, var->span());
+  }
+  // A window-bound iter arg stays an iter arg, its init value rewritten too
+  // (outer loops first, so an inner init sees the outer iter arg's final form).
+  for (const ir::IterArgPtr& ia : iter_args_) {
+    auto it = subst.find(ia.get());
+    if (it == subst.end()) continue;
+    it->second = std::make_shared<const ir::IterArg>(ia->name_hint(), it->second->type(),
+                                                     ir::Substitute(ia->init_value(), subst),
+                                                     ia->span());
   }
   StmtPtr new_body = ir::Substitute(body, subst);
 

@@ -89,6 +89,29 @@ class UnloweredFinder : public ir::IRVisitor {
   void VisitContinueStmt(const std::shared_ptr<const ir::ContinueStmt>& s) override {
     Check(s.get(), "'continue'", "CtrlFlowTransform");
   }
+  // A Var assigned again (the parser's non-SSA form), when the list runs a
+  // pass that comes after 04 ConvertToSSA in the pipeline (the passes before
+  // it read the non-SSA form).
+  void VisitAssignStmt(const std::shared_ptr<const ir::AssignStmt>& s) override {
+    if (found != nullptr) return;
+    bool after_ssa = false;
+    for (const std::string& k : numbers_) after_ssa |= k > "04";
+    if (after_ssa && defined_.contains(s->var().get())) {
+      Check(s.get(), pto::StrCat("the reassignment of '", s->var()->name_hint(), "'"),
+            "ConvertToSSA");
+      return;
+    }
+    ir::IRVisitor::VisitAssignStmt(s);
+  }
+  void Begin(const ir::FunctionPtr& f) {
+    defined_.clear();
+    for (const ir::VarPtr& p : f->params()) defined_.insert(p.get());
+  }
+
+ protected:
+  void VisitVarDef(const ir::VarPtr& var) override {
+    if (var != nullptr) defined_.insert(var.get());
+  }
 
  private:
   void Check(const ir::Stmt* s, std::string_view construct, std::string_view pass) {
@@ -113,6 +136,7 @@ class UnloweredFinder : public ir::IRVisitor {
 
   const absl::flat_hash_set<std::string>& passes_;
   std::vector<std::string> numbers_;
+  absl::flat_hash_set<const ir::Var*> defined_;
 
  public:
   bool out_of_scope = false;
@@ -124,6 +148,7 @@ absl::Status CheckLowerable(const ir::ProgramPtr& program,
   for (const std::unique_ptr<Pass>& p : passes) names.insert(std::string(p->name()));
   UnloweredFinder finder(names, passes);
   for (const auto& [gv, f] : program->functions()) {
+    finder.Begin(f);
     finder.VisitStmt(f->body());
     if (finder.found != nullptr && finder.out_of_scope) {
       return UserError(finder.found->span(), finder.what);

@@ -3,7 +3,10 @@
 #include "compiler/passes/lower_composite_ops.h"
 #include "compiler/passes/auto_derive_task_dependencies.h"
 #include "compiler/passes/convert_tensor_to_tile_ops.h"
+#include "compiler/passes/convert_to_ssa.h"
+#include "compiler/passes/ctrl_flow_transform.h"
 #include "compiler/passes/derive_call_directions.h"
+#include "compiler/passes/flatten_call_expr.h"
 #include "compiler/passes/inline_functions.h"
 #include "compiler/passes/insert_comm_fence.h"
 #include "compiler/passes/legalize_spmd_launches.h"
@@ -23,6 +26,9 @@ namespace pto::passes {
 void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("InlineFunctions", [] { return CreateInlineFunctionsPass(); });
   registry.RegisterPass("UnrollLoops", [] { return CreateUnrollLoopsPass(); });
+  registry.RegisterPass("CtrlFlowTransform", [] { return CreateCtrlFlowTransformPass(); });
+  registry.RegisterPass("ConvertToSSA", [] { return CreateConvertToSSAPass(); });
+  registry.RegisterPass("FlattenCallExpr", [] { return CreateFlattenCallExprPass(); });
   registry.RegisterPass("OutlineHierarchyScopes",
                         [] { return CreateOutlineHierarchyScopesPass(); });
   registry.RegisterPass("OutlineIncoreScopes", [] { return CreateOutlineIncoreScopesPass(); });
@@ -59,7 +65,10 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPipeline("default", {
                                            {"01", "InlineFunctions"},
                                            {"02", "UnrollLoops"},
+                                           {"03", "CtrlFlowTransform"},
+                                           {"04", "ConvertToSSA"},
                                            {"05", "Simplify"},
+                                           {"06", "FlattenCallExpr"},
                                            {"07", "OutlineHierarchyScopes"},
                                            {"08", "OutlineIncoreScopes"},
                                            {"09", "OutlineClusterScopes"},

@@ -187,6 +187,81 @@ absl::Status VerifySSA(const ir::ProgramPtr& program) {
   return absl::OkStatus();
 }
 
+// NoNestedCalls: a call is only the whole value of an assignment or an
+// expression statement (a while condition, which runs every iteration, is not
+// checked).
+// NormalizedStmtStructure: no SeqStmts directly inside a SeqStmts.
+class StructureChecker : public ir::IRVisitor {
+ public:
+  explicit StructureChecker(IRProperty property) : property_(property) {}
+  const ir::Node* found = nullptr;
+  std::string what;
+
+  void VisitStmt(const ir::StmtPtr& stmt) override {
+    top_ = nullptr;
+    if (found == nullptr) ir::IRVisitor::VisitStmt(stmt);
+  }
+  void VisitExpr(const ir::ExprPtr& expr) override {
+    if (found != nullptr || expr == nullptr) return;
+    if (property_ == IRProperty::kNoNestedCalls && top_ != expr.get() && ir::Is<ir::Call>(expr)) {
+      found = expr.get();
+      what = "a call nested in another expression or statement";
+      return;
+    }
+    ir::IRVisitor::VisitExpr(expr);
+  }
+
+ protected:
+  void VisitType(const ir::TypePtr&) override {}
+  void VisitAttrs(const ir::AttrList&) override {}
+  void VisitCall(const ir::CallPtr& call) override {
+    top_ = nullptr;
+    ir::IRVisitor::VisitCall(call);
+  }
+  void VisitAssignStmt(const std::shared_ptr<const ir::AssignStmt>& s) override {
+    top_ = s->value().get();
+    ir::IRVisitor::VisitAssignStmt(s);
+  }
+  void VisitEvalStmt(const std::shared_ptr<const ir::EvalStmt>& s) override {
+    top_ = s->expr().get();
+    ir::IRVisitor::VisitEvalStmt(s);
+  }
+  void VisitWhileStmt(const std::shared_ptr<const ir::WhileStmt>& s) override {
+    // The condition runs every iteration: it is not flattened.
+    for (const ir::IterArgPtr& ia : s->iter_args()) VisitExpr(ia->init_value());
+    VisitStmt(s->body());
+  }
+  void VisitSeqStmts(const std::shared_ptr<const ir::SeqStmts>& s) override {
+    if (property_ == IRProperty::kNormalizedStmtStructure) {
+      for (const ir::StmtPtr& c : s->stmts()) {
+        if (ir::Is<ir::SeqStmts>(c) && found == nullptr) {
+          found = c.get();
+          what = "a statement sequence nested directly in another";
+        }
+      }
+    }
+    top_ = nullptr;
+    ir::IRVisitor::VisitSeqStmts(s);
+  }
+
+ private:
+  IRProperty property_;
+  const ir::Expr* top_ = nullptr;
+};
+
+absl::Status VerifyStructure(IRProperty property, const ir::ProgramPtr& program) {
+  for (const auto& [gv, func] : program->functions()) {
+    StructureChecker checker(property);
+    checker.VisitStmt(func->body());
+    if (checker.found != nullptr) {
+      return InternalError(checker.found->span(),
+                           pto::StrCat("property ", IRPropertyName(property), ": ", checker.what,
+                                       " in function '", func->name(), "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status VerifyCommDomainScopes(const std::vector<CommScopePtr>& scopes) {
@@ -231,6 +306,9 @@ absl::Status VerifyProperty(IRProperty property, const ir::ProgramPtr& program) 
       return VerifyCallDirectionsResolved(program);
     case IRProperty::kSSAForm:
       return VerifySSA(program);
+    case IRProperty::kNoNestedCalls:
+    case IRProperty::kNormalizedStmtStructure:
+      return VerifyStructure(property, program);
     case IRProperty::kSplitIncoreOrch:
     case IRProperty::kHierarchyOutlined:
     case IRProperty::kClusterOutlined:
@@ -249,6 +327,8 @@ bool HasPropertyVerifier(IRProperty property) {
     case IRProperty::kDistTensorCtxMaterialized:
     case IRProperty::kCallDirectionsResolved:
     case IRProperty::kSSAForm:
+    case IRProperty::kNoNestedCalls:
+    case IRProperty::kNormalizedStmtStructure:
     case IRProperty::kSplitIncoreOrch:
     case IRProperty::kHierarchyOutlined:
     case IRProperty::kClusterOutlined:

@@ -160,6 +160,30 @@ TEST(VerifyPropertyTest, PropertiesWithoutVerifierHold) {
   EXPECT_TRUE(VerifyProperty(IRProperty::kSSAForm, Parse(kHost)).ok());
 }
 
+// NoNestedCalls: a call only as the whole value of an assignment or an
+// expression statement (a while condition is not checked).
+TEST(NoNestedCallsTest, NestedCallIsFlaggedAtTheCall) {
+  constexpr char kNested[] = R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+@pl.program
+class P:
+    @pl.function
+    def f(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INT64]:
+        for (m,) in pl.while_(init_values=(0,)):
+            pl.cond(m < pld.world_size())
+            m = pl.yield_(m + 1)
+        a = pld.world_size()
+        return pld.world_size()
+)";
+  absl::Status s = VerifyProperty(IRProperty::kNoNestedCalls, Parse(kNested));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(), "property NoNestedCalls: a call nested in another expression or "
+                         "statement in function 'f'");
+  EXPECT_EQ(Loc(s), "12:16");
+  EXPECT_TRUE(VerifyProperty(IRProperty::kNormalizedStmtStructure, Parse(kNested)).ok());
+}
+
 // Claims CommDomainScopesMaterialized but produces a scope without slots.
 class LyingPass : public Pass {
  public:

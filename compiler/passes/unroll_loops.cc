@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/passes/function_rewrite.h"
@@ -30,17 +32,53 @@ class OwnJumpFinder : public ir::IRVisitor {
   }
 };
 
+// How often each Var occurs (definitions and uses) in a statement.
+class RefCounter : public ir::IRVisitor {
+ public:
+  absl::flat_hash_map<const ir::Var*, int64_t> count;
+
+ protected:
+  void VisitVarDef(const ir::VarPtr& v) override {
+    if (v != nullptr) ++count[v.get()];
+    ir::IRVisitor::VisitVarDef(v);
+  }
+  void VisitVar(const ir::VarPtr& v) override {
+    ++count[v.get()];
+    ir::IRVisitor::VisitVar(v);
+  }
+  void VisitIterArg(const ir::IterArgPtr& v) override {
+    ++count[v.get()];
+    ir::IRVisitor::VisitIterArg(v);
+  }
+};
+
 class Unroller : public ir::IRMutator {
  public:
+  explicit Unroller(const ir::FunctionPtr& f) {
+    RefCounter all;
+    all.VisitFunction(f);
+    total_ = std::move(all.count);
+  }
   absl::Status status;
 
  protected:
   ir::StmtPtr MutateForStmt(const std::shared_ptr<const ir::ForStmt>& stmt) override {
+    absl::flat_hash_set<const ir::Var*> keep;
+    if (stmt->for_kind() == ir::ForKind::kUnroll) {
+      // Vars the body shares with the rest of the function (reassigned
+      // before ConvertToSSA) keep their identity in every copy.
+      RefCounter body;
+      body.VisitStmt(stmt->body());
+      for (const auto& [v, n] : body.count) {
+        auto it = total_.find(v);
+        if (it != total_.end() && it->second > n) keep.insert(v);
+      }
+    }
     // Inner loops first, so a nested pl.unroll is expanded in every copy.
     ir::StmtPtr inner = ir::IRMutator::MutateForStmt(stmt);
     auto loop = ir::As<ir::ForStmt>(inner);
     if (loop == nullptr || loop->for_kind() != ir::ForKind::kUnroll || !status.ok()) return inner;
-    return Unroll(loop);
+    return Unroll(loop, keep);
   }
   ir::StmtPtr MutateSeqStmts(const std::shared_ptr<const ir::SeqStmts>& stmt) override {
     ir::StmtPtr out = ir::IRMutator::MutateSeqStmts(stmt);
@@ -55,7 +93,8 @@ class Unroller : public ir::IRMutator {
     return nullptr;
   }
 
-  ir::StmtPtr Unroll(const std::shared_ptr<const ir::ForStmt>& loop) {
+  ir::StmtPtr Unroll(const std::shared_ptr<const ir::ForStmt>& loop,
+                     const absl::flat_hash_set<const ir::Var*>& keep) {
     std::optional<int64_t> start = ir::GetConstInt(loop->start());
     std::optional<int64_t> stop = ir::GetConstInt(loop->stop());
     std::optional<int64_t> step = ir::GetConstInt(loop->step());
@@ -96,7 +135,8 @@ class Unroller : public ir::IRMutator {
       for (size_t j = 0; j < loop->iter_args().size(); ++j) {
         subst[loop->iter_args()[j].get()] = carried[j];
       }
-      ir::StmtPtr copy = CloneWithFreshVars(loop->body(), subst, pto::StrCat("_unroll", k));
+      ir::StmtPtr copy =
+          CloneWithFreshVars(loop->body(), subst, pto::StrCat("_unroll", k), &keep);
       auto seq = ir::As<ir::SeqStmts>(copy);
       std::vector<ir::StmtPtr> stmts = seq != nullptr ? seq->stmts() : std::vector<ir::StmtPtr>{copy};
       if (!stmts.empty()) {
@@ -113,13 +153,14 @@ class Unroller : public ir::IRMutator {
     }
     return ir::SeqStmts::Flatten(out, loop->span());
   }
+  absl::flat_hash_map<const ir::Var*, int64_t> total_;
 };
 
 }  // namespace
 
 absl::StatusOr<ir::ProgramPtr> UnrollLoopsPass::Run(const ir::ProgramPtr& program) {
   return RewriteFunctionBodies(program, [](const ir::FunctionPtr& f) -> absl::StatusOr<ir::StmtPtr> {
-    Unroller unroller;
+    Unroller unroller(f);
     ir::StmtPtr body = unroller.MutateStmt(f->body());
     if (!unroller.status.ok()) return unroller.status;
     return body;

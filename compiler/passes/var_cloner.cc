@@ -7,11 +7,13 @@ namespace {
 
 class FreshVarCloner : public ir::IRMutator {
  public:
-  explicit FreshVarCloner(std::string suffix) : suffix_(std::move(suffix)) {}
+  FreshVarCloner(std::string suffix, const absl::flat_hash_set<const ir::Var*>* keep)
+      : suffix_(std::move(suffix)), keep_(keep) {}
 
  protected:
   ir::VarPtr MutateVarDef(const ir::VarPtr& var) override {
     if (ir::VarPtr done = LookupVarReplacement(var.get())) return done;
+    if (keep_ != nullptr && keep_->contains(var.get())) return RemapVar(var);
     // The type (and an IterArg's init value) may name earlier fresh vars.
     ir::TypePtr type = MutateType(var->type());
     ir::VarPtr fresh;
@@ -30,14 +32,16 @@ class FreshVarCloner : public ir::IRMutator {
 
  private:
   std::string suffix_;
+  const absl::flat_hash_set<const ir::Var*>* keep_;
 };
 
 }  // namespace
 
 ir::StmtPtr CloneWithFreshVars(const ir::StmtPtr& stmt, const ir::VarSubstMap& subst,
-                               const std::string& suffix) {
+                               const std::string& suffix,
+                               const absl::flat_hash_set<const ir::Var*>* keep) {
   ir::StmtPtr substituted = subst.empty() ? stmt : ir::Substitute(stmt, subst);
-  FreshVarCloner cloner(suffix);
+  FreshVarCloner cloner(suffix, keep);
   return cloner.MutateStmt(substituted);
 }
 

@@ -7,15 +7,20 @@
 
 #include <string>
 
+#include "absl/container/flat_hash_set.h"
+
 #include "compiler/ir/mutator.h"
 
 namespace pto::passes {
 
 // Copies `stmt` with fresh definitions named `<name><suffix>`; uses of the vars
 // in `subst` (e.g. formal parameters, the loop variable) become their values.
-// Vars defined outside `stmt` and not in `subst` are kept.
+// Vars defined outside `stmt` and not in `subst` are kept, and so are the
+// Vars in `keep`: before ConvertToSSA a body may reassign a Var of the code
+// around it, and every copy must assign that same Var.
 ir::StmtPtr CloneWithFreshVars(const ir::StmtPtr& stmt, const ir::VarSubstMap& subst,
-                               const std::string& suffix);
+                               const std::string& suffix,
+                               const absl::flat_hash_set<const ir::Var*>* keep = nullptr);
 
 }  // namespace pto::passes
 
