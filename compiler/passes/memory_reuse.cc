@@ -356,7 +356,7 @@ bool Disjoint(const Group& a, const Group& b) {
 
 // First-fit-decreasing: every group joins the first buffer all of whose
 // groups it is disjoint from; a buffer is its largest (first) group's MemRef.
-MemRefMap Pack(std::vector<Group>& groups, const TileLiveness& live) {
+MemRefMap Pack(std::vector<Group>& groups) {
   std::vector<Group*> order;
   for (Group& g : groups) order.push_back(&g);
   std::sort(order.begin(), order.end(), [](const Group* a, const Group* b) {
@@ -379,7 +379,6 @@ MemRefMap Pack(std::vector<Group>& groups, const TileLiveness& live) {
     if (rep == g->memref) continue;
     for (const ir::Var* m : g->members) retype[m] = rep;
   }
-  (void)live;
   return retype;
 }
 
@@ -400,7 +399,7 @@ absl::StatusOr<ir::StmtPtr> ReuseInKernel(const ir::FunctionPtr& fn) {
   ASSIGN_OR_RETURN(Groups packed, Groups::Build(after));
   ComputeSpans(packed.groups(), after);
   ExtendBranchAliases(packed, after);
-  return RetypeTileVars(body, Pack(packed.groups(), after));
+  return RetypeTileVars(body, Pack(packed.groups()));
 }
 
 }  // namespace

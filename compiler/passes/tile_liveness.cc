@@ -51,6 +51,15 @@ class Walker {
  public:
   explicit Walker(TileLiveness* out) : out_(out) {}
 
+  // Resolves the loops of every read once all loops have closed.
+  void Finish() {
+    for (const Pending& u : pending_) {
+      TileUse use{u.pos, {}};
+      for (int id : u.loop_ids) use.loops.push_back(loop_region_.at(id));
+      out_->uses[u.var].push_back(std::move(use));
+    }
+  }
+
   void Stmt(const ir::StmtPtr& stmt) {
     if (stmt == nullptr) return;
     if (auto seq = ir::As<ir::SeqStmts>(stmt)) {
@@ -153,15 +162,6 @@ class Walker {
     if (var == nullptr || !ir::Is<ir::TileType>(var->type())) return;
     out_->defs[var.get()] = std::move(def);
     out_->vars.emplace(var.get(), var);
-  }
-
- public:
-  void Finish() {
-    for (const Pending& u : pending_) {
-      TileUse use{u.pos, {}};
-      for (int id : u.loop_ids) use.loops.push_back(loop_region_.at(id));
-      out_->uses[u.var].push_back(std::move(use));
-    }
   }
 
  private:
