@@ -24,6 +24,10 @@ absl::Status ValidatePlatform(const Platform& p) {
   }
   if (!(p.clock_ghz() > 0)) return Invalid(n, "clock_ghz must be > 0");
   if (p.ub_bytes() < 1024) return Invalid(n, "ub_bytes must be >= 1024");
+  if (p.ub_block_bytes() == 0 || (p.ub_block_bytes() & (p.ub_block_bytes() - 1)) != 0 ||
+      p.ub_block_bytes() > p.ub_bytes()) {
+    return Invalid(n, "ub_block_bytes must be a power of two no larger than ub_bytes");
+  }
   if (p.mte_burst_bytes() == 0 ||
       (p.mte_burst_bytes() & (p.mte_burst_bytes() - 1)) != 0) {
     return Invalid(n, "mte_burst_bytes must be a power of two");

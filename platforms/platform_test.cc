@@ -12,6 +12,7 @@ TEST(PlatformTest, A2a3HasTheDocumentedFigures) {
   EXPECT_EQ(p->aiv_cores(), 48u);
   EXPECT_DOUBLE_EQ(p->clock_ghz(), 1.85);
   EXPECT_EQ(p->ub_bytes(), 192u * 1024);
+  EXPECT_EQ(p->ub_block_bytes(), 32u);
   EXPECT_EQ(p->fabric().kind(), FabricSpec::FULL_MESH);
   EXPECT_EQ(p->fabric().links_per_chip(), 7u);
   EXPECT_DOUBLE_EQ(p->fabric().link_bandwidth_gbps(), 56);
@@ -60,6 +61,9 @@ TEST(PlatformTest, ValidationNamesTheBadField) {
   p->set_mte_burst_bytes(48);
   EXPECT_NE(ValidatePlatform(*p).message().find("mte_burst_bytes"),
             std::string::npos);
+  p = LoadPlatform("a2a3");
+  p->set_ub_block_bytes(24);
+  EXPECT_NE(ValidatePlatform(*p).message().find("ub_block_bytes"), std::string::npos);
   p = LoadPlatform("a2a3");
   p->mutable_gm()->set_bandwidth_gbps(0);
   EXPECT_NE(ValidatePlatform(*p).message().find("gm.bandwidth_gbps"),

@@ -36,6 +36,29 @@ std::optional<int64_t> ConstIntOf(const ir::ExprPtr& e) {
   return std::nullopt;
 }
 
+bool IsPipelineCall(const ir::ExprPtr& e) {
+  auto call = ir::As<ir::Call>(e);
+  return call != nullptr && ir::Is<ir::GlobalVar>(call->op());
+}
+
+// Whether a call of a chip pipeline in `stmt` has no device=.
+bool HasUnpinnedDispatch(const ir::StmtPtr& stmt) {
+  if (auto seq = ir::As<ir::SeqStmts>(stmt)) {
+    for (const ir::StmtPtr& s : seq->stmts()) {
+      if (HasUnpinnedDispatch(s)) return true;
+    }
+    return false;
+  }
+  if (auto loop = ir::As<ir::ForStmt>(stmt)) return HasUnpinnedDispatch(loop->body());
+  if (auto scope = ir::As<ir::ScopeStmt>(stmt)) return HasUnpinnedDispatch(scope->body());
+  ir::ExprPtr value;
+  if (auto a = ir::As<ir::AssignStmt>(stmt)) value = a->value();
+  if (auto e = ir::As<ir::EvalStmt>(stmt)) value = e->expr();
+  if (!IsPipelineCall(value)) return false;
+  const auto& call = static_cast<const ir::Call&>(*value);
+  return FindCallAttr(call, ir::kAttrDevice) == nullptr;
+}
+
 bool IsWorldSize(const ir::ExprPtr& e) {
   auto call = ir::As<ir::Call>(e);
   return call != nullptr && call->op()->name() == "pld.system.world_size";
@@ -69,6 +92,11 @@ class Generator {
                           ": needs one tensor per device\");"));
       Line(1, "}");
       values_[p.get()] = {Kind::kHostParam, name};
+    }
+    if (HasUnpinnedDispatch(host->body())) {
+      // PyPTO's comm-less dispatch: a call without device= runs on the chips
+      // in turn, in submit order, from chip 0 on every run.
+      Line(1, "int next_chip = 0;");
     }
     RETURN_IF_ERROR(EmitStmt(host->body(), 1));
     Line(1, "return absl::OkStatus();");
@@ -122,6 +150,7 @@ class Generator {
     kScalar,  // `name` is a uint64_t
     kPtr,     // a window slot (`slot`) of domain `domain`
     kWindow,  // a window view of slot `slot`, typed below
+    kTuple,   // the results of a dispatch: `elements`
   };
   struct Value {
     Kind kind = Kind::kTensor;
@@ -131,6 +160,7 @@ class Generator {
     int elem_bytes = 1;
     int64_t bytes = 0;
     std::string dims;
+    std::vector<Value> elements;  // kTuple
   };
 
   absl::Status Unsupported(const Span& span, std::string_view construct) {
@@ -213,7 +243,17 @@ class Generator {
     if (auto ret = ir::As<ir::ReturnStmt>(stmt); ret != nullptr && ret->value().empty()) {
       return absl::OkStatus();
     }
-    if (ir::Is<ir::ReturnStmt>(stmt)) return Unsupported(stmt->span(), "a returned value");
+    if (auto ret = ir::As<ir::ReturnStmt>(stmt)) {
+      // A dispatch writes its results into its Out arguments, so a returned
+      // result is already in the HOST's parameters.
+      for (const ir::ExprPtr& v : ret->value()) {
+        ASSIGN_OR_RETURN(Value value, Lookup(v));
+        if (value.kind != Kind::kHostParam && value.kind != Kind::kTuple) {
+          return Unsupported(v->span(), "returning a value that is not a parameter");
+        }
+      }
+      return absl::OkStatus();
+    }
     if (ir::Is<ir::WhileStmt>(stmt)) return Unsupported(stmt->span(), "a while loop");
     if (ir::Is<ir::IfStmt>(stmt)) return Unsupported(stmt->span(), "an if statement");
     if (ir::Is<ir::RuntimeScopeStmt>(stmt)) return Unsupported(stmt->span(), "a runtime scope");
@@ -287,8 +327,30 @@ class Generator {
       ASSIGN_OR_RETURN(values_[var], Lookup(value));
       return absl::OkStatus();
     }
+    if (auto item = ir::As<ir::TupleGetItem>(value)) {
+      ASSIGN_OR_RETURN(Value tuple, Lookup(item->tuple()));
+      if (tuple.kind != Kind::kTuple || item->index() < 0 ||
+          item->index() >= static_cast<int>(tuple.elements.size())) {
+        return Unsupported(value->span(), "this tuple item");
+      }
+      values_[var] = tuple.elements[item->index()];
+      return absl::OkStatus();
+    }
     auto call = ir::As<ir::Call>(value);
     if (call == nullptr) return Unsupported(value->span(), "this expression");
+    if (ir::Is<ir::GlobalVar>(call->op())) {
+      // The results are the call's Out / InOut arguments, in order (as
+      // PyPTO's distributed code generation aliases them).
+      RETURN_IF_ERROR(EmitPipelineDispatch(*call, indent));
+      ASSIGN_OR_RETURN(std::vector<Value> outs, OutArgs(*call));
+      auto tuple = ir::As<ir::TupleType>(assign.var()->type());
+      const size_t results = tuple != nullptr ? tuple->types().size() : 1;
+      if (outs.size() != results) {
+        return Unsupported(value->span(), "a dispatch whose results are not its Out arguments");
+      }
+      values_[var] = tuple != nullptr ? Value{Kind::kTuple, "", -1, "", 1, 0, "", outs} : outs[0];
+      return absl::OkStatus();
+    }
     const std::string& op = call->op()->name();
     if (op == "pld.tensor.alloc_window_buffer") {
       auto it = slots_.find(var->name_hint());
@@ -412,6 +474,7 @@ class Generator {
     if (callee->func_type() != ir::FunctionType::kOrchestration) {
       return Unsupported(call.span(), pto::StrCat("a call of the non-pipeline '", name, "'"));
     }
+    if (FindCallAttr(call, ir::kAttrDevice) == nullptr) return EmitUnpinnedDispatch(call, indent);
     RETURN_IF_ERROR(CheckDevice(call));
     std::vector<std::string> tensors, scalars;
     for (const ir::ExprPtr& arg : call.args()) {
@@ -430,6 +493,49 @@ class Generator {
     }
     EmitArgsAndDispatch(name, name, tensors, scalars, indent);
     return absl::OkStatus();
+  }
+
+  // A call without device= (PyPTO's comm-less dispatch): the next chip in
+  // turn runs it on its copies of the HOST parameters.
+  absl::Status EmitUnpinnedDispatch(const ir::Call& call, int indent) {
+    const std::string chip = Fresh("chip");
+    std::vector<std::string> tensors, scalars;
+    for (const ir::ExprPtr& arg : call.args()) {
+      constexpr char kWhat[] =
+          "an argument other than a HOST parameter or a scalar in a dispatch without device=";
+      if (!ir::Is<ir::Var>(arg)) return Unsupported(arg->span(), kWhat);
+      ASSIGN_OR_RETURN(Value v, Lookup(arg));
+      if (v.kind == Kind::kScalar) {
+        scalars.push_back(v.name);
+        continue;
+      }
+      if (v.kind != Kind::kHostParam) return Unsupported(arg->span(), kWhat);
+      Value t;
+      RETURN_IF_ERROR(TypeInfo(arg->type(), arg->span(), &t));
+      tensors.push_back(pto::StrCat("Typed(", v.name, "[", chip, "], ", t.elem_bytes, ", {",
+                                    t.dims, "})"));
+    }
+    Line(indent, pto::StrCat("const int ", chip, " = next_chip++ % world_size;"));
+    EmitArgsAndDispatch(call.op()->name(), call.op()->name(), tensors, scalars, indent, chip);
+    return absl::OkStatus();
+  }
+
+  // The Out / InOut arguments of a dispatch (its arg_directions), in order.
+  absl::StatusOr<std::vector<Value>> OutArgs(const ir::Call& call) {
+    const ir::AttrValue* dirs = FindCallAttr(call, ir::kAttrArgDirections);
+    const auto* list = dirs != nullptr ? std::get_if<std::vector<ir::ArgDirection>>(dirs) : nullptr;
+    std::vector<Value> outs;
+    if (list == nullptr) return outs;
+    for (size_t i = 0; i < list->size() && i < call.args().size(); ++i) {
+      const ir::ArgDirection d = (*list)[i];
+      if (d != ir::ArgDirection::kOutputExisting && d != ir::ArgDirection::kInOut &&
+          d != ir::ArgDirection::kOutput) {
+        continue;
+      }
+      ASSIGN_OR_RETURN(Value v, Lookup(call.args()[i]));
+      outs.push_back(v);
+    }
+    return outs;
   }
 
   absl::Status EmitBuiltinDispatch(const ir::CallPtr& call, int indent) {
@@ -470,7 +576,8 @@ class Generator {
 
   void EmitArgsAndDispatch(std::string_view what, std::string_view callable,
                            const std::vector<std::string>& tensors,
-                           const std::vector<std::string>& scalars, int indent) {
+                           const std::vector<std::string>& scalars, int indent,
+                           std::string_view device = "") {
     Line(indent, pto::StrCat("// ", what));
     const std::string c = FindCallable(callable, indent);
     const std::string args = Fresh("args");
@@ -482,7 +589,8 @@ class Generator {
       Line(indent, pto::StrCat(args, ".scalars.push_back(", s, ");"));
     }
     const std::string st = Fresh("status");
-    Line(indent, pto::StrCat("if (absl::Status ", st, " = host.Dispatch(", device_, ", *", c, ", ",
+    Line(indent, pto::StrCat("if (absl::Status ", st, " = host.Dispatch(",
+                             device.empty() ? std::string_view(device_) : device, ", *", c, ", ",
                              args, "); !", st, ".ok()) {"));
     Line(indent + 1, pto::StrCat("return ", st, ";"));
     Line(indent, "}");
@@ -492,8 +600,8 @@ class Generator {
   std::string host_function_;
   std::map<const ir::Var*, Value> values_;
   std::set<const ir::Expr*> world_size_vars_;  // vars holding pld.system.world_size()
-  std::set<std::string> names_ = {"host", "callables", "world_size", "Typed", "RankOf", "Find",
-                                  "d"};
+  std::set<std::string> names_ = {"host",   "callables", "world_size", "Typed",
+                                  "RankOf", "Find",      "d",          "next_chip"};
   std::vector<std::string> domains_;      // C++ name per domain
   std::map<std::string, int> slots_;      // slot name -> domain
   std::map<int, std::string> rank_ctx_;   // domain -> this iteration's rank context

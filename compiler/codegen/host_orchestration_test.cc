@@ -354,6 +354,68 @@ struct UnsupportedCase {
   std::string construct;
 };
 
+// PyPTO's comm-less dispatch: calls without device= run on the chips in turn
+// (from chip 0 on every run), on that chip's copies of the HOST parameters;
+// a call's result is its Out argument, so returning it needs no code.
+constexpr char kUnpinned[] = R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[4], pl.FP32], o: pl.Out[pl.Tensor[[4], pl.FP32]]) -> pl.Tensor[[4], pl.FP32]:
+        t = pl.load(a, [0], [4])
+        r = pl.store(t, [0], o)
+        return r
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def pipe(self, a: pl.Tensor[[4], pl.FP32], o: pl.Out[pl.Tensor[[4], pl.FP32]]) -> pl.Tensor[[4], pl.FP32]:
+        r = self.k(a, o)
+        return r
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host_orch(self, a: pl.Tensor[[4], pl.FP32], o: pl.Out[pl.Tensor[[4], pl.FP32]], p: pl.Out[pl.Tensor[[4], pl.FP32]]) -> pl.Tensor[[4], pl.FP32]:
+        r = self.pipe(a, o)
+        self.pipe(a, p)
+        return r
+)";
+
+TEST(HostOrchestrationTest, DispatchWithoutDeviceGoesToTheNextChip) {
+  ir::ProgramPtr program = Lower(kUnpinned);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateHostOrchestration(program, "host_orch");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("  int next_chip = 0;\n"
+                               "  const int chip = next_chip++ % world_size;\n"
+                               "  // pipe\n"));
+  EXPECT_THAT(*code, HasSubstr(".tensors.push_back(Typed(a[chip], 4, {4}));\n"));
+  EXPECT_THAT(*code, HasSubstr(".tensors.push_back(Typed(o[chip], 4, {4}));\n"));
+  EXPECT_THAT(*code, HasSubstr(" = host.Dispatch(chip, *"));
+  EXPECT_THAT(*code, HasSubstr("  const int chip_1 = next_chip++ % world_size;\n"));
+  EXPECT_THAT(*code, HasSubstr(".tensors.push_back(Typed(p[chip_1], 4, {4}));\n"));
+
+  // A per-device row is not a HOST parameter: it names no chip's copy.
+  const std::string rows = ReplaceAll(
+      ReplaceAll(kUnpinned, "        self.pipe(a, p)\n",
+                 "        for d in pl.range(pld.world_size()):\n"
+                 "            self.pipe(a2[d], p)\n"),
+      "p: pl.Out[pl.Tensor[[4], pl.FP32]]) ->",
+      "p: pl.Out[pl.Tensor[[4], pl.FP32]], a2: pl.Tensor[[2, 4], pl.FP32]) ->");
+  program = Lower(rows);
+  ASSERT_NE(program, nullptr);
+  code = GenerateHostOrchestration(program, "host_orch");
+  ASSERT_FALSE(code.ok());
+  EXPECT_TRUE(IsUserError(code.status())) << code.status();
+  EXPECT_THAT(code.status().message(),
+              HasSubstr("code generation does not support an argument other than a HOST "
+                        "parameter or a scalar in a dispatch without device= in a HOST "
+                        "orchestrator yet"));
+  std::optional<DiagnosticLocation> at = GetDiagnosticLocation(code.status());
+  ASSERT_TRUE(at.has_value());
+  EXPECT_EQ(at->line, 22);
+}
+
 TEST(HostOrchestrationTest, UnsupportedConstructsAreLocatedUserErrors) {
   const std::string last = "            self.consume_pipeline(data, outputs[r], device=r)\n";
   const UnsupportedCase cases[] = {

@@ -20,8 +20,6 @@
 namespace pto::codegen {
 namespace {
 
-constexpr int64_t kUbAlign = 32;
-
 std::optional<std::string> CppType(ir::DataType t) {
   switch (t) {
     case ir::DataType::kBool:
@@ -388,15 +386,26 @@ class Generator {
 
   // ---------------------------------------------------------------- stmts
 
-  // A tile-valued assignment: a fresh UB slot for `var`.
+  // A tile-valued assignment: `var` at the UB address AllocateMemoryAddr
+  // gave its MemRef.
   absl::StatusOr<std::string> NewTile(const ir::VarPtr& var, int indent) {
     ASSIGN_OR_RETURN(auto shape, TileShape(var->type(), var->span()));
     ASSIGN_OR_RETURN(std::string elem, ElemType(DTypeOf(var->type()), var->span()));
+    auto tile = ir::As<ir::TileType>(var->type());
+    std::optional<int64_t> addr;
+    if (tile->memref().has_value() && *tile->memref() != nullptr) {
+      addr = ir::GetConstInt((*tile->memref())->addr());
+    }
+    if (!addr || *addr < 0) {
+      return UserErrorF(var->span(), "code generation needs a UB address for tile '",
+                        var->name_hint(),
+                        "': run InitMemRef, MemoryReuse and AllocateMemoryAddr (the default "
+                        "pipeline) first");
+    }
     ASSIGN_OR_RETURN(std::string decl, Declare(var));
-    const int64_t offset = ub_bytes_;
-    ub_bytes_ += (shape.first * ir::DataTypeBytes(DTypeOf(var->type())) + kUbAlign - 1) / kUbAlign *
-                 kUbAlign;
-    pto::StrAppend(&body_, Indent(indent), decl, " = pto::TASSIGN<", elem, ">(", offset, ", ",
+    const int64_t bytes = shape.first * ir::DataTypeBytes(DTypeOf(var->type()));
+    ub_bytes_ = std::max(ub_bytes_, *addr + bytes);
+    pto::StrAppend(&body_, Indent(indent), decl, " = pto::TASSIGN<", elem, ">(", *addr, ", ",
                    shape.first, ");\n");
     return values_[var.get()].name;
   }
@@ -510,6 +519,13 @@ class Generator {
                                                         : "TMIN";
       ASSIGN_OR_RETURN(std::string dst, NewTile(var, indent));
       pto::StrAppend(&body_, in, "pto::", api, "(", dst, ", ", a.name, ", ", b.name, ");\n");
+      return absl::OkStatus();
+    }
+    if (op == "pl.tile.move") {
+      // A copy into the carried buffer (MemoryReuse's yield fixup).
+      ASSIGN_OR_RETURN(Value src, LookupKind(args[0], Kind::kTile, "tile"));
+      ASSIGN_OR_RETURN(std::string dst, NewTile(var, indent));
+      pto::StrAppend(&body_, in, "pto::TMOV(", dst, ", ", src.name, ");\n");
       return absl::OkStatus();
     }
     if (op == "pl.tile.cast") {
@@ -724,6 +740,8 @@ class Generator {
   absl::StatusOr<Value> Operand(const ir::ExprPtr& e, int indent) {
     if (ir::Is<ir::Var>(e)) return Lookup(e);
     if (auto call = ir::As<ir::Call>(e); call != nullptr && !ir::Is<ir::GlobalVar>(call->op())) {
+      // A tile needs a name: its UB address is on the named var's MemRef.
+      if (ir::Is<ir::TileType>(e->type())) return Unsupported(e->span(), "an unnamed tile value");
       auto tmp = std::make_shared<const ir::Var>("tmp", e->type(), e->span());
       used_.insert(tmp.get());
       temps_.push_back(tmp);
@@ -787,6 +805,9 @@ class Generator {
       // unused): bound to an unused temporary.
       if (call != nullptr && !ir::Is<ir::GlobalVar>(call->op()) &&
           !ir::Is<ir::UnknownType>(call->type())) {
+        if (ir::Is<ir::TileType>(call->type())) {
+          return Unsupported(call->span(), "an unnamed tile value");
+        }
         auto tmp = std::make_shared<const ir::Var>("unused", call->type(), call->span());
         temps_.push_back(tmp);
         return EmitCallAssign(tmp, call, indent);

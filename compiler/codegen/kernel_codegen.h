@@ -27,8 +27,9 @@ namespace pto::codegen {
 // loops (`pl.while_` with `pl.cond`, or a plain `while c:`; the condition is
 // re-evaluated before every iteration and may read GM with pl.tensor.read)
 // and if/else with yields; pl.tile.load/store (one TLOAD/TSTORE per
-// contiguous run, through a UB tile per tile-valued assignment,
-// bump-allocated); pl.tile.create/full; pl.tile.add/sub/mul/maximum/minimum
+// contiguous run, through a UB tile per tile-valued assignment at the
+// address AllocateMemoryAddr gave its MemRef); pl.tile.move (TMOV, the copy
+// MemoryReuse puts before a yield); pl.tile.create/full; pl.tile.add/sub/mul/maximum/minimum
 // (tile or scalar rhs where the API has it), neg and relu; pl.tensor.read/
 // write as ReadGm/WriteGm (each write is written back at once with dcci, so
 // the cache model applies to reads); pl.tensor.reshape (a descriptor of the

@@ -65,7 +65,7 @@ TEST(KernelCodegenTest, SeedStageStep) {
   EXPECT_THAT(*code, Not(HasSubstr("namespace pto::kernels::internal {")));
   EXPECT_EQ(KernelPart(*code), R"(namespace pto::kernels {
 
-// args: 3 tensor descriptors, then 0 scalars, in the order of the params. UB use: 2048 bytes.
+// args: 3 tensor descriptors, then 0 scalars, in the order of the params. UB use: 1024 bytes.
 void stage_step(int64_t* args) {
   const pto::TensorDesc* inp = pto::TensorArg(args, 0);
   pto::kernels::internal::CheckTensor(inp, 2, sizeof(float), "stage_step: tensor 'inp' has the wrong rank or dtype");
@@ -78,7 +78,7 @@ void stage_step(int64_t* args) {
   for (int64_t peer = 0; peer < 2; ++peer) {
     pto::Tile<float> rows = pto::TASSIGN<float>(0, 256);
     pto::kernels::internal::CopyBox(true, rows, inp, {(peer * 4), 0}, {4, 64});
-    pto::Tile<float> doubled = pto::TASSIGN<float>(1024, 256);
+    pto::Tile<float> doubled = pto::TASSIGN<float>(0, 256);
     pto::TADD(doubled, rows, rows);
     pto::kernels::internal::CopyBox(false, doubled, st, {(peer * 4), 0}, {4, 64});
     const pto::TensorDesc* st_next = st;
@@ -150,7 +150,7 @@ TEST(KernelCodegenTest, TileOpsAndIfYields) {
                                "    if (i < 8) {\n"
                                "      picked = scaled;\n"
                                "    } else {\n"
-                               "      pto::Tile<float> _tmp0 = pto::TASSIGN<float>(8192, 512);\n"
+                               "      pto::Tile<float> _tmp0 = pto::TASSIGN<float>(2048, 512);\n"
                                "      pto::TEXPANDS(_tmp0, static_cast<float>(0));\n"
                                "      pto::TMAX(_tmp0, scaled, _tmp0);\n"
                                "      picked = _tmp0;\n"
@@ -228,7 +228,7 @@ TEST(KernelCodegenTest, InCoreAllToAllV) {
                                "  const int32_t nranks_1 = static_cast<int32_t>(ctx_0->rankNum);\n"
                                "  const int64_t nranks_idx_2 = static_cast<int64_t>(nranks_1);\n"
                                "  const int32_t my_rank_3 = static_cast<int32_t>(ctx_0->rankId);\n"
-                               "  pto::Tile<float> stage_4 = pto::TASSIGN<float>(2048, 256);\n"));
+                               "  pto::Tile<float> stage_4 = pto::TASSIGN<float>(0, 256);\n"));
   EXPECT_THAT(*code,
               HasSubstr("    pto::TNOTIFY(pto::kernels::internal::RemoteCell(recv_ctx, recv, "
                         "{my_rank_3, 0}, static_cast<int64_t>(dest_5)), "
@@ -281,6 +281,43 @@ class P:
   EXPECT_THAT(*code, HasSubstr("pto::kernels::internal::CopyGmBox<float>(false, t_1, {0, 0}, "
                                "&remote_1, {0, 0}, {2, 64}, stage_"));
   EXPECT_THAT(*code, HasSubstr("[[maybe_unused]] const pto::TensorDesc* unused = flat_"));
+}
+
+// Tiles sit at the addresses AllocateMemoryAddr gave them; a kernel that has
+// none (the memory passes did not run) is a located error, not a guess.
+TEST(KernelCodegenTest, TilesUseTheirAllocatedAddresses) {
+  const std::string text = R"(import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16], pl.FP32], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        x: pl.Tile[[16], pl.FP32] = pl.tile.load(a, [0], [16])
+        y: pl.Tile[[16], pl.FP32] = pl.tile.load(a, [0], [16])
+        z: pl.Tile[[16], pl.FP32] = pl.tile.add(x, y)
+        r = pl.tile.store(z, [0], o)
+        return r
+)";
+  ir::ProgramPtr program = Lower(text);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(program, "k");
+  ASSERT_TRUE(code.ok()) << code.status();
+  // z takes x's buffer: x is last read by the add that writes z.
+  EXPECT_THAT(*code, HasSubstr("pto::Tile<float> x = pto::TASSIGN<float>(0, 16);\n"));
+  EXPECT_THAT(*code, HasSubstr("pto::Tile<float> y = pto::TASSIGN<float>(64, 16);\n"));
+  EXPECT_THAT(*code, HasSubstr("pto::Tile<float> z = pto::TASSIGN<float>(0, 16);\n"));
+  EXPECT_THAT(*code, HasSubstr("UB use: 128 bytes."));
+
+  absl::StatusOr<ir::ProgramPtr> parsed = parser::ParseProgramText("test.pto", text);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  code = GenerateKernel(*parsed, "k");
+  ASSERT_FALSE(code.ok());
+  EXPECT_EQ(code.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(code.status().message()),
+              HasSubstr("code generation needs a UB address for tile 'x': run InitMemRef, "
+                        "MemoryReuse and AllocateMemoryAddr (the default pipeline) first"));
+  EXPECT_THAT(code.status().ToString(), HasSubstr("8:9:8:10:test.pto"));
 }
 
 TEST(KernelCodegenTest, UnsupportedConstructsAreLocatedUserErrors) {
@@ -455,7 +492,14 @@ class P:
   EXPECT_THAT(std::string(lowered.status().message()),
               HasSubstr("'pl.tile.matmul' (the cube unit) needs PyPTO pass 15 AutoTileMatmulL0"));
   EXPECT_THAT(lowered.status().ToString(), HasSubstr("9:13:9:28:test.pto"));
-  code = GenerateKernel(*mm, "k");
+  // Code generation reads UB addresses: the load's tile is given one (the
+  // printed form of AllocateMemoryAddr's output), so the matmul is reached.
+  absl::StatusOr<ir::ProgramPtr> placed = parser::ParseProgramText(
+      "test.pto", ReplaceAll(ReplaceAll(kernel, "BODY", "pl.matmul(t, t)"), "t = pl.load(",
+                             "t: pl.Tile[[16, 16], pl.FP32, pl.MemRef(pl.MemorySpace.UB, 0, 1024, "
+                             "0)] = pl.load("));
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  code = GenerateKernel(*placed, "k");
   ASSERT_FALSE(code.ok());
   EXPECT_EQ(code.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(code.status().message()),

@@ -25,6 +25,7 @@ std::string_view IRPropertyName(IRProperty p) {
     case IRProperty::kHierarchyOutlined: return "HierarchyOutlined";
     case IRProperty::kOrchestrationReferencesResolved: return "OrchestrationReferencesResolved";
     case IRProperty::kClusterOutlined: return "ClusterOutlined";
+    case IRProperty::kAllocatedMemoryAddr: return "AllocatedMemoryAddr";
     case IRProperty::kCount: break;
   }
   return "?";

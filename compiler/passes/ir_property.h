@@ -31,6 +31,7 @@ enum class IRProperty : int {
   kHierarchyOutlined,
   kOrchestrationReferencesResolved,
   kClusterOutlined,
+  kAllocatedMemoryAddr,
   kCount,  // keep last; at most 64
 };
 

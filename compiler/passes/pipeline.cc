@@ -1,18 +1,21 @@
 #include "compiler/passes/pipeline.h"
 
 #include "compiler/passes/lower_composite_ops.h"
+#include "compiler/passes/allocate_memory_addr.h"
 #include "compiler/passes/auto_derive_task_dependencies.h"
 #include "compiler/passes/convert_tensor_to_tile_ops.h"
 #include "compiler/passes/convert_to_ssa.h"
 #include "compiler/passes/ctrl_flow_transform.h"
 #include "compiler/passes/derive_call_directions.h"
 #include "compiler/passes/flatten_call_expr.h"
+#include "compiler/passes/init_mem_ref.h"
 #include "compiler/passes/inline_functions.h"
 #include "compiler/passes/insert_comm_fence.h"
 #include "compiler/passes/legalize_spmd_launches.h"
 #include "compiler/passes/lower_host_tensor_collectives.h"
 #include "compiler/passes/lower_l2_tensor_collectives.h"
 #include "compiler/passes/materialize_comm_domain_scopes.h"
+#include "compiler/passes/memory_reuse.h"
 #include "compiler/passes/materialize_dist_tensor_ctx.h"
 #include "compiler/passes/outline_cluster_scopes.h"
 #include "compiler/passes/outline_hierarchy_scopes.h"
@@ -36,6 +39,13 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("ConvertTensorToTileOps",
                         [] { return CreateConvertTensorToTileOpsPass(); });
   registry.RegisterPass("LowerCompositeOps", [] { return CreateLowerCompositeOpsPass(); });
+  registry.RegisterPass("InitMemRef", [] { return CreateInitMemRefPass(); });
+  registry.RegisterPass("MemoryReuse", [] { return CreateMemoryReusePass(); });
+  registry.RegisterPass("AllocateMemoryAddr", [](const Target& target) {
+    return CreateAllocateMemoryAddrPass({.platform = target.platform,
+                                         .ub_bytes = target.ub_bytes,
+                                         .ub_block_bytes = UbBlockBytes(target)});
+  });
   registry.RegisterPass("LowerL2TensorCollectives", [](const Target& target) {
     return CreateLowerL2TensorCollectivesPass({.platform = target.platform,
                                                .urma = target.urma,
@@ -74,6 +84,9 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"09", "OutlineClusterScopes"},
                                            {"10", "ConvertTensorToTileOps"},
                                            {"12", "LowerCompositeOps"},
+                                           {"31", "InitMemRef"},
+                                           {"33", "MemoryReuse"},
+                                           {"34", "AllocateMemoryAddr"},
                                            {"", "LowerL2TensorCollectives"},
                                            {"", "LegalizeSpmdLaunches"},
                                            {"37", "DeriveCallDirections"},

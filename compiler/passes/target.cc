@@ -1,5 +1,7 @@
 #include "compiler/passes/target.h"
 
+#include <algorithm>
+
 #include "compiler/support/strings.h"
 #include "platforms/platform.h"
 
@@ -12,6 +14,8 @@ absl::StatusOr<Target> TargetForPlatform(std::string_view platform) {
   t.platform = p->name();
   t.aiv_cores = p->aiv_cores();
   t.urma = p->urma().present();
+  t.ub_bytes = static_cast<int64_t>(p->ub_bytes());
+  t.ub_block_bytes = p->ub_block_bytes();
   for (const std::string& name : platforms::PlatformNames()) {
     absl::StatusOr<platforms::Platform> other = platforms::LoadPlatform(name);
     if (other.ok() && other->urma().present()) {
@@ -19,6 +23,16 @@ absl::StatusOr<Target> TargetForPlatform(std::string_view platform) {
     }
   }
   return t;
+}
+
+int64_t UbBlockBytes(const Target& target) {
+  if (target.ub_block_bytes > 0) return target.ub_block_bytes;
+  int64_t coarsest = 1;
+  for (const std::string& name : platforms::PlatformNames()) {
+    absl::StatusOr<platforms::Platform> p = platforms::LoadPlatform(name);
+    if (p.ok()) coarsest = std::max<int64_t>(coarsest, p->ub_block_bytes());
+  }
+  return coarsest;
 }
 
 }  // namespace pto::passes

@@ -21,12 +21,20 @@ struct Target {
   bool urma = false;                   // the platform has URMA PER_PEER queues
   // The built-in platforms that have URMA (what a diagnostic suggests).
   std::vector<std::string> urma_platforms;
+  std::optional<int64_t> ub_bytes;     // UB capacity of one AIV core
+  // Tiles start at multiples of this. With no target: the coarsest UB block
+  // of the built-in platforms, so a placement suits every one of them.
+  int64_t ub_block_bytes = 0;
 };
 
 // The Target of a built-in platform, read from platforms/<name>.textproto
 // (the one source of platform facts); InvalidArgument naming the known
 // platforms otherwise.
 absl::StatusOr<Target> TargetForPlatform(std::string_view platform);
+
+// The UB block size tiles are aligned to: the target's, or with no target the
+// coarsest of the built-in platforms.
+int64_t UbBlockBytes(const Target& target);
 
 }  // namespace pto::passes
 

@@ -1,5 +1,7 @@
 #include "compiler/passes/target.h"
 
+#include <algorithm>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "platforms/platform.h"
@@ -18,7 +20,20 @@ TEST(TargetTest, EveryBuiltInPlatformComesFromItsTextproto) {
     EXPECT_EQ(t->platform, name);
     EXPECT_EQ(t->aiv_cores, static_cast<int64_t>(p->aiv_cores()));
     EXPECT_EQ(t->urma, p->urma().present());
+    EXPECT_EQ(t->ub_bytes, static_cast<int64_t>(p->ub_bytes()));
+    EXPECT_EQ(t->ub_block_bytes, static_cast<int64_t>(p->ub_block_bytes()));
+    EXPECT_EQ(UbBlockBytes(*t), static_cast<int64_t>(p->ub_block_bytes()));
   }
+}
+
+// Without a target tiles are aligned for every built-in platform.
+TEST(TargetTest, NoTargetAlignsToTheCoarsestUbBlock) {
+  int64_t coarsest = 0;
+  for (const std::string& name : platforms::PlatformNames()) {
+    coarsest = std::max<int64_t>(coarsest, platforms::LoadPlatform(name)->ub_block_bytes());
+  }
+  EXPECT_EQ(UbBlockBytes(Target{}), coarsest);
+  EXPECT_FALSE(Target{}.ub_bytes.has_value());
 }
 
 TEST(TargetTest, A2a3AndA5) {

@@ -1,0 +1,34 @@
+// MemoryReuse (PyPTO pass 33): UB tiles of a kernel whose lifetimes do not
+// overlap share one MemRef. A loop's yielded tile takes the buffer of its iter
+// arg when the iter arg is no longer read (the update is in place); where that
+// is not possible a `pl.tile.move` before the yield copies the value into the
+// carried buffer, as PyPTO's yield fixup does. A branch's yields share one
+// buffer when each is computed in its branch; otherwise the return var names
+// either, and both live as long as it. Then the buffers are packed largest
+// first. See docs/passes/MemoryReuse.md.
+#ifndef PTO_COMPILER_PASSES_MEMORY_REUSE_H_
+#define PTO_COMPILER_PASSES_MEMORY_REUSE_H_
+
+#include <memory>
+
+#include "compiler/passes/pass.h"
+
+namespace pto::passes {
+
+class MemoryReusePass : public Pass {
+ public:
+  std::string_view name() const override { return "MemoryReuse"; }
+  // PyPTO also requires TileOps2D (pass 13): tiles here may have any rank.
+  IRPropertySet required() const override {
+    return {IRProperty::kSplitIncoreOrch, IRProperty::kIncoreTileOps, IRProperty::kHasMemRefs,
+            IRProperty::kNormalizedStmtStructure};
+  }
+  IRPropertySet produced() const override { return {IRProperty::kNormalizedStmtStructure}; }
+  absl::StatusOr<ir::ProgramPtr> Run(const ir::ProgramPtr& program) override;
+};
+
+std::unique_ptr<Pass> CreateMemoryReusePass();
+
+}  // namespace pto::passes
+
+#endif  // PTO_COMPILER_PASSES_MEMORY_REUSE_H_

@@ -1,0 +1,156 @@
+// The golden of the PyPTO-style L3 programs of this directory (README.md).
+//
+//   l3_golden inputs PROGRAM DIR   writes the inputs PROGRAM runs on (PyPTO's
+//                                  test values), as DIR/<param>.npy
+//   l3_golden check PROGRAM DIR    checks pto-run's outputs DIR/<param>.npy
+//
+// Programs without inputs here run on pto-run's deterministic pattern
+// (docs/pto-run.md, "Inputs"), which is computed here too. Every value
+// involved is exact in FP32, so outputs are compared exactly.
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "tools/npy.h"
+
+namespace {
+
+using Values = std::vector<float>;
+using Shape = std::vector<int64_t>;
+
+// pto-run's FP32 input pattern: element i is ((i * 31 + 7) % 1021) * 0.25 - 64.
+Values Pattern(int64_t n) {
+  Values v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<float>(((i * 31 + 7) % 1021) * 0.25 - 64);
+  return v;
+}
+
+Values Fill(int64_t n, float x) { return Values(n, x); }
+
+int64_t Count(const Shape& s) { return pto::tools::npy::NumElements(s); }
+
+struct Tensor {
+  std::string name;
+  Shape shape;
+  Values values;
+};
+
+struct Program {
+  std::vector<Tensor> inputs;    // written by `inputs` (none: pto-run's pattern)
+  std::vector<Tensor> expected;  // checked by `check`
+};
+
+Program RankSlice() {
+  const Shape s = {2, 8, 32};
+  Values y = Pattern(Count(s));
+  for (float& v : y) v += 1.0f;
+  return {{}, {{"y", s, y}}};
+}
+
+Program InlineKernel() {
+  const Shape s = {2, 4, 64};
+  const int64_t n = Count(s), rows = 4, cols = 64;
+  const Values a = Pattern(n), b = Pattern(n);
+  Values sum(n), diff(n);
+  for (int64_t i = 0; i < n; ++i) sum[i] = a[i] + b[i];
+  for (int64_t r = 0; r < 2; ++r) {
+    for (int64_t row = 0; row < rows; ++row) {
+      for (int64_t c = 0; c < cols; ++c) {
+        const int64_t i = (r * rows + row) * cols + c;
+        const int64_t j = (r * rows + rows - 1 - row) * cols + c;
+        diff[i] = a[i] - b[j];
+      }
+    }
+  }
+  return {{}, {{"sum_out", s, sum}, {"diff_out", s, diff}}};
+}
+
+// PyPTO's L3 tests fill a with 2 and b with 3: a + b = 5, a - b = -1.
+Program TupleReturn() {
+  const Shape s = {128, 64};
+  const int64_t n = Count(s);
+  return {{{"x", s, Fill(n, 2)}, {"y", s, Fill(n, 3)}},
+          {{"total", s, Fill(n, 5)}, {"delta", s, Fill(n, -1)}}};
+}
+
+Program L3Add() {
+  const Shape s = {128, 128};
+  const int64_t n = Count(s);
+  return {{{"a", s, Fill(n, 2)}, {"b", s, Fill(n, 3)}}, {{"f", s, Fill(n, 5)}}};
+}
+
+Program Dependency() {
+  const Shape s = {128, 128};
+  const int64_t n = Count(s);
+  return {{{"a", s, Fill(n, 2)}, {"b", s, Fill(n, 3)}},
+          {{"sum_buf", s, Fill(n, 5)}, {"sub_buf", s, Fill(n, -1)}}};
+}
+
+const std::map<std::string, std::function<Program()>>& Programs() {
+  static const auto* programs = new std::map<std::string, std::function<Program()>>{
+      {"rank_slice", RankSlice}, {"inline_kernel", InlineKernel}, {"tuple_return", TupleReturn},
+      {"l3_add", L3Add},         {"dependency", Dependency}};
+  return *programs;
+}
+
+int WriteInputs(const Program& p, const std::string& dir) {
+  for (const Tensor& t : p.inputs) {
+    pto::tools::npy::Array a{"<f4", t.shape, std::string(t.values.size() * 4, '\0')};
+    std::memcpy(a.data.data(), t.values.data(), a.data.size());
+    if (absl::Status s = pto::tools::npy::WriteFile(absl::StrCat(dir, "/", t.name, ".npy"), a);
+        !s.ok()) {
+      std::cerr << s << "\n";
+      return 1;
+    }
+  }
+  return 0;
+}
+
+bool Check(const Tensor& want, const std::string& dir) {
+  const std::string path = absl::StrCat(dir, "/", want.name, ".npy");
+  absl::StatusOr<pto::tools::npy::Array> got = pto::tools::npy::ReadFile(path);
+  if (!got.ok()) {
+    std::cout << path << ": " << got.status() << "\n";
+    return false;
+  }
+  if (got->descr != "<f4" || got->shape != want.shape) {
+    std::cout << path << ": " << got->descr << " " << pto::tools::npy::ShapeString(got->shape)
+              << ", want <f4 " << pto::tools::npy::ShapeString(want.shape) << "\n";
+    return false;
+  }
+  Values v(want.values.size());
+  std::memcpy(v.data(), got->data.data(), v.size() * 4);
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i] != want.values[i]) {
+      std::cout << path << ": element " << i << " is " << v[i] << ", want " << want.values[i]
+                << "\n";
+      return false;
+    }
+  }
+  std::cout << path << ": " << v.size() << " elements match\n";
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 4 || (std::string(argv[1]) != "inputs" && std::string(argv[1]) != "check")) {
+    std::cerr << "usage: l3_golden inputs|check PROGRAM DIR\n";
+    return 2;
+  }
+  auto it = Programs().find(argv[2]);
+  if (it == Programs().end()) {
+    std::cerr << "l3_golden: unknown program '" << argv[2] << "'\n";
+    return 2;
+  }
+  const Program p = it->second();
+  if (std::string(argv[1]) == "inputs") return WriteInputs(p, argv[3]);
+  bool ok = true;
+  for (const Tensor& t : p.expected) ok = Check(t, argv[3]) && ok;
+  return ok ? 0 : 1;
+}
