@@ -386,6 +386,21 @@ class Generator {
     return std::make_pair(count, dims + "}");
   }
 
+  // The GM box of a tile at `offsets`: the tile's dims, with leading 1s when
+  // the offsets address a tensor of higher rank (PyPTO's `pl.store(row,
+  // [0, j, 0], out)` of a [1, SIZE] row into a [1, NR, SIZE] tensor).
+  absl::StatusOr<std::string> BoxShape(const ir::TypePtr& type, const ir::ExprPtr& offsets,
+                                       const Span& span) {
+    ASSIGN_OR_RETURN(auto shape, TileShape(type, span));
+    auto tile = ir::As<ir::TileType>(type);
+    auto tuple = ir::As<ir::MakeTuple>(offsets);
+    const size_t rank = tile->shape().size();
+    if (tuple == nullptr || tuple->elements().size() <= rank) return shape.second;
+    std::string dims = "{";
+    for (size_t i = rank; i < tuple->elements().size(); ++i) pto::StrAppend(&dims, "1, ");
+    return dims + shape.second.substr(1);
+  }
+
   // ---------------------------------------------------------------- stmts
 
   // A tile-valued assignment: a fresh UB slot for `var`.
@@ -416,19 +431,38 @@ class Generator {
     if (op == "pl.tile.load") {
       ASSIGN_OR_RETURN(Value t, LookupKind(args[0], Kind::kTensor, "tensor"));
       ASSIGN_OR_RETURN(std::string off, IndexList(args[1]));
-      ASSIGN_OR_RETURN(auto shape, TileShape(var->type(), call->span()));
+      ASSIGN_OR_RETURN(std::string box, BoxShape(var->type(), args[1], call->span()));
       ASSIGN_OR_RETURN(std::string tile, NewTile(var, indent));
       pto::StrAppend(&body_, in, "pto::kernels::internal::CopyBox(true, ", tile, ", ", t.name, ", ",
-                     off, ", ", shape.second, ");\n");
+                     off, ", ", box, ");\n");
+      return absl::OkStatus();
+    }
+    if (op == "pld.tile.remote_load" && args.size() == 4) {
+      // The value form, `recv = pld.tile.remote_load(window, peer, offsets,
+      // shape)`: a fresh tile loaded from the peer's box.
+      ASSIGN_OR_RETURN(Value window, WindowOperand(args[0], call));
+      if (DTypeOf(var->type()) != window.dtype) {
+        return Unsupported(call->span(), op + " between different dtypes");
+      }
+      ASSIGN_OR_RETURN(std::string peer, Scalar(args[1]));
+      ASSIGN_OR_RETURN(std::string off, IndexList(args[2]));
+      ASSIGN_OR_RETURN(std::string shape, IndexList(args[3]));
+      ASSIGN_OR_RETURN(std::string tile, NewTile(var, indent));
+      const std::string remote = Fresh("remote");
+      pto::StrAppend(&body_, in, "{\n", in, "  const pto::TensorDesc ", remote,
+                     " = pto::kernels::internal::RemoteView(", window.ctx, ", ", window.name,
+                     ", static_cast<int64_t>(", peer, "));\n", in,
+                     "  pto::kernels::internal::CopyBox(true, ", tile, ", &", remote, ", ", off,
+                     ", ", shape, ");\n", in, "}\n");
       return absl::OkStatus();
     }
     if (op == "pl.tile.store") {
       ASSIGN_OR_RETURN(Value tile, LookupKind(args[0], Kind::kTile, "tile"));
       ASSIGN_OR_RETURN(std::string off, IndexList(args[1]));
       ASSIGN_OR_RETURN(Value t, LookupKind(args[2], Kind::kTensor, "tensor"));
-      ASSIGN_OR_RETURN(auto shape, TileShape(args[0]->type(), call->span()));
+      ASSIGN_OR_RETURN(std::string box, BoxShape(args[0]->type(), args[1], call->span()));
       pto::StrAppend(&body_, in, "pto::kernels::internal::CopyBox(false, ", tile.name, ", ", t.name,
-                     ", ", off, ", ", shape.second, ");\n");
+                     ", ", off, ", ", box, ");\n");
       return Alias(var, t, indent);
     }
     if (op == "pl.tensor.write") {
