@@ -391,6 +391,29 @@ std::vector<Row> Rows() {
   for (int s : {17, 257}) {
     add({absl::StrCat("allreduce_fp32_len", s, "_p2"), "allreduce", 2, 1, s});
   }
+  // test_l3_host_tensor_allreduce_ring.py: SIZE 256 on P = 2, 4, single and
+  // reused.
+  for (int p : {2, 4}) {
+    add({absl::StrCat("allreduce_ring_p", p), "allreduce_ring", p, 1, 256});
+    add({absl::StrCat("allreduce_ring_reuse_p", p), "allreduce_ring", p, 3, 256});
+  }
+  // reduce_scatter, broadcast (root 0), barrier (the ring-peer read):
+  // single on P = 2, reused on the P that PyPTO reuses them on.
+  add({"reduce_scatter_p2", "reduce_scatter", 2, 1, 64});
+  add({"broadcast_p2", "broadcast", 2, 1, 64});
+  add({"barrier_p2", "barrier", 2, 1, 64});
+  add({"barrier_reuse_p2", "barrier", 2, 3, 64});
+  for (int p : {2, 4}) {
+    add({absl::StrCat("reduce_scatter_reuse_p", p), "reduce_scatter", p, 3, 64});
+    add({absl::StrCat("broadcast_reuse_p", p), "broadcast", p, 3, 64});
+  }
+  // allgather and all_to_all: SIZE 64 on P = 2, 4, single and reused.
+  for (const char* c : {"allgather", "all_to_all"}) {
+    for (int p : {2, 4}) {
+      add({absl::StrCat(c, "_p", p), c, p, 1, 64});
+      add({absl::StrCat(c, "_reuse_p", p), c, p, 3, 64});
+    }
+  }
   return rows;
 }
 
