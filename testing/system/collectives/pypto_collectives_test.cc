@@ -391,6 +391,22 @@ std::vector<Row> Rows() {
   for (int s : {17, 257}) {
     add({absl::StrCat("allreduce_fp32_len", s, "_p2"), "allreduce", 2, 1, s});
   }
+  // test_l3_host_tensor_allreduce_multicore.py: (P, core_num, SIZE, lanes)
+  // = (2, 2, 1, 2) with an idle lane, (2, 4, 4127, 6) wider than the lanes
+  // used, (4, 2, 1041, 2) over several tiles; the first two reused too.
+  struct Multicore {
+    int nr, cores, size, stride;
+  };
+  for (const Multicore& m : {Multicore{2, 2, 1, 2}, Multicore{2, 4, 4127, 6},
+                             Multicore{4, 2, 1041, 2}}) {
+    const std::string id = absl::StrCat("p", m.nr, "_c", m.cores, "_len", m.size, "_s", m.stride);
+    add({"allreduce_multicore_" + id, "allreduce_multicore", m.nr, 1, m.size, "FP32", "Sum",
+         m.cores, m.stride});
+    if (m.nr == 2) {
+      add({"allreduce_multicore_reuse_" + id, "allreduce_multicore", m.nr, 3, m.size, "FP32",
+           "Sum", m.cores, m.stride});
+    }
+  }
   // test_l3_host_tensor_allreduce_ring.py: SIZE 256 on P = 2, 4, single and
   // reused.
   for (int p : {2, 4}) {
