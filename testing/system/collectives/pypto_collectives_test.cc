@@ -259,7 +259,49 @@ std::vector<Param> AllToAllParams(const Row& row) {
   return {in, out};
 }
 
+// all_to_all_v: rank r sends nr - d rows to rank d (send_counts[r, d, 0]),
+// row k of block d is r * 1000 + d * 100 + k * 10 + j % 10; rank r receives
+// send_counts[s, r] in recv_outputs[r, s, 0] and those rows of block s. Rows
+// past a block's count are holes PyPTO does not check.
+constexpr int kMaxRecv = 4;
+
+std::vector<Param> AllToAllVParams(const Row& row) {
+  const int P = row.nr, S = row.size, T = P * kMaxRecv;
+  Param in{"inputs", {P, T, S}, row.dtype};
+  Param counts{"send_counts", {P, P, 1}, "INT32"};
+  Param out{"outputs", {P, T, S}, row.dtype};
+  Param recv{"recv_outputs", {P, P, 1}, "INT32"};
+  in.input.assign(P * T * S, 0);
+  out.input.assign(P * T * S, 0);
+  recv.input.assign(P * P, 0);
+  auto v = [](int r, int d, int k, int j) { return r * 1000.0 + d * 100.0 + k * 10.0 + j % 10; };
+  for (int r = 0; r < P; ++r) {
+    for (int d = 0; d < P; ++d) {
+      counts.input.push_back(P - d);
+      for (int k = 0; k < P - d; ++k) {
+        for (int j = 0; j < S; ++j) in.input[(r * T + d * kMaxRecv + k) * S + j] = v(r, d, k, j);
+      }
+    }
+  }
+  out.expected.assign(P * T * S, 0);
+  out.checked.assign(P * T * S, false);
+  for (int r = 0; r < P; ++r) {
+    for (int s = 0; s < P; ++s) {
+      recv.expected.push_back(P - r);
+      for (int k = 0; k < P - r; ++k) {
+        for (int j = 0; j < S; ++j) {
+          const int i = (r * T + s * kMaxRecv + k) * S + j;
+          out.expected[i] = v(s, r, k, j);
+          out.checked[i] = true;
+        }
+      }
+    }
+  }
+  return {in, counts, out, recv};
+}
+
 std::vector<Param> ParamsOf(const Row& row) {
+  if (row.tmpl == "all_to_all_v") return AllToAllVParams(row);
   if (row.tmpl == "allreduce" || row.tmpl == "allreduce_ring" ||
       row.tmpl == "allreduce_multicore") {
     return AllReduceParams(row);
@@ -311,7 +353,8 @@ std::string Render(const Row& row) {
                                    {"@OP@", row.op},
                                    {"@CORES@", absl::StrCat(row.cores)},
                                    {"@STRIDE@", absl::StrCat(row.stride)},
-                                   {"@ROOT@", absl::StrCat(row.root)}});
+                                   {"@ROOT@", absl::StrCat(row.root)},
+                                   {"@NR@", absl::StrCat(row.nr)}});
 }
 
 // PyPTO's tolerance: exact for FP32 and INT32 (its torch.equal / allclose
@@ -430,6 +473,8 @@ std::vector<Row> Rows() {
       add({absl::StrCat(c, "_reuse_p", p), c, p, 3, 64});
     }
   }
+  // test_l3_host_tensor_all_to_all_v.py: MAX_RECV 4, SIZE 64, P = 2, 4.
+  for (int p : {2, 4}) add({absl::StrCat("all_to_all_v_p", p), "all_to_all_v", p, 1, 64});
   return rows;
 }
 
