@@ -631,26 +631,51 @@ class Generator {
     const std::string& op = call->op()->name();
     const auto& args = call->args();
     const bool put = op.find(".put") != std::string::npos;
-    if (args.size() != 7 && args.size() != 8) {
+    // PyPTO's tensor form without a staging tile, (dst, peer, src,
+    // dst_offsets, src_offsets, shape), stages through a UB tile of the box.
+    const bool staged = args.size() == 7 || args.size() == 8;
+    if (!staged && !(args.size() == 6 && op.rfind("pld.tensor.", 0) == 0)) {
       return Unsupported(call->span(), op + " of this form");
     }
     if (put && ir::GetAttr<int64_t>(call->kwargs(), "atomic").value_or(0) != 0) {
       return Unsupported(call->span(), op + " with an atomic mode");
     }
+    const size_t box = staged ? 4 : 3;  // the first of dst_offsets, src_offsets, shape
     const ir::ExprPtr& window_arg = put ? args[0] : args[2];
     const ir::ExprPtr& local_arg = put ? args[2] : args[0];
     ASSIGN_OR_RETURN(Value window, WindowOperand(window_arg, call));
     ASSIGN_OR_RETURN(Value local, LookupKind(local_arg, Kind::kTensor, "tensor"));
-    ASSIGN_OR_RETURN(Value stage, LookupKind(args[3], Kind::kTile, "tile"));
-    if (window.dtype != local.dtype || stage.dtype != window.dtype) {
+    if (window.dtype != local.dtype) {
       return Unsupported(call->span(), op + " between different dtypes");
     }
     ASSIGN_OR_RETURN(std::string elem, ElemType(window.dtype, call->span()));
-    ASSIGN_OR_RETURN(std::string peer, Scalar(args[1]));
-    ASSIGN_OR_RETURN(std::string dst_off, IndexList(args[4]));
-    ASSIGN_OR_RETURN(std::string src_off, IndexList(args[5]));
-    ASSIGN_OR_RETURN(std::string shape, IndexList(args[6]));
     const std::string in = Indent(indent);
+    Value stage;
+    if (staged) {
+      ASSIGN_OR_RETURN(stage, LookupKind(args[3], Kind::kTile, "tile"));
+      if (stage.dtype != window.dtype) {
+        return Unsupported(call->span(), op + " between different dtypes");
+      }
+    } else {
+      auto shape_tuple = ir::As<ir::MakeTuple>(args[box + 2]);
+      int64_t count = shape_tuple != nullptr ? 1 : -1;
+      for (const ir::ExprPtr& d :
+           shape_tuple ? shape_tuple->elements() : std::vector<ir::ExprPtr>{}) {
+        std::optional<int64_t> v = ir::GetConstInt(d);
+        count = v ? count * *v : -1;
+        if (!v) break;
+      }
+      if (count <= 0) return Unsupported(args[box + 2]->span(), op + " of a non-constant box");
+      stage.name = Fresh("stage");
+      const int64_t offset = ub_bytes_;
+      ub_bytes_ += (count * ir::DataTypeBytes(window.dtype) + kUbAlign - 1) / kUbAlign * kUbAlign;
+      pto::StrAppend(&body_, in, "pto::Tile<", elem, "> ", stage.name, " = pto::TASSIGN<", elem,
+                     ">(", offset, ", ", count, ");\n");
+    }
+    ASSIGN_OR_RETURN(std::string peer, Scalar(args[1]));
+    ASSIGN_OR_RETURN(std::string dst_off, IndexList(args[box]));
+    ASSIGN_OR_RETURN(std::string src_off, IndexList(args[box + 1]));
+    ASSIGN_OR_RETURN(std::string shape, IndexList(args[box + 2]));
     const std::string remote = Fresh("remote");
     pto::StrAppend(&body_, in, "{\n", in, "  const pto::TensorDesc ", remote,
                    " = pto::kernels::internal::RemoteView(", window.ctx, ", ", window.name,

@@ -300,7 +300,28 @@ std::vector<Param> AllToAllVParams(const Row& row) {
   return {in, counts, out, recv};
 }
 
+std::vector<Param> ParamsOf(const Row& row);
+
+// The kernel-written (mesh) programs of PyPTO's collectives/ tests: one call,
+// the HOST-rail data without the rounds dimension, in their shapes
+// (reduce_scatter's input and allgather's output are one [1, NR * SIZE] row
+// per rank).
+std::vector<Param> MeshParams(const Row& row) {
+  Row base = row;
+  base.tmpl = row.tmpl.substr(5);
+  base.rounds = 1;
+  std::vector<Param> params = ParamsOf(base);
+  const int64_t P = row.nr, S = row.size;
+  for (Param& p : params) {
+    p.shape.erase(p.shape.begin());
+    if (base.tmpl == "reduce_scatter" && p.name == "inputs") p.shape = {P, 1, P * S};
+    if (base.tmpl == "allgather" && p.name == "outputs") p.shape = {P, 1, P * S};
+  }
+  return params;
+}
+
 std::vector<Param> ParamsOf(const Row& row) {
+  if (row.tmpl.rfind("mesh_", 0) == 0) return MeshParams(row);
   if (row.tmpl == "all_to_all_v") return AllToAllVParams(row);
   if (row.tmpl == "allreduce" || row.tmpl == "allreduce_ring" ||
       row.tmpl == "allreduce_multicore") {
@@ -475,6 +496,16 @@ std::vector<Row> Rows() {
   }
   // test_l3_host_tensor_all_to_all_v.py: MAX_RECV 4, SIZE 64, P = 2, 4.
   for (int p : {2, 4}) add({absl::StrCat("all_to_all_v_p", p), "all_to_all_v", p, 1, 64});
+  // tests/st/distributed/collectives/test_l3_*.py: the collectives written
+  // in the kernel, P = 2, 4; allreduce SIZE 256, the others 64; broadcast
+  // root 0. allreduce and reduce_scatter in SSA-shaped form (the programs
+  // reassign the accumulator inside an `if`, which needs ConvertToSSA).
+  for (int p : {2, 4}) {
+    for (const char* c : {"allreduce", "reduce_scatter", "broadcast", "allgather", "all_to_all"}) {
+      const int size = std::string(c) == "allreduce" ? 256 : 64;
+      add({absl::StrCat("mesh_", c, "_p", p), absl::StrCat("mesh_", c), p, 1, size});
+    }
+  }
   return rows;
 }
 
