@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/verifier.h"
+#include "compiler/ops/op_names.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
 #include "tools/npy.h"
@@ -34,7 +35,8 @@ absl::Status Bind(DimValues& values, const std::string& name, int64_t value, std
 // dimension); the mutator rebuilds every type and Var that mentions one.
 class Specializer : public ir::IRMutator {
  public:
-  explicit Specializer(const DimValues& values) : values_(values) {}
+  Specializer(const DimValues& values, int world_size)
+      : values_(values), world_size_(world_size) {}
   const absl::Status& status() const { return status_; }
 
  protected:
@@ -56,8 +58,25 @@ class Specializer : public ir::IRMutator {
     return std::make_shared<ir::ConstInt>(it->second.value, ir::DataType::kIndex, dim->span());
   }
 
+  // A dispatch loop keeps `pl.range(pld.world_size())`: it runs over the
+  // devices the runtime has, which the HOST code generation checks.
+  ir::StmtPtr MutateForStmt(const std::shared_ptr<const ir::ForStmt>& stmt) override {
+    keep_ = stmt->stop().get();
+    return ir::IRMutator::MutateForStmt(stmt);
+  }
+
+  ir::ExprPtr MutateCall(const ir::CallPtr& call) override {
+    if (world_size_ > 0 && call.get() != keep_ && call->op()->name() == ops::names::kWorldSize &&
+        call->args().empty()) {
+      return std::make_shared<ir::ConstInt>(world_size_, ir::DataType::kInt64, call->span());
+    }
+    return ir::IRMutator::MutateCall(call);
+  }
+
  private:
   const DimValues& values_;
+  const int world_size_;
+  const ir::Expr* keep_ = nullptr;
   absl::Status status_;
 };
 
@@ -98,8 +117,8 @@ absl::StatusOr<DimValues> BindDynDims(const ir::ProgramPtr& program, int ranks,
 }
 
 absl::StatusOr<ir::ProgramPtr> SpecializeDynDims(const ir::ProgramPtr& program,
-                                                 const DimValues& values) {
-  Specializer s(values);
+                                                 const DimValues& values, int world_size) {
+  Specializer s(values, world_size);
   ir::ProgramPtr out = s.MutateProgram(program);
   RETURN_IF_ERROR(s.status());
   RETURN_IF_ERROR(ir::VerifyProgram(out));

@@ -30,8 +30,12 @@ absl::StatusOr<DimValues> BindDynDims(const ir::ProgramPtr& program, int ranks,
 
 // The program with every dynamic dimension replaced by its value; a dimension
 // without a value is a user error located at its `pl.dynamic` declaration.
+// With world_size > 0, every `pld.world_size()` becomes that constant too: the
+// run's world is known when it is compiled, as PyPTO compiles a program for
+// its DistributedConfig's devices, so window sizes and signal shapes written
+// as `pld.world_size() * ...` are static for the passes and code generation.
 absl::StatusOr<ir::ProgramPtr> SpecializeDynDims(const ir::ProgramPtr& program,
-                                                 const DimValues& values);
+                                                 const DimValues& values, int world_size = 0);
 
 }  // namespace pto::tools::run
 

@@ -106,5 +106,46 @@ TEST(DynDimsTest, UnboundDimensionIsLocated) {
   EXPECT_EQ(loc->col, 5);
 }
 
+// PyPTO compiles for its DistributedConfig's devices; pto-run binds the world
+// the same way: `pld.world_size()` in a window size or a window shape becomes
+// --ranks, while the dispatch loop keeps `pl.range(pld.world_size())`.
+TEST(DynDimsTest, WorldSizeBecomesTheRankCountOutsideDispatchLoops) {
+  constexpr char kWorld[] = R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.program
+class W:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, sig: pld.DistributedTensor[[4], pl.INT32]):
+        return sig
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host_orch(self, x: pl.Tensor[[4, 8], pl.FP32]):
+        buf = pld.alloc_window_buffer(pld.world_size() * 4)
+        sig = pld.window(buf, [pld.world_size()], dtype=pl.INT32)
+        for r in pl.range(pld.world_size()):
+            self.chip(sig, device=r)
+)";
+  auto p = parser::ParseProgramText("w.pto", kWorld);
+  ASSERT_TRUE(p.ok()) << p.status();
+  absl::StatusOr<ir::ProgramPtr> s = SpecializeDynDims(*p, {}, 4);
+  ASSERT_TRUE(s.ok()) << s.status();
+  const std::string printed = ir::PrintProgram(*s);
+  EXPECT_NE(printed.find("pld.tensor.alloc_window_buffer(pl.const(4, pl.INT64) * 4)"),
+            std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("pld.tensor.window(buf, [pl.const(4, pl.INT64)], dtype=pl.INT32)"),
+            std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("for r in pl.range(pld.system.world_size())"), std::string::npos)
+      << printed;
+  // Without a world size (pto-compile), nothing is bound.
+  absl::StatusOr<ir::ProgramPtr> kept = SpecializeDynDims(*p, {});
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_NE(ir::PrintProgram(*kept).find("alloc_window_buffer(pld.system.world_size() * 4)"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace pto::tools::run

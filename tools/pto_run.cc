@@ -421,7 +421,7 @@ int Main(int argc, char** argv) {
     absl::StatusOr<pto::tools::run::DimValues> dims =
         pto::tools::run::BindDynDims(p, opts.ranks, inputs_dir);
     if (!dims.ok()) return dims.status();
-    return pto::tools::run::SpecializeDynDims(p, *dims);
+    return pto::tools::run::SpecializeDynDims(p, *dims, opts.ranks);
   };
   if (int rc = pto::tools::CompileProgram("pto-run", opts.input, *target,
                                           *root + "/runtime/builtins", &compiled, bind_dims);

@@ -331,6 +331,49 @@ TEST(HostOrchestrationTest, RankAsAScalarArgument) {
   EXPECT_THAT(*code, HasSubstr(".scalars.push_back(static_cast<uint64_t>(r));"));
 }
 
+// PyPTO's HOST forms: a scalar computed from the rank (`peer = (r + 1) %
+// pld.world_size()`, with its zero-divisor check), a constant scalar
+// argument, a two-index row `inputs[1, r]` and `return outputs`.
+constexpr char kPyptoHostForms[] = R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def copy(self, x: pl.Tensor[[1, 8], pl.FP32], y: pl.Out[pl.Tensor[[1, 8], pl.FP32]], peer: pl.Scalar[pl.INT32], n: pl.Scalar[pl.INT32]) -> pl.Tensor[[1, 8], pl.FP32]:
+        t = pl.load(x, [0, 0], [1, 8])
+        stored = pl.store(t, [0, 0], y)
+        return stored
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def pipe(self, x: pl.Tensor[[1, 8], pl.FP32], y: pl.Out[pl.Tensor[[1, 8], pl.FP32]], peer: pl.Scalar[pl.INT32], n: pl.Scalar[pl.INT32]) -> pl.Tensor[[1, 8], pl.FP32]:
+        res = self.copy(x, y, peer, n)
+        return res
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host_orch(self, inputs: pl.Tensor[[2, 2, 1, 8], pl.FP32], outputs: pl.Out[pl.Tensor[[2, 2, 1, 8], pl.FP32]]) -> pl.Tensor[[2, 2, 1, 8], pl.FP32]:
+        for r in pl.range(pld.world_size()):
+            peer = (r + 1) % pld.world_size()
+            self.pipe(inputs[1, r], outputs[1, r], peer, 3, device=r)
+        return outputs
+)";
+
+TEST(HostOrchestrationTest, PyptoHostForms) {
+  ir::ProgramPtr program = Lower(kPyptoHostForms);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateHostOrchestration(program, "host_orch");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("if (int64_t{world_size} == 0) {"));
+  EXPECT_THAT(*code, HasSubstr("integer division by zero"));
+  EXPECT_THAT(*code, HasSubstr("const uint64_t peer = static_cast<uint64_t>(FloorMod("
+                               "(static_cast<int64_t>(static_cast<uint64_t>(r)) + int64_t{1}), "
+                               "int64_t{world_size}));"));
+  EXPECT_THAT(*code, HasSubstr("Typed(inputs[r].View(((1) * 2 + static_cast<uint64_t>(r)) * 32, 32)"));
+  EXPECT_THAT(*code, HasSubstr("args.scalars.push_back(peer);"));
+  EXPECT_THAT(*code, HasSubstr("args.scalars.push_back(static_cast<uint64_t>(3LL));"));
+}
+
 TEST(HostOrchestrationTest, UnknownFunctionIsNotFound) {
   ir::ProgramPtr program = Lower(ReadExample("all_to_all_v_host.pto"));
   ASSERT_NE(program, nullptr);

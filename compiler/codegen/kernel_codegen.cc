@@ -384,6 +384,21 @@ class Generator {
     return std::make_pair(count, dims + "}");
   }
 
+  // The GM box of a tile at `offsets`: the tile's dims, with leading 1s when
+  // the offsets address a tensor of higher rank (PyPTO's `pl.store(row,
+  // [0, j, 0], out)` of a [1, SIZE] row into a [1, NR, SIZE] tensor).
+  absl::StatusOr<std::string> BoxShape(const ir::TypePtr& type, const ir::ExprPtr& offsets,
+                                       const Span& span) {
+    ASSIGN_OR_RETURN(auto shape, TileShape(type, span));
+    auto tile = ir::As<ir::TileType>(type);
+    auto tuple = ir::As<ir::MakeTuple>(offsets);
+    const size_t rank = tile->shape().size();
+    if (tuple == nullptr || tuple->elements().size() <= rank) return shape.second;
+    std::string dims = "{";
+    for (size_t i = rank; i < tuple->elements().size(); ++i) pto::StrAppend(&dims, "1, ");
+    return dims + shape.second.substr(1);
+  }
+
   // ---------------------------------------------------------------- stmts
 
   // A tile-valued assignment: `var` at the UB address AllocateMemoryAddr
@@ -425,19 +440,38 @@ class Generator {
     if (op == "pl.tile.load") {
       ASSIGN_OR_RETURN(Value t, LookupKind(args[0], Kind::kTensor, "tensor"));
       ASSIGN_OR_RETURN(std::string off, IndexList(args[1]));
-      ASSIGN_OR_RETURN(auto shape, TileShape(var->type(), call->span()));
+      ASSIGN_OR_RETURN(std::string box, BoxShape(var->type(), args[1], call->span()));
       ASSIGN_OR_RETURN(std::string tile, NewTile(var, indent));
       pto::StrAppend(&body_, in, "pto::kernels::internal::CopyBox(true, ", tile, ", ", t.name, ", ",
-                     off, ", ", shape.second, ");\n");
+                     off, ", ", box, ");\n");
+      return absl::OkStatus();
+    }
+    if (op == "pld.tile.remote_load" && args.size() == 4) {
+      // The value form, `recv = pld.tile.remote_load(window, peer, offsets,
+      // shape)`: a fresh tile loaded from the peer's box.
+      ASSIGN_OR_RETURN(Value window, WindowOperand(args[0], call));
+      if (DTypeOf(var->type()) != window.dtype) {
+        return Unsupported(call->span(), op + " between different dtypes");
+      }
+      ASSIGN_OR_RETURN(std::string peer, Scalar(args[1]));
+      ASSIGN_OR_RETURN(std::string off, IndexList(args[2]));
+      ASSIGN_OR_RETURN(std::string shape, IndexList(args[3]));
+      ASSIGN_OR_RETURN(std::string tile, NewTile(var, indent));
+      const std::string remote = Fresh("remote");
+      pto::StrAppend(&body_, in, "{\n", in, "  const pto::TensorDesc ", remote,
+                     " = pto::kernels::internal::RemoteView(", window.ctx, ", ", window.name,
+                     ", static_cast<int64_t>(", peer, "));\n", in,
+                     "  pto::kernels::internal::CopyBox(true, ", tile, ", &", remote, ", ", off,
+                     ", ", shape, ");\n", in, "}\n");
       return absl::OkStatus();
     }
     if (op == "pl.tile.store") {
       ASSIGN_OR_RETURN(Value tile, LookupKind(args[0], Kind::kTile, "tile"));
       ASSIGN_OR_RETURN(std::string off, IndexList(args[1]));
       ASSIGN_OR_RETURN(Value t, LookupKind(args[2], Kind::kTensor, "tensor"));
-      ASSIGN_OR_RETURN(auto shape, TileShape(args[0]->type(), call->span()));
+      ASSIGN_OR_RETURN(std::string box, BoxShape(args[0]->type(), args[1], call->span()));
       pto::StrAppend(&body_, in, "pto::kernels::internal::CopyBox(false, ", tile.name, ", ", t.name,
-                     ", ", off, ", ", shape.second, ");\n");
+                     ", ", off, ", ", box, ");\n");
       return Alias(var, t, indent);
     }
     if (op == "pl.tensor.write") {
@@ -613,26 +647,51 @@ class Generator {
     const std::string& op = call->op()->name();
     const auto& args = call->args();
     const bool put = op.find(".put") != std::string::npos;
-    if (args.size() != 7 && args.size() != 8) {
+    // PyPTO's tensor form without a staging tile, (dst, peer, src,
+    // dst_offsets, src_offsets, shape), stages through a UB tile of the box.
+    const bool staged = args.size() == 7 || args.size() == 8;
+    if (!staged && !(args.size() == 6 && op.rfind("pld.tensor.", 0) == 0)) {
       return Unsupported(call->span(), op + " of this form");
     }
     if (put && ir::GetAttr<int64_t>(call->kwargs(), "atomic").value_or(0) != 0) {
       return Unsupported(call->span(), op + " with an atomic mode");
     }
+    const size_t box = staged ? 4 : 3;  // the first of dst_offsets, src_offsets, shape
     const ir::ExprPtr& window_arg = put ? args[0] : args[2];
     const ir::ExprPtr& local_arg = put ? args[2] : args[0];
     ASSIGN_OR_RETURN(Value window, WindowOperand(window_arg, call));
     ASSIGN_OR_RETURN(Value local, LookupKind(local_arg, Kind::kTensor, "tensor"));
-    ASSIGN_OR_RETURN(Value stage, LookupKind(args[3], Kind::kTile, "tile"));
-    if (window.dtype != local.dtype || stage.dtype != window.dtype) {
+    if (window.dtype != local.dtype) {
       return Unsupported(call->span(), op + " between different dtypes");
     }
     ASSIGN_OR_RETURN(std::string elem, ElemType(window.dtype, call->span()));
-    ASSIGN_OR_RETURN(std::string peer, Scalar(args[1]));
-    ASSIGN_OR_RETURN(std::string dst_off, IndexList(args[4]));
-    ASSIGN_OR_RETURN(std::string src_off, IndexList(args[5]));
-    ASSIGN_OR_RETURN(std::string shape, IndexList(args[6]));
     const std::string in = Indent(indent);
+    Value stage;
+    if (staged) {
+      ASSIGN_OR_RETURN(stage, LookupKind(args[3], Kind::kTile, "tile"));
+      if (stage.dtype != window.dtype) {
+        return Unsupported(call->span(), op + " between different dtypes");
+      }
+    } else {
+      auto shape_tuple = ir::As<ir::MakeTuple>(args[box + 2]);
+      int64_t count = shape_tuple != nullptr ? 1 : -1;
+      for (const ir::ExprPtr& d :
+           shape_tuple ? shape_tuple->elements() : std::vector<ir::ExprPtr>{}) {
+        std::optional<int64_t> v = ir::GetConstInt(d);
+        count = v ? count * *v : -1;
+        if (!v) break;
+      }
+      if (count <= 0) return Unsupported(args[box + 2]->span(), op + " of a non-constant box");
+      stage.name = Fresh("stage");
+      const int64_t offset = ub_bytes_;
+      ub_bytes_ += (count * ir::DataTypeBytes(window.dtype) + kUbAlign - 1) / kUbAlign * kUbAlign;
+      pto::StrAppend(&body_, in, "pto::Tile<", elem, "> ", stage.name, " = pto::TASSIGN<", elem,
+                     ">(", offset, ", ", count, ");\n");
+    }
+    ASSIGN_OR_RETURN(std::string peer, Scalar(args[1]));
+    ASSIGN_OR_RETURN(std::string dst_off, IndexList(args[box]));
+    ASSIGN_OR_RETURN(std::string src_off, IndexList(args[box + 1]));
+    ASSIGN_OR_RETURN(std::string shape, IndexList(args[box + 2]));
     const std::string remote = Fresh("remote");
     pto::StrAppend(&body_, in, "{\n", in, "  const pto::TensorDesc ", remote,
                    " = pto::kernels::internal::RemoteView(", window.ctx, ", ", window.name,

@@ -668,12 +668,16 @@ ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
     em.EmitBarrier(signal);  // ready: every rank's target is written
     em.For("chunk", em.Index(ch.count), [&](const VarPtr& c) {
       ExprPtr off = em.Tuple({em.Index(0), em.Bin(BinaryOp::kMul, c, em.Index(ch.chunk))});
+      // Fold in rank order from rank 0's chunk (ours when we are rank 0), as
+      // the HOST builtin does, so every rank and both rails get the same bits
+      // (a float Prod or Sum depends on the order).
       VarPtr own = em.Let("acc", em.Call("pl.tile.load", {flat, off, shape}));
+      em.Eval(em.Call("pld.tile.remote_load", {own, em.Index(0), flat, off, shape}));
       VarPtr acc = em.ForCarry(
           "peer", em.nranks_idx(), "acc", own,
           [&](const VarPtr& peer, const VarPtr& cur) -> ExprPtr {
             return em.IfValue(
-                "acc", em.Bin(BinaryOp::kNe, peer, em.my_rank()),
+                "acc", em.Bin(BinaryOp::kNe, peer, em.Index(0)),
                 [&]() -> ExprPtr {
                   em.Eval(em.Call("pld.tile.remote_load", {stage, peer, flat, off, shape}));
                   return em.Let("acc", em.Call(reduce, {cur, stage}));

@@ -1,6 +1,6 @@
-// The all_to_all_v test cases shared by the kernel-level sim tests
-// (testing/reference/sim) and the compiled-program system tests
-// (testing/system): the skew matrix of the L2 ST (spec §6.2,
+// The all_to_all_v test cases shared by the kernel-level sim tests beside
+// the builtins (runtime/builtins/all_to_all_v, indexed_all_to_all_v) and the
+// compiled-program system tests (testing/system): the skew matrix of the L2 ST (spec §6.2,
 // test_l2_tensor_all_to_all_v.py) and a payload pattern, so every rail is
 // checked on the same counts and data against one golden.
 #ifndef PTO_TESTING_REFERENCE_ALL_TO_ALL_V_CASES_H_

@@ -7,12 +7,39 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "compiler/ops/collective_def.h"
 
 namespace pto::bench {
 namespace {
 
+// The collective whose HOST builtin is `c` (compiler/ops/collective_def.h).
+const ops::CollectiveDef* Def(const std::string& c) { return ops::FindCollectiveByBuiltin(c); }
+
 bool IsReduction(const std::string& c) {
-  return c == "allreduce" || c == "allreduce_ring" || c == "reduce_scatter";
+  const ops::CollectiveDef* def = Def(c);
+  return def != nullptr && !def->ReduceOps(ops::CollectiveRail::kHost).empty();
+}
+
+// A collective launched on more than one block takes core_num and a signal
+// lane per block.
+bool HasLanes(const std::string& c) {
+  const ops::CollectiveDef* def = Def(c);
+  return def != nullptr && def->launch_width != ops::LaunchWidthRule::kOneBlock;
+}
+
+// A collective that reads a separate input window (allgather, all_to_all,
+// all_to_all_v) besides the one its result aliases.
+bool HasStage(const std::string& c) {
+  const ops::CollectiveDef* def = Def(c);
+  if (def == nullptr) return false;
+  for (size_t i = 0; i < def->operands.size(); ++i) {
+    if (i != def->alias_arg && i != def->signal_arg && !def->IsCountArg(i) &&
+        def->operands[i].use == ops::OperandUse::kRead) {
+      return true;
+    }
+  }
+  return false;
 }
 
 int OpIndex(const std::string& op) {
@@ -25,13 +52,11 @@ int OpIndex(const std::string& op) {
 // The signal shape each builtin's entry checks (docs/collectives.md).
 std::string SignalShape(const BenchSpec& s) {
   const int n = s.ranks;
-  if (s.collective == "allreduce" || s.collective == "all_to_all_v") {
+  if (HasLanes(s.collective)) {
     return absl::StrCat("[", n, ", ", s.lanes, "]");  // one lane per launched block
   }
   if (s.collective == "allreduce_ring") return absl::StrCat("[", 2 * (n - 1) + 1, ", ", n, "]");
-  if (s.collective == "allgather" || s.collective == "all_to_all") {
-    return absl::StrCat("[", n, ", 1]");
-  }
+  if (HasStage(s.collective)) return absl::StrCat("[", n, ", 1]");
   return absl::StrCat("[", n, "]");
 }
 
@@ -69,9 +94,15 @@ std::string Call(const BenchSpec& s, int k) {
 }  // namespace
 
 const std::vector<std::string>& BenchCollectives() {
-  static const std::vector<std::string>* c = new std::vector<std::string>{
-      "allreduce", "allreduce_ring", "reduce_scatter", "allgather",
-      "broadcast", "all_to_all",     "all_to_all_v",   "barrier"};
+  static const std::vector<std::string>* c = [] {
+    auto* names = new std::vector<std::string>;
+    for (const ops::CollectiveDef& def : ops::Collectives()) {
+      if (!def.builtin.empty() && def.OnRail(ops::CollectiveRail::kHost)) {
+        names->emplace_back(def.builtin);
+      }
+    }
+    return names;
+  }();
   return *c;
 }
 
@@ -85,10 +116,8 @@ int DtypeBytes(const std::string& dtype) {
 absl::StatusOr<std::string> RenderBenchProgram(const BenchSpec& spec) {
   const std::vector<std::string>& known = BenchCollectives();
   if (std::find(known.begin(), known.end(), spec.collective) == known.end()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown collective '", spec.collective,
-                     "' (allreduce, allreduce_ring, reduce_scatter, allgather, broadcast, "
-                     "all_to_all, all_to_all_v, barrier)"));
+    return absl::InvalidArgumentError(absl::StrCat("unknown collective '", spec.collective,
+                                                   "' (", absl::StrJoin(known, ", "), ")"));
   }
   const int elem = DtypeBytes(spec.dtype);
   if (elem == 0) {
@@ -113,8 +142,7 @@ absl::StatusOr<std::string> RenderBenchProgram(const BenchSpec& spec) {
   }
   if (elems.empty()) return absl::InvalidArgumentError("no sizes");
   const int64_t max_elems = *std::max_element(elems.begin(), elems.end());
-  const bool stage = spec.collective == "allgather" || spec.collective == "all_to_all" ||
-                     spec.collective == "all_to_all_v";
+  const bool stage = HasStage(spec.collective);
   const bool a2av = spec.collective == "all_to_all_v";
   const std::string dt = absl::StrCat("pl.", spec.dtype);
   std::string p = absl::StrCat(
@@ -265,8 +293,7 @@ std::string FormatTable(const BenchSpec& spec, const std::string& platform,
       "# %s, HOST rail, %d ranks (%s), %s%s%s\n"
       "# link %.0f GB/s per direction, alpha %.2f us; bound: %s\n",
       spec.collective, spec.ranks, platform, spec.dtype,
-      spec.collective == "allreduce" || spec.collective == "all_to_all_v"
-          ? absl::StrCat(", core_num ", spec.lanes)
+      HasLanes(spec.collective) ? absl::StrCat(", core_num ", spec.lanes)
           : "",
       spec.collective == "broadcast" ? absl::StrCat(", root ", spec.root) : "",
       link.link_bytes_per_s / 1e9, link.alpha_s * 1e6,

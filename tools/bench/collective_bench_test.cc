@@ -41,8 +41,8 @@ TEST(RenderBenchProgram, CollectiveSpecificOperands) {
 
 TEST(RenderBenchProgram, RejectsBadSpecs) {
   EXPECT_EQ(RenderBenchProgram({"gather", "FP32", "sum", 2, 1, 0, {64}}).status().message(),
-            "unknown collective 'gather' (allreduce, allreduce_ring, reduce_scatter, allgather, "
-            "broadcast, all_to_all, all_to_all_v, barrier)");
+            "unknown collective 'gather' (allreduce, allreduce_ring, barrier, broadcast, "
+            "reduce_scatter, allgather, all_to_all, all_to_all_v)");
   EXPECT_EQ(RenderBenchProgram({"allreduce", "BF16", "sum", 2, 1, 0, {64}}).status().message(),
             "unknown dtype 'BF16' (FP32, FP16, INT32, INT8)");
   EXPECT_EQ(RenderBenchProgram({"allreduce", "FP32", "avg", 2, 1, 0, {64}}).status().message(),

@@ -29,8 +29,8 @@
 #include "tools/cli_flags.h"
 
 ABSL_FLAG(std::string, collective, "allreduce",
-          "allreduce, allreduce_ring, reduce_scatter, allgather, broadcast, all_to_all, "
-          "all_to_all_v or barrier");
+          "a collective with a HOST builtin, named as its CollectiveDef's builtin "
+          "(compiler/ops/collective_def.cc; an unknown name lists them)");
 ABSL_FLAG(std::string, rail, "host", "the rail (host: the builtin kernels)");
 ABSL_FLAG(std::string, dtype, "FP32", "FP32, FP16, INT32 or INT8");
 ABSL_FLAG(std::string, op, "sum", "reduce op of a reduction: sum, max, min or prod");
