@@ -158,6 +158,33 @@ class FarmTest(unittest.TestCase):
     self.assertIn("pto-run: --backend=hw: this pto-run was built without the hw backend", summary)
 
 
+  def test_5_ascend_runs_every_requires_hw_test_by_name(self):
+    # A stand-in `bazel` on PATH records what the default build and test
+    # commands ask of it; its query answers with two test labels.
+    dev = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+    open(os.path.join(dev, "davinci0"), "w").close()
+    bindir = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+    log = os.path.join(bindir, "calls")
+    with open(os.path.join(bindir, "bazel"), "w") as f:
+      f.write("#!/bin/sh\nif [ \"$1\" = query ]; then echo //hw/a:x_hw_test; "
+              "echo //hw/b:y_hw_test; exit 0; fi\necho \"$@\" >> %s\n" % log)
+    os.chmod(os.path.join(bindir, "bazel"), 0o755)
+    out = os.path.join(self.tmp, "out-ascend-tests")
+    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"])
+    proc = subprocess.run([sys.executable, FARM, "--workspace", WS, "--history", self.history,
+                           "--devices", "ascend", "--dev-dir", dev, "--lock-dir", self.locks,
+                           "--night", "2026-11-06", "--goldens", self.goldens, "--out", out,
+                           "--program", "all_to_all_v_chip"],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    self.assertEqual(proc.returncode, 0, proc.stdout)
+    with open(log) as f:
+      calls = f.read().splitlines()
+    self.assertEqual(calls, [
+        "build --config=ascend //...",
+        "test --config=ascend --test_tag_filters=requires-hw //hw/a:x_hw_test //hw/b:y_hw_test",
+    ])
+
+
 class DevicesTest(unittest.TestCase):
 
   def test_discovers_npus_and_sim_chips(self):
