@@ -14,8 +14,8 @@ absl::StatusOr<std::unique_ptr<HwHost>> HwHost::Create(HwHostOptions options) {
   absl::StatusOr<int> visible = InitAndCountDevices();
   if (!visible.ok()) return visible.status();
   if (options.devices < 1 || options.devices > *visible) {
-    return absl::InvalidArgumentError(absl::StrCat(options.devices, " devices requested, ",
-                                                   *visible, " visible"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(options.devices, " devices requested, ", *visible, " visible"));
   }
   std::unique_ptr<HwHost> host(new HwHost(std::move(options)));
   std::vector<int> ids;
@@ -27,8 +27,8 @@ absl::StatusOr<std::unique_ptr<HwHost>> HwHost::Create(HwHostOptions options) {
   }
   host->run_index_.assign(ids.size(), 0);
   HwHost* raw = host.get();
-  host->workers_ = std::make_unique<rt::DeviceWorkers>(
-      ids, [raw](int d) { return raw->devices_[d]->Bind(); });
+  host->workers_ =
+      std::make_unique<rt::DeviceWorkers>(ids, [raw](int d) { return raw->devices_[d]->Bind(); });
   return host;
 }
 
@@ -60,9 +60,8 @@ absl::StatusOr<rt::Tensor> HwHost::Alloc(int device, uint64_t bytes, const std::
   if (absl::Status s = (*d)->Bind(); !s.ok()) return s;
   absl::StatusOr<uint64_t> addr = (*d)->Malloc(bytes);
   if (!addr.ok()) {
-    return absl::Status(addr.status().code(),
-                        absl::StrCat("'", label, "' on device ", device, ": ",
-                                     addr.status().message()));
+    return absl::Status(addr.status().code(), absl::StrCat("'", label, "' on device ", device, ": ",
+                                                           addr.status().message()));
   }
   allocations_.push_back({device, *addr});
   return rt::Tensor{*addr, 0, bytes, device, 1};
@@ -116,8 +115,8 @@ absl::StatusOr<rt::Domain> HwHost::CreateDomain(const rt::DomainSpec& spec) {
     c.local_window_base = (*bases)[rank];
     c.window_size = spec.window_size;
     for (size_t b = 0; b < spec.buffers.size(); ++b) {
-      c.buffers[spec.buffers[b].name] = rt::Tensor{
-          (*bases)[rank] + layout->buffer_offsets[b], 0, spec.buffers[b].bytes, device, 1};
+      c.buffers[spec.buffers[b].name] = rt::Tensor{(*bases)[rank] + layout->buffer_offsets[b], 0,
+                                                   spec.buffers[b].bytes, device, 1};
     }
     domain.ranks.push_back(std::move(c));
   }
@@ -125,11 +124,11 @@ absl::StatusOr<rt::Domain> HwHost::CreateDomain(const rt::DomainSpec& spec) {
 }
 
 absl::StatusOr<std::vector<const AicoreKernel*>> HwHost::Kernels(int device,
-                                                                const rt::ChipCallable& callable) {
+                                                                 const rt::ChipCallable& callable) {
   std::vector<const AicoreKernel*> out;
   for (size_t k = 0; k < callable.kernels.size(); ++k) {
-    const std::string name = k < callable.kernel_names.size() ? callable.kernel_names[k]
-                                                              : absl::StrCat("kernel", k);
+    const std::string name =
+        k < callable.kernel_names.size() ? callable.kernel_names[k] : absl::StrCat("kernel", k);
     const auto key = std::make_pair(device, absl::StrCat(callable.name, "/", name));
     {
       std::lock_guard<std::mutex> l(mu_);
@@ -142,9 +141,9 @@ absl::StatusOr<std::vector<const AicoreKernel*>> HwHost::Kernels(int device,
     if (!elf.ok()) return elf.status();
     absl::StatusOr<AicoreKernel> kernel = AicoreKernel::Register(*std::move(elf));
     if (!kernel.ok()) {
-      return absl::Status(kernel.status().code(), absl::StrCat("kernel ", name, " of ",
-                                                               callable.name, ": ",
-                                                               kernel.status().message()));
+      return absl::Status(
+          kernel.status().code(),
+          absl::StrCat("kernel ", name, " of ", callable.name, ": ", kernel.status().message()));
     }
     std::lock_guard<std::mutex> l(mu_);
     auto& slot = kernels_[key];
@@ -191,8 +190,8 @@ absl::Status HwHost::DispatchGroup(const std::vector<int>& devices,
                                    const rt::ChipCallable& callable,
                                    const std::vector<rt::ChipArgs>& args) {
   if (devices.size() != args.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("DispatchGroup: ", devices.size(),
-                                                   " devices, ", args.size(), " argument sets"));
+    return absl::InvalidArgumentError(absl::StrCat("DispatchGroup: ", devices.size(), " devices, ",
+                                                   args.size(), " argument sets"));
   }
   std::vector<rt::DeviceWorkers::Job> jobs;
   for (size_t i = 0; i < devices.size(); ++i) {

@@ -31,8 +31,8 @@
 namespace pto::hw {
 
 // The AIV ELF of kernel `kernel` (ChipCallable::kernel_names) of `callable`.
-using KernelBinaryFn =
-    std::function<absl::StatusOr<std::string>(const std::string& callable, const std::string& kernel)>;
+using KernelBinaryFn = std::function<absl::StatusOr<std::string>(const std::string& callable,
+                                                                 const std::string& kernel)>;
 
 struct HwHostOptions {
   platforms::Platform platform;

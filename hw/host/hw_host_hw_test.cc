@@ -90,10 +90,9 @@ TEST(HwHostHwTest, AKernelRunsOnTheDevice) {
   std::stringstream elf;
   elf << f.rdbuf();
   const std::string bytes = elf.str();
-  absl::StatusOr<std::unique_ptr<HwHost>> host =
-      Open(1, [&](const std::string&, const std::string&) -> absl::StatusOr<std::string> {
-        return bytes;
-      });
+  absl::StatusOr<std::unique_ptr<HwHost>> host = Open(
+      1,
+      [&](const std::string&, const std::string&) -> absl::StatusOr<std::string> { return bytes; });
   ASSERT_TRUE(host.ok()) << host.status();
   absl::StatusOr<rt::Tensor> in = (*host)->Alloc(0, 1024, "in");
   absl::StatusOr<rt::Tensor> out = (*host)->Alloc(0, 1024, "out");

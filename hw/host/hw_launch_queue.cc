@@ -39,7 +39,8 @@ absl::Status HwLaunchQueue::Launch(int func_id, rt::CoreShape shape, int32_t blo
   }
   // The launch copies the slots to the device (rtArgsEx_t, isNoNeedH2DCopy = 0).
   rt::KernelArgSlots args = slots;
-  absl::Status s = AclStatus("aclrtRecordEvent", aclrtRecordEvent(f.start, device_->aicore_stream()));
+  absl::Status s =
+      AclStatus("aclrtRecordEvent", aclrtRecordEvent(f.start, device_->aicore_stream()));
   if (s.ok()) {
     s = (*kernels_)[func_id]->Launch(*platform_, static_cast<uint32_t>(blocks), args,
                                      device_->aicore_stream());
@@ -74,7 +75,8 @@ absl::StatusOr<double> HwLaunchQueue::WaitOldest(double timeout_ns) {
   }
   in_flight_.pop_front();
   float elapsed_ms = 0;
-  absl::Status s = AclStatus("aclrtEventElapsedTime", aclrtEventElapsedTime(&elapsed_ms, f.start, f.end));
+  absl::Status s =
+      AclStatus("aclrtEventElapsedTime", aclrtEventElapsedTime(&elapsed_ms, f.start, f.end));
   aclrtDestroyEvent(f.start);
   aclrtDestroyEvent(f.end);
   if (!s.ok()) return s;

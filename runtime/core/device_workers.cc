@@ -54,8 +54,8 @@ absl::Status DeviceWorkers::Enqueue(int device, Job job) {
 
 absl::Status DeviceWorkers::EnqueueGroup(const std::vector<int>& devices, std::vector<Job> jobs) {
   if (devices.size() != jobs.size() || devices.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("a group of ", devices.size(), " devices with ",
-                                                   jobs.size(), " jobs"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("a group of ", devices.size(), " devices with ", jobs.size(), " jobs"));
   }
   std::vector<int> index;
   std::set<int> seen;

@@ -35,8 +35,8 @@ void OrderedLaunchBackend::OnReady(Task* task) {
   if (core_->is_fatal()) return;
   const std::string what = absl::StrCat("task ", task->id, " (kernel ", task->func_id, ")");
   const int cores = task->shape == CoreShape::kAiv ? aiv_count() : aic_count();
-  if (absl::Status s = CheckLaunchWidth(task->core_num, cores,
-                                        absl::StrCat("device ", device_id()));
+  if (absl::Status s =
+          CheckLaunchWidth(task->core_num, cores, absl::StrCat("device ", device_id()));
       !s.ok()) {
     core_->report_fatal(kErrorRequireSyncStartInvalid, absl::StrCat(what, ": ", s.message()));
     return;
@@ -61,9 +61,8 @@ void OrderedLaunchBackend::OnReady(Task* task) {
   if (absl::Status s = queue_->Write(*block, staged.data(), staged.size()); !s.ok()) {
     return Latch(s, absl::StrCat(what, ": staging its arguments"));
   }
-  absl::StatusOr<KernelArgSlots> slots =
-      MarshalKernelArgs(desc_addrs, task->scalars, *block + desc_bytes,
-                        *block + desc_bytes + kContextBytes);
+  absl::StatusOr<KernelArgSlots> slots = MarshalKernelArgs(
+      desc_addrs, task->scalars, *block + desc_bytes, *block + desc_bytes + kContextBytes);
   if (!slots.ok()) {
     core_->report_fatal(kErrorInvalidArgs, absl::StrCat(what, ": ", slots.status().message()));
     return;
@@ -146,11 +145,11 @@ ChipRunResult RunChipCallable(LaunchQueue& queue, const ChipCallable& callable,
   }
   while (!core.all_complete() && !core.is_fatal()) {
     if (!backend.WaitForCompletion(options.op_timeout_ns) && !core.is_fatal()) {
-      core.report_fatal(kErrorSchedulerTimeout,
-                        absl::StrCat(core.task_count(), " tasks submitted, ",
-                                     backend.completed().size(),
-                                     " completed and none in flight: a task waits for a "
-                                     "producer that was never launched"));
+      core.report_fatal(
+          kErrorSchedulerTimeout,
+          absl::StrCat(core.task_count(), " tasks submitted, ", backend.completed().size(),
+                       " completed and none in flight: a task waits for a "
+                       "producer that was never launched"));
     }
   }
   backend.Drain();

@@ -100,8 +100,8 @@ class OrderedLaunchBackend : public ChipBackend {
 };
 
 struct ChipRunResult {
-  int error_code = 0;          // runtime/api/error_codes.h; 0 = success
-  std::string error_text;      // ErrorLatch::Text()
+  int error_code = 0;      // runtime/api/error_codes.h; 0 = success
+  std::string error_text;  // ErrorLatch::Text()
   std::vector<std::string> log;
   std::vector<LaunchedTask> tasks;  // in completion order
 };

@@ -201,7 +201,7 @@ TEST_F(OrderedLaunchTest, ALaunchWiderThanTheDeviceIsLatched) {
   EXPECT_EQ(r.error_code, kErrorRequireSyncStartInvalid);
   ExpectStartsWith(r.error_text,
                    "code=7 REQUIRE_SYNC_START_INVALID: task 0 (kernel 1): launch of 5 blocks on "
-            "device 0 (1..4 cores)");
+                   "device 0 (1..4 cores)");
   EXPECT_TRUE(queue_.events.empty());
 }
 
@@ -218,7 +218,7 @@ TEST_F(OrderedLaunchTest, ADeviceErrorIsLatchedWithItsMappedCode) {
   EXPECT_EQ(r.error_code, kErrorAicoreFault);
   ExpectStartsWith(r.error_text,
                    "code=110 AICORE_FAULT: task 0 (kernel 1): launch: rtKernelLaunchWithHandleV2 "
-            "failed: 507015 (ACL_ERROR_RT_AICORE_EXCEPTION)");
+                   "failed: 507015 (ACL_ERROR_RT_AICORE_EXCEPTION)");
 }
 
 TEST_F(OrderedLaunchTest, AHungLaunchIsASchedulerTimeout) {
@@ -232,9 +232,10 @@ TEST_F(OrderedLaunchTest, AHungLaunchIsASchedulerTimeout) {
   queue_.hang = true;
   ChipRunResult r = RunChipCallable(queue_, c, {{x}, {}}, {});
   EXPECT_EQ(r.error_code, kErrorSchedulerTimeout);
-  ExpectStartsWith(r.error_text,
-                   "code=100 SCHEDULER_TIMEOUT: task 0 (kernel 1, 1 blocks) did not complete: "
-            "aclrtSynchronizeEventWithTimeout failed: 507046 (ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)");
+  ExpectStartsWith(
+      r.error_text,
+      "code=100 SCHEDULER_TIMEOUT: task 0 (kernel 1, 1 blocks) did not complete: "
+      "aclrtSynchronizeEventWithTimeout failed: 507046 (ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)");
 }
 
 TEST_F(OrderedLaunchTest, StagingThatCannotBeAllocatedIsAHeapError) {
@@ -264,8 +265,9 @@ TEST_F(OrderedLaunchTest, AThrowingEntryIsFatalAndNothingIsLeftRunning) {
   });
   ChipRunResult r = RunChipCallable(queue_, c, {{x}, {}}, {});
   EXPECT_EQ(r.error_code, kErrorExplicitOrchFatal);
-  ExpectStartsWith(r.error_text,
-                   "code=9 EXPLICIT_ORCH_FATAL: chip orchestration two_stage threw a C++ exception");
+  ExpectStartsWith(
+      r.error_text,
+      "code=9 EXPLICIT_ORCH_FATAL: chip orchestration two_stage threw a C++ exception");
   // The launched task was still waited for before its memory went.
   EXPECT_EQ(queue_.events, (std::vector<std::string>{"launch k1", "done k1"}));
 }

@@ -77,8 +77,8 @@ void ScaledAdd() {
     if (i / kCols >= kRows / 2 && want < Fp16(0)) want = Fp16(0);
     if (out[i] != want) {
       Check(false, "scaled_add element " + std::to_string(i) + ": " +
-                       std::to_string(static_cast<float>(out[i])) + " != " +
-                       std::to_string(static_cast<float>(want)));
+                       std::to_string(static_cast<float>(out[i])) +
+                       " != " + std::to_string(static_cast<float>(want)));
       break;
     }
   }
@@ -141,7 +141,8 @@ void AllToAllV() {
                                           std::to_string(s) + "] = " + std::to_string(recv[d][s]));
       Check(signal[s] == 0, "signal not zero again on rank " + std::to_string(d));
       for (uint64_t i = 0; i < kSlot; ++i) {
-        const float want = i < static_cast<uint64_t>(rows(s, d)) * kRow ? input[s][d * kSlot + i] : 0;
+        const float want =
+            i < static_cast<uint64_t>(rows(s, d)) * kRow ? input[s][d * kSlot + i] : 0;
         if (target[s * kSlot + i] != want) {
           Check(false, "rank " + std::to_string(d) + " slot " + std::to_string(s) + " element " +
                            std::to_string(i));

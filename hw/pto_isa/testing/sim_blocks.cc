@@ -31,7 +31,8 @@ class ThreadCore : public DeviceCore {
     CheckUb(ub, bytes, "Store outside UB");
     std::memmove(gm, ub, bytes);
   }
-  void Copy(void* dst, const void* src, uint64_t bytes, void* stage, uint64_t stage_bytes) override {
+  void Copy(void* dst, const void* src, uint64_t bytes, void* stage,
+            uint64_t stage_bytes) override {
     CheckUb(stage, stage_bytes, "Copy stage outside UB");
     std::memmove(dst, src, bytes);
   }

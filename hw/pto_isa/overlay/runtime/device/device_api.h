@@ -24,8 +24,11 @@
 #include <cstring>
 #include <type_traits>
 
+// pto-inst.hpp before the comm headers, which rely on it (the blank line
+// keeps include sorting from swapping them).
 #define pto pto_isa
 #include <pto/pto-inst.hpp>
+
 #include <pto/comm/pto_comm_inst.hpp>
 #undef pto
 
@@ -67,8 +70,8 @@ using VecTile = pto_isa::Tile<pto_isa::TileType::Vec, T, 1, kChunk<T>, pto_isa::
 template <typename T>
 using Gm = pto_isa::GlobalTensor<T, pto_isa::Shape<1, 1, 1, 1, pto_isa::DYNAMIC>,
                                  pto_isa::Stride<1, 1, 1, pto_isa::DYNAMIC, 1>>;
-using Signal = pto_isa::GlobalTensor<int32_t, pto_isa::Shape<1, 1, 1, 1, 1>,
-                                     pto_isa::Stride<1, 1, 1, 1, 1>>;
+using Signal =
+    pto_isa::GlobalTensor<int32_t, pto_isa::Shape<1, 1, 1, 1, 1>, pto_isa::Stride<1, 1, 1, 1, 1>>;
 
 // This core's UB: in CPU simulation pto-isa's per-thread UB array, on the
 // board address 0 of the UB space.
@@ -114,22 +117,33 @@ inline pto_isa::comm::NotifyOp IsaOp(NotifyOp op) {
 }
 inline pto_isa::comm::WaitCmp IsaCmp(WaitCmp c) {
   switch (c) {
-    case WaitCmp::EQ: return pto_isa::comm::WaitCmp::EQ;
-    case WaitCmp::NE: return pto_isa::comm::WaitCmp::NE;
-    case WaitCmp::GT: return pto_isa::comm::WaitCmp::GT;
-    case WaitCmp::GE: return pto_isa::comm::WaitCmp::GE;
-    case WaitCmp::LT: return pto_isa::comm::WaitCmp::LT;
-    case WaitCmp::LE: return pto_isa::comm::WaitCmp::LE;
+    case WaitCmp::EQ:
+      return pto_isa::comm::WaitCmp::EQ;
+    case WaitCmp::NE:
+      return pto_isa::comm::WaitCmp::NE;
+    case WaitCmp::GT:
+      return pto_isa::comm::WaitCmp::GT;
+    case WaitCmp::GE:
+      return pto_isa::comm::WaitCmp::GE;
+    case WaitCmp::LT:
+      return pto_isa::comm::WaitCmp::LT;
+    case WaitCmp::LE:
+      return pto_isa::comm::WaitCmp::LE;
   }
   return pto_isa::comm::WaitCmp::EQ;
 }
 inline pipe_t IsaPipe(Pipe p) {
   switch (p) {
-    case PIPE_S: return ::PIPE_S;
-    case PIPE_V: return ::PIPE_V;
-    case PIPE_MTE2: return ::PIPE_MTE2;
-    case PIPE_MTE3: return ::PIPE_MTE3;
-    case PIPE_ALL: return ::PIPE_ALL;
+    case PIPE_S:
+      return ::PIPE_S;
+    case PIPE_V:
+      return ::PIPE_V;
+    case PIPE_MTE2:
+      return ::PIPE_MTE2;
+    case PIPE_MTE3:
+      return ::PIPE_MTE3;
+    case PIPE_ALL:
+      return ::PIPE_ALL;
   }
   return ::PIPE_ALL;
 }
@@ -226,7 +240,7 @@ inline void wait_flag(Pipe src, Pipe dst, int event_id) {
 inline void dsb(DsbMode) { ::dsb(::DSB_DDR); }
 inline void dcci(const void* gm, DcciMode mode) {
   ::dcci(gm, mode == ENTIRE_DATA_CACHE ? ::cache_line_t::ENTIRE_DATA_CACHE
-                                        : ::cache_line_t::SINGLE_CACHE_LINE);
+                                       : ::cache_line_t::SINGLE_CACHE_LINE);
 }
 
 // URMA (A5) transfers: pto-isa's TPUT_ASYNC needs an AsyncSession the
@@ -264,31 +278,38 @@ void WriteGm(T* gm, T v) {
 
 template <typename T>
 void TADD(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b) {
-  isa::Binary(dst, a, b, "TADD: shape mismatch", [](auto& d, auto& x, auto& y) { pto_isa::TADD(d, x, y); });
+  isa::Binary(dst, a, b, "TADD: shape mismatch",
+              [](auto& d, auto& x, auto& y) { pto_isa::TADD(d, x, y); });
 }
 template <typename T>
 void TSUB(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b) {
-  isa::Binary(dst, a, b, "TSUB: shape mismatch", [](auto& d, auto& x, auto& y) { pto_isa::TSUB(d, x, y); });
+  isa::Binary(dst, a, b, "TSUB: shape mismatch",
+              [](auto& d, auto& x, auto& y) { pto_isa::TSUB(d, x, y); });
 }
 template <typename T>
 void TMUL(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b) {
-  isa::Binary(dst, a, b, "TMUL: shape mismatch", [](auto& d, auto& x, auto& y) { pto_isa::TMUL(d, x, y); });
+  isa::Binary(dst, a, b, "TMUL: shape mismatch",
+              [](auto& d, auto& x, auto& y) { pto_isa::TMUL(d, x, y); });
 }
 template <typename T>
 void TMAX(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b) {
-  isa::Binary(dst, a, b, "TMAX: shape mismatch", [](auto& d, auto& x, auto& y) { pto_isa::TMAX(d, x, y); });
+  isa::Binary(dst, a, b, "TMAX: shape mismatch",
+              [](auto& d, auto& x, auto& y) { pto_isa::TMAX(d, x, y); });
 }
 template <typename T>
 void TMIN(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b) {
-  isa::Binary(dst, a, b, "TMIN: shape mismatch", [](auto& d, auto& x, auto& y) { pto_isa::TMIN(d, x, y); });
+  isa::Binary(dst, a, b, "TMIN: shape mismatch",
+              [](auto& d, auto& x, auto& y) { pto_isa::TMIN(d, x, y); });
 }
 template <typename T>
 void TADDS(Tile<T>& dst, const Tile<T>& a, T s) {
-  isa::WithScalar(dst, a, "TADDS: shape mismatch", [&](auto& d, auto& x) { pto_isa::TADDS(d, x, s); });
+  isa::WithScalar(dst, a, "TADDS: shape mismatch",
+                  [&](auto& d, auto& x) { pto_isa::TADDS(d, x, s); });
 }
 template <typename T>
 void TMULS(Tile<T>& dst, const Tile<T>& a, T s) {
-  isa::WithScalar(dst, a, "TMULS: shape mismatch", [&](auto& d, auto& x) { pto_isa::TMULS(d, x, s); });
+  isa::WithScalar(dst, a, "TMULS: shape mismatch",
+                  [&](auto& d, auto& x) { pto_isa::TMULS(d, x, s); });
 }
 template <typename T>
 void TEXPANDS(Tile<T>& dst, T s) {
