@@ -47,6 +47,7 @@
 #include "tools/cli_flags.h"
 #include "tools/compile_program.h"
 #include "tools/dyn_dims.h"
+#include "tools/hw_run.h"
 #include "tools/npy.h"
 #include "tools/program_build.h"
 #include "tools/run_params.h"
@@ -55,6 +56,11 @@
 // its ABSL_FLAG line plus the code that uses it; --help is generated.
 ABSL_FLAG(std::string, platform, "", "NAME: a2a3 (910B) or a5 (950); required");
 ABSL_FLAG(int32_t, ranks, 0, "N: world size: simulated chips, 1..the platform's maximum; required");
+ABSL_FLAG(std::string, backend, "sim",
+          "sim (the simulator) or hw (physical devices; needs a --config=ascend build, "
+          "docs/hw.md)");
+ABSL_FLAG(std::string, kernel_dir, "",
+          "DIR: with --backend=hw, DIR/<kernel>.o is the AIV binary of every kernel");
 ABSL_FLAG(std::string, inputs, "", "DIR: read <param>.npy for every HOST tensor parameter");
 ABSL_FLAG(std::string, outputs, "",
           "DIR: write <param>.npy for every output parameter (created; nothing is written "
@@ -114,6 +120,7 @@ struct Options {
   std::string platform;
   int ranks = 0;
   std::string cxx;
+  std::string backend;
 };
 
 int UsageError(const std::string& message) { return pto::tools::UsageError(Info(), message); }
@@ -134,6 +141,17 @@ int ParseArgs(int argc, char** argv, Options* opts) {
   if (opts->platform.empty()) return UsageError("--platform=a2a3|a5 is required");
   if (opts->ranks == 0) return UsageError("--ranks=N is required");
   if (opts->ranks < 0) return UsageError(absl::StrCat("--ranks needs a positive number, not ", opts->ranks));
+  opts->backend = absl::GetFlag(FLAGS_backend);
+  if (opts->backend != "sim" && opts->backend != "hw") {
+    return UsageError(absl::StrCat("--backend=", opts->backend, ": sim or hw"));
+  }
+  // Before anything is compiled: a binary without the backend says how to get it.
+  if (opts->backend == "hw" && !pto::tools::HwBackendBuiltIn()) {
+    return Fail(2, pto::tools::kHwBackendMissing);
+  }
+  if (opts->backend == "hw" && absl::GetFlag(FLAGS_kernel_dir).empty()) {
+    return UsageError("--backend=hw needs --kernel-dir=DIR (the kernels' AIV binaries)");
+  }
   opts->cxx = absl::GetFlag(FLAGS_cxx);
   if (opts->cxx.empty()) {
     const char* env = std::getenv("CXX");
@@ -455,7 +473,11 @@ int Main(int argc, char** argv) {
       pto::tools::BuildAndLoad(compiled.bundle.at("program.cc"), build);
   if (!entry.ok()) return Fail(2, std::string(entry.status().message()));
 
-  pto::sim::RunReport report = Simulate(opts, *entry, *params);
+  pto::sim::RunReport report =
+      opts.backend == "hw"
+          ? pto::tools::RunOnHw({*platform, opts.ranks, absl::GetFlag(FLAGS_kernel_dir)}, *entry,
+                                *params)
+          : Simulate(opts, *entry, *params);
   // The trace and statistics are written for a failed run too (they show
   // why); a run that failed before the simulation started has no trace.
   {
@@ -507,7 +529,7 @@ int Main(int argc, char** argv) {
       ins.push_back({p.name, p.descr, {p.shape.begin(), p.shape.end()}, p.initial});
     }
     absl::StatusOr<pto::golden::Golden> golden = pto::golden::RecordGolden(
-        {opts.input, opts.platform, opts.ranks, "sim", "pto-run", "tools/update_goldens.sh"}, ins,
+        {opts.input, opts.platform, opts.ranks, opts.backend, "pto-run", "tools/update_goldens.sh"}, ins,
         report, golden_outs);
     absl::Status s = golden.ok() ? pto::golden::WriteGoldenFile(golden_path, *golden)
                                  : golden.status();
@@ -527,6 +549,13 @@ int Main(int argc, char** argv) {
     }
   }
   if (absl::Status s = outputs.Commit(); !s.ok()) return Fail(1, std::string(s.message()));
+  if (opts.backend == "hw") {
+    // Kernel time measured on the devices (tools/hw_run.h); no simulator stats.
+    std::printf("pto-run: %s on %d devices (%s): measured kernel time %.3f us\n",
+                compiled.lowered->name().c_str(), opts.ranks, opts.platform.c_str(),
+                report.sim_time_ps() / 1e6);
+    return 0;
+  }
   std::printf("pto-run: %s on %d ranks (%s): simulated %.3f us; dispatches per card: %s\n",
               compiled.lowered->name().c_str(), opts.ranks, opts.platform.c_str(),
               report.sim_time_ps() / 1e6, DispatchesPerCard(report).c_str());

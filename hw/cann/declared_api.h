@@ -27,6 +27,7 @@ extern "C" {
 
 typedef int aclError;                       // [acl] acl_base.h
 typedef void* aclrtStream;                  // [acl] acl_base.h
+typedef void* aclrtEvent;                   // [acl] acl_base.h
 typedef void* aclrtDrvMemHandle;            // [acl_rt]
 typedef int32_t rtError_t;                  // [rt_base]
 typedef void* rtStream_t;                   // [rt_base]
@@ -138,6 +139,16 @@ aclError aclrtFree(void* devPtr);
 aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count,
                      aclrtMemcpyKind kind);
 aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count);
+
+// ---- events: [acl_rt] (docs/api_docs/aclrtCreateEvent.md, aclrtRecordEvent.md,
+// aclrtSynchronizeEventWithTimeout.md: timeout in ms, -1 = forever;
+// aclrtEventElapsedTime.md: ms between two recorded events) -----------------
+
+aclError aclrtCreateEvent(aclrtEvent* event);
+aclError aclrtDestroyEvent(aclrtEvent event);
+aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
+aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout);
+aclError aclrtEventElapsedTime(float* ms, aclrtEvent startEvent, aclrtEvent endEvent);
 
 // ---- VMM windows and peer access: [acl_rt] ---------------------------------
 

@@ -48,6 +48,10 @@ HwDevice::~HwDevice() {
   aclrtResetDevice(id_);
 }
 
+absl::Status HwDevice::Bind() const {
+  return AclStatus("aclrtSetDevice", aclrtSetDevice(id_));
+}
+
 absl::StatusOr<uint64_t> HwDevice::Malloc(uint64_t bytes) {
   void* p = nullptr;
   if (absl::Status s = AclStatus("aclrtMalloc", aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST));

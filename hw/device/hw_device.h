@@ -27,6 +27,9 @@ class HwDevice {
   HwDevice& operator=(const HwDevice&) = delete;
 
   int id() const { return id_; }
+  // Binds the calling thread to this device (aclrtSetDevice): every call
+  // below acts on the device the thread is bound to.
+  absl::Status Bind() const;
   aclrtStream aicore_stream() const { return aicore_stream_; }
   aclrtStream aicpu_stream() const { return aicpu_stream_; }
 

@@ -1,7 +1,11 @@
 #include "runtime/core/device_error.h"
 
 #include <iterator>
+#include <optional>
+#include <string>
 
+#include "absl/strings/cord.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/api/error_codes.h"
 
@@ -43,6 +47,9 @@ constexpr const char* kHcclNames[] = {
     "HCCL_E_NOT_SUPPORT", "HCCL_E_NOT_FOUND", "HCCL_E_UNAVAIL", "HCCL_E_SYSCALL", "HCCL_E_TIMEOUT",
 };
 
+// Where AclStatus keeps the runtime error of its row.
+constexpr char kRuntimeErrorPayload[] = "pto.rt/runtime_error";
+
 }  // namespace
 
 DeviceErrorInfo MapAclError(int32_t code) {
@@ -56,7 +63,11 @@ DeviceErrorInfo MapAclError(int32_t code) {
 absl::Status AclStatus(const char* call, int32_t code) {
   if (code == 0) return absl::OkStatus();
   const DeviceErrorInfo info = MapAclError(code);
-  return absl::Status(info.status, absl::StrCat(call, " failed: ", code, " (", info.name, ")"));
+  absl::Status s(info.status, absl::StrCat(call, " failed: ", code, " (", info.name, ")"));
+  if (info.runtime_error != kErrorNone) {
+    s.SetPayload(kRuntimeErrorPayload, absl::Cord(absl::StrCat(info.runtime_error)));
+  }
+  return s;
 }
 
 absl::Status HcclStatus(const char* call, int32_t code) {
@@ -67,6 +78,16 @@ absl::Status HcclStatus(const char* call, int32_t code) {
                                               : absl::StatusCode::kUnavailable;
   return absl::Status(status, absl::StrCat(call, " failed: ", code, " (",
                                            known ? kHcclNames[code] : "unknown HCCL error", ")"));
+}
+
+int RuntimeErrorOf(const absl::Status& status) {
+  if (status.ok()) return kErrorNone;
+  if (auto p = status.GetPayload(kRuntimeErrorPayload); p.has_value()) {
+    int code = 0;
+    if (absl::SimpleAtoi(std::string(*p), &code)) return code;
+  }
+  return status.code() == absl::StatusCode::kDeadlineExceeded ? kErrorSchedulerTimeout
+                                                              : kErrorAicoreFault;
 }
 
 }  // namespace pto::rt

@@ -30,6 +30,11 @@ absl::Status AclStatus(const char* call, int32_t code);
 // The same for HCCL's HcclResult (0 = HCCL_SUCCESS).
 absl::Status HcclStatus(const char* call, int32_t code);
 
+// The runtime error a run latches for a failed device call: the table's
+// code carried by AclStatus (a status payload), else kErrorAicoreFault for
+// a device fault we have no row for, kErrorSchedulerTimeout for a deadline.
+int RuntimeErrorOf(const absl::Status& status);
+
 }  // namespace pto::rt
 
 #endif  // PTO_RUNTIME_CORE_DEVICE_ERROR_H_

@@ -36,5 +36,16 @@ TEST(DeviceErrorTest, HcclCodes) {
   EXPECT_EQ(HcclStatus("HcclBarrier", 77).message(), "HcclBarrier failed: 77 (unknown HCCL error)");
 }
 
+TEST(DeviceErrorTest, AStatusCarriesItsRuntimeError) {
+  EXPECT_EQ(RuntimeErrorOf(AclStatus("aclrtSynchronizeEventWithTimeout", 507014)),
+            kErrorSchedulerTimeout);
+  EXPECT_EQ(RuntimeErrorOf(AclStatus("aclrtMalloc", 207001)), kErrorHeapRingDeadlock);
+  EXPECT_EQ(RuntimeErrorOf(AclStatus("rtKernelLaunchWithHandleV2", 107000)), kErrorInvalidArgs);
+  // No row: a device fault; a bare deadline: a timeout.
+  EXPECT_EQ(RuntimeErrorOf(AclStatus("aclrtSetDevice", 123456)), kErrorAicoreFault);
+  EXPECT_EQ(RuntimeErrorOf(absl::DeadlineExceededError("waited")), kErrorSchedulerTimeout);
+  EXPECT_EQ(RuntimeErrorOf(absl::OkStatus()), kErrorNone);
+}
+
 }  // namespace
 }  // namespace pto::rt

@@ -32,9 +32,14 @@ import goldens  # pylint: disable=g-import-not-at-top
 import report  # pylint: disable=g-import-not-at-top
 
 HW_BUILD = "bazel build --config=ascend //..."
-HW_TESTS = "bazel test --config=ascend --test_tag_filters=requires-hw //..."
+# requires-hw tests are also manual, which //... never expands to: name them.
+HW_TESTS = ("bazel test --config=ascend --test_tag_filters=requires-hw "
+            "$(bazel query 'attr(tags, \"requires-hw\", tests(//...))')")
 SIM_RUN = ("{pto_run} {program} --platform={platform} --ranks={ranks} "
            "--record-golden={out}")
+# pto-run --backend=hw on the locked devices (docs/hw.md); {kernel_dir} from --kernel-dir.
+HW_RUN = ("ASCEND_RT_VISIBLE_DEVICES={devices} {pto_run} {program} --platform={platform} "
+          "--ranks={ranks} --backend=hw --kernel-dir={kernel_dir} --record-golden={out}")
 
 
 def parse_args(argv):
@@ -59,8 +64,11 @@ def parse_args(argv):
                  help="default: '%s' on ascend, none on sim" % HW_TESTS)
   p.add_argument("--run-cmd", default=None,
                  help="template run per program; fields {pto_run} {program} {platform} "
-                 "{ranks} {devices} {out}. Default on sim: '%s'. No default on ascend "
-                 "(pto-run has no hw backend yet, docs/hw.md)" % SIM_RUN)
+                 "{ranks} {devices} {kernel_dir} {out}. Default on sim: '%s'; on ascend, "
+                 "with --kernel-dir: '%s'" % (SIM_RUN, HW_RUN))
+  p.add_argument("--kernel-dir", default=None,
+                 help="on ascend: DIR/<kernel>.o, the AIV binary of every kernel the golden "
+                 "programs launch (pto-run --kernel-dir)")
   p.add_argument("--pto-run", default="bazel-bin/tools/pto-run")
   p.add_argument("--pto-golden", default="bazel-bin/tools/pto-golden")
   p.add_argument("--tolerance", type=float, default=0.05,
@@ -132,9 +140,10 @@ def run_program(args, backend, devs, stem, sim_golden_path, timing_rows, trend_k
     sim = goldens.read(sim_golden_path)
   except goldens.GoldenError as e:
     return report.Case(name, report.FAILED, str(e))
-  if args.run_cmd is None and backend == "ascend":
+  if args.run_cmd is None and backend == "ascend" and args.kernel_dir is None:
     return report.Case(name, report.SKIPPED,
-                       "no --run-cmd: pto-run has no hw backend yet (docs/hw.md)")
+                       "no --kernel-dir (or --run-cmd): the kernels' AIV binaries are not built "
+                       "by the workspace yet (docs/hw.md)")
   base = program_base(args, sim["program"])
   if base is None:
     return report.Case(name, report.FAILED, "program %s not found (build it first)" % sim["program"])
@@ -145,11 +154,12 @@ def run_program(args, backend, devs, stem, sim_golden_path, timing_rows, trend_k
   out_dir = os.path.join(args.out, "goldens")
   os.makedirs(out_dir, exist_ok=True)
   out = os.path.join(out_dir, stem + ".textproto")
-  template = args.run_cmd or SIM_RUN
+  template = args.run_cmd or (HW_RUN if backend == "ascend" else SIM_RUN)
   cmd = template.format(
       pto_run=shlex.quote(ws_path(args, args.pto_run)), program=shlex.quote(sim["program"]),
       platform=sim["platform"], ranks=ranks,
-      devices=",".join(str(devices_lib.device_index(d)) for d in chosen), out=shlex.quote(out))
+      devices=",".join(str(devices_lib.device_index(d)) for d in chosen),
+      kernel_dir=shlex.quote(ws_path(args, args.kernel_dir or ".")), out=shlex.quote(out))
   try:
     with devices_lib.DeviceLocks(args.lock_dir, chosen, args.lock_wait,
                                  "farm night %s program %s" % (args.night, stem)):

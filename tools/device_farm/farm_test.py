@@ -127,6 +127,64 @@ class FarmTest(unittest.TestCase):
     self.assertEqual(rc, 0, log)
 
 
+  def test_4_ascend_runs_pto_run_on_the_hw_backend(self):
+    # Two NPUs as the driver names them; build and tests replaced (no CANN here).
+    dev = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+    for name in ["davinci0", "davinci1"]:
+      open(os.path.join(dev, name), "w").close()
+    base = [sys.executable, FARM, "--workspace", WS, "--history", self.history,
+            "--devices", "ascend", "--dev-dir", dev, "--lock-dir", self.locks,
+            "--night", "2026-11-05", "--goldens", self.goldens, "--pto-run", "tools/pto-run",
+            "--pto-golden", "tools/pto-golden", "--build-cmd", "true", "--test-cmd", "true",
+            "--program", "all_to_all_v_chip"]
+    # Without the kernels' binaries the program is skipped, saying why.
+    out = os.path.join(self.tmp, "out-ascend-nokernels")
+    proc = subprocess.run(base + ["--out", out], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    self.assertEqual(proc.returncode, 0, proc.stdout)
+    self.assertEqual(self.junit_cases(out)["program all_to_all_v_chip"],
+                     ("skipped", "no --kernel-dir (or --run-cmd): the kernels' AIV binaries are "
+                      "not built by the workspace yet (docs/hw.md)"))
+    # With them, the default command is pto-run --backend=hw on the locked
+    # devices; this pto-run has no hw backend, which the report shows.
+    out = os.path.join(self.tmp, "out-ascend")
+    proc = subprocess.run(base + ["--out", out, "--kernel-dir", dev], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT)
+    self.assertEqual(proc.returncode, 1, proc.stdout)
+    kind, msg = self.junit_cases(out)["program all_to_all_v_chip"]
+    self.assertEqual((kind, msg), ("failure", "the run exited with status 2"))
+    summary = open(os.path.join(out, "summary.md")).read()
+    self.assertIn("ASCEND_RT_VISIBLE_DEVICES=0,1 ", summary)
+    self.assertIn("--backend=hw --kernel-dir=" + dev, summary)
+    self.assertIn("pto-run: --backend=hw: this pto-run was built without the hw backend", summary)
+
+
+  def test_5_ascend_runs_every_requires_hw_test_by_name(self):
+    # A stand-in `bazel` on PATH records what the default build and test
+    # commands ask of it; its query answers with two test labels.
+    dev = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+    open(os.path.join(dev, "davinci0"), "w").close()
+    bindir = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+    log = os.path.join(bindir, "calls")
+    with open(os.path.join(bindir, "bazel"), "w") as f:
+      f.write("#!/bin/sh\nif [ \"$1\" = query ]; then echo //hw/a:x_hw_test; "
+              "echo //hw/b:y_hw_test; exit 0; fi\necho \"$@\" >> %s\n" % log)
+    os.chmod(os.path.join(bindir, "bazel"), 0o755)
+    out = os.path.join(self.tmp, "out-ascend-tests")
+    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"])
+    proc = subprocess.run([sys.executable, FARM, "--workspace", WS, "--history", self.history,
+                           "--devices", "ascend", "--dev-dir", dev, "--lock-dir", self.locks,
+                           "--night", "2026-11-06", "--goldens", self.goldens, "--out", out,
+                           "--program", "all_to_all_v_chip"],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    self.assertEqual(proc.returncode, 0, proc.stdout)
+    with open(log) as f:
+      calls = f.read().splitlines()
+    self.assertEqual(calls, [
+        "build --config=ascend //...",
+        "test --config=ascend --test_tag_filters=requires-hw //hw/a:x_hw_test //hw/b:y_hw_test",
+    ])
+
+
 class DevicesTest(unittest.TestCase):
 
   def test_discovers_npus_and_sim_chips(self):

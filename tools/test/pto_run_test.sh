@@ -318,6 +318,11 @@ expect 1 "$tmp/bad.pto" --platform=a2a3 --ranks=2
 expect_err "bad.pto:6:16: error: unknown name 'y'"
 expect 1 "$kernels" --platform=a2a3 --ranks=2
 expect_err "the program has no HOST orchestrator"
+# The hw backend is linked only with --config=ascend (docs/hw.md).
+expect 2 "$example" --platform=a2a3 --ranks=2 --backend=hw --kernel-dir="$tmp"
+expect_err "pto-run: --backend=hw: this pto-run was built without the hw backend; on a machine with the CANN toolkit, source its set_env.sh and build with bazel build --config=ascend //tools:pto-run (docs/hw.md)"
+expect 2 "$example" --platform=a2a3 --ranks=2 --backend=tpu
+expect_err "pto-run: --backend=tpu: sim or hw"
 expect 2 "$example" --platform=a2a3 --ranks=2 --cxx=/bin/false
 expect_err "compiling the generated program failed (internal error; exit status 1)"
 echo "ok"
