@@ -86,28 +86,31 @@ rt::ChipCallable SingleTask(const std::string& name, KernelEntry kernel, int cor
 }
 
 absl::StatusOr<AllToAllSetup> SetUpAllToAll(SimSystem& sys, uint64_t chunk_bytes, int blocks,
-                                            uint64_t stage_bytes) {
+                                            uint64_t stage_bytes, bool stage_payload) {
   const int n = sys.device_count();
   rt::DomainSpec spec;
   spec.name = "a2a";
   for (int i = 0; i < n; ++i) spec.devices.push_back(i);
-  spec.buffers = {
-      {"send", n * chunk_bytes}, {"recv", n * chunk_bytes}, {"sig", 64 * sizeof(int32_t)}};
-  spec.window_size = 2 * n * chunk_bytes + 4096;
+  // One signal word per source rank.
+  const uint64_t sig_bytes = std::max(64, n) * sizeof(int32_t);
+  spec.buffers = {{"send", n * chunk_bytes}, {"recv", n * chunk_bytes}, {"sig", sig_bytes}};
+  spec.window_size = 2 * n * chunk_bytes + sig_bytes + 4096;
   absl::StatusOr<rt::Domain> dom = sys.CreateDomain(spec);
   if (!dom.ok()) return dom.status();
   AllToAllSetup s{*dom, chunk_bytes};
-  std::vector<uint32_t> words(n * chunk_bytes / 4);
+  std::vector<uint32_t> words(stage_payload ? n * chunk_bytes / 4 : 0);
   std::vector<rt::ChipArgs> args;
   for (int r = 0; r < n; ++r) {
-    for (int d = 0; d < n; ++d) {
-      for (uint64_t j = 0; j < chunk_bytes / 4; ++j) {
-        words[d * chunk_bytes / 4 + j] = A2aWord(r, d, j);
-      }
-    }
     const rt::ChipDomainContext& c = s.domain.ranks[r];
-    absl::Status st = sys.CopyTo(c.buffers.at("send"), words.data(), words.size() * 4);
-    if (!st.ok()) return st;
+    if (stage_payload) {
+      for (int d = 0; d < n; ++d) {
+        for (uint64_t j = 0; j < chunk_bytes / 4; ++j) {
+          words[d * chunk_bytes / 4 + j] = A2aWord(r, d, j);
+        }
+      }
+      absl::Status st = sys.CopyTo(c.buffers.at("send"), words.data(), words.size() * 4);
+      if (!st.ok()) return st;
+    }
     rt::ChipArgs a;
     a.tensors = {c.buffers.at("send"), c.buffers.at("recv"), c.buffers.at("sig")};
     a.scalars = {c.device_ctx.addr(), chunk_bytes, stage_bytes};

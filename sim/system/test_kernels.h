@@ -29,9 +29,11 @@ struct AllToAllSetup {
 // Creates the domain (buffers "send", "recv", "sig"), stages every rank's
 // send buffer and group-dispatches one all-to-all task of `blocks` AIV blocks
 // (require_sync_start) per chip. `stage_bytes` is each of the two UB
-// staging tiles.
+// staging tiles. Without `stage_payload` the send buffers keep their zeros
+// (a timing-only run, whose time does not depend on them).
 absl::StatusOr<AllToAllSetup> SetUpAllToAll(SimSystem& sys, uint64_t chunk_bytes, int blocks,
-                                            uint64_t stage_bytes = 64 * 1024);
+                                            uint64_t stage_bytes = 64 * 1024,
+                                            bool stage_payload = true);
 // Number of words of rank r's recv buffer that differ from the expected data.
 uint64_t AllToAllErrors(SimSystem& sys, const AllToAllSetup& s);
 
