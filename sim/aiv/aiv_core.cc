@@ -212,6 +212,7 @@ void AivCore::MteMove(bool load, void* ub, void* gm, uint64_t bytes, bool copy) 
   const char* op = load ? "TLOAD" : "TSTORE";
   CheckUb(ub, bytes, op);
   const int peer = OwnerOrFault(gm, bytes, op);
+  const bool tracing = mem_->trace().enabled();
   const auto& route = load ? mem_->Route(peer, chip_) : mem_->Route(chip_, peer);
   // In-order issue: a load waits until the tile is free (WAR/WAW on UB), a
   // store until it has arrived (RAW).
@@ -226,7 +227,8 @@ void AivCore::MteMove(bool load, void* ub, void* gm, uint64_t bytes, bool copy) 
   end = std::max(end, gm_of_peer.port().Reserve(t, b).end);
   Ps lat = gm_of_peer.latency();
   for (Link* l : route) {
-    end = std::max(end, l->Transfer(t, b, BlockArgs({{"peer", peer}})).end);
+    // The trace slice's args cost strings; built only when tracing.
+    end = std::max(end, l->Transfer(t, b, tracing ? BlockArgs({{"peer", peer}}) : TraceArgs{}).end);
     lat += l->hop_latency();
   }
   end += lat;
@@ -240,9 +242,11 @@ void AivCore::MteMove(bool load, void* ub, void* gm, uint64_t bytes, bool copy) 
   UbBusy(ub, bytes, load ? end : pipe.end);
   Ps& done = load ? mte2_done_ : mte3_done_;
   done = std::max(done, end);
-  mem_->trace().Slice(load ? track_mte2_ : track_mte3_, absl::StrCat(op, " ", bytes, " B"),
-                      pipe.start, pipe.end,
-                      BlockArgs({{"bytes", static_cast<int64_t>(bytes)}, {"peer", peer}}));
+  if (tracing) {
+    mem_->trace().Slice(load ? track_mte2_ : track_mte3_, absl::StrCat(op, " ", bytes, " B"),
+                        pipe.start, pipe.end,
+                        BlockArgs({{"bytes", static_cast<int64_t>(bytes)}, {"peer", peer}}));
+  }
   // The issue itself takes a scalar slot; the transfer runs on.
   AdvanceTo(std::max(Now() + Cycles(p_.scalar_op_cycles()), pipe.start));
 }

@@ -8,10 +8,11 @@
 namespace pto::sim {
 
 Gm::Gm(sc_core::sc_module_name name, int chip, const platforms::Platform& platform,
-       bool timing_only)
+       bool timing_only, GmIndex* index)
     : sc_core::sc_module(name),
       chip_(chip),
       timing_only_(timing_only),
+      index_(index),
       capacity_(platform.gm().capacity_bytes()),
       port_(absl::StrCat("gm c", chip), platform.gm().bandwidth_gbps()),
       latency_(NsToPs(platform.gm().latency_ns())),
@@ -35,6 +36,7 @@ absl::StatusOr<uint64_t> Gm::Alloc(uint64_t bytes, const std::string& label) {
   }
   const uint64_t addr = reinterpret_cast<uint64_t>(storage.data());
   regions_.emplace(addr, Region{bytes, label, std::move(storage)});
+  if (index_ != nullptr) index_->Add(addr, bytes, chip_);
   used_ += bytes;
   return addr;
 }

@@ -36,12 +36,30 @@ struct CellWrite {
   int32_t value = 0;
 };
 
+// Every GM allocation of the machine by start address, so finding the chip
+// that owns an address costs a lookup, not a scan of every chip.
+class GmIndex {
+ public:
+  void Add(uint64_t addr, uint64_t bytes, int chip) { regions_[addr] = {addr + bytes, chip}; }
+  // The chip whose allocation holds [addr, addr + bytes), or -1.
+  int Owner(uint64_t addr, uint64_t bytes) const {
+    auto it = regions_.upper_bound(addr);
+    if (it == regions_.begin()) return -1;
+    --it;
+    return addr + bytes <= it->second.first && addr + bytes >= addr ? it->second.second : -1;
+  }
+
+ private:
+  std::map<uint64_t, std::pair<uint64_t, int>> regions_;  // start -> (end, chip)
+};
+
 class Gm : public sc_core::sc_module {
  public:
   // `timing_only`: DMAs move no payload into this GM (docs/simulator.md,
   // "Timing-only mode"); the bytes they would have written are tracked.
+  // `index` (may be null) learns every allocation.
   Gm(sc_core::sc_module_name name, int chip, const platforms::Platform& platform,
-     bool timing_only = false);
+     bool timing_only = false, GmIndex* index = nullptr);
 
   // Zeroed, 64-byte aligned allocation; `label` names it in reports.
   absl::StatusOr<uint64_t> Alloc(uint64_t bytes, const std::string& label);
@@ -97,6 +115,7 @@ class Gm : public sc_core::sc_module {
   };
   int chip_;
   bool timing_only_;
+  GmIndex* index_;
   IntervalSet payload_;
   IntervalSet real_;
   uint64_t capacity_;

@@ -166,5 +166,23 @@ TEST(FabricTest, A3UplinksCarryEveryByteThatLeavesANode) {
   EXPECT_EQ(links.at("UB L1 port c0->switch").bytes(), 31 * kChunk);
 }
 
+TEST(FabricTest, A3BeyondACommContextsSixtyFourRanks) {
+  // 80 dies = 5 nodes, with the table-addressed all-to-all: node 0's
+  // uplink carries its 16 dies' chunks to the 64 dies of the other nodes.
+  constexpr uint64_t kChunk = 4096;
+  SimOptions o = testing::Opts(80, "a3");
+  o.trace = false;
+  o.race_detection = false;
+  o.timing_only = true;
+  const RunReport r = testing::Simulate(o, [&](SimSystem& sys) {
+    return testing::SetUpWideAllToAll(sys, kChunk, 48, /*stage_payload=*/false).status();
+  });
+  ASSERT_EQ(r.error_code(), 0) << r.error_text();
+  auto links = LinksByName(r);
+  EXPECT_EQ(links.at("UB L2 uplink g0->switch").bytes(), 16 * 64 * kChunk);
+  EXPECT_EQ(links.at("UB L2 uplink switch->g4").bytes(), 16 * 64 * kChunk);
+  EXPECT_EQ(links.at("UB L1 port c79->switch").bytes(), 79 * kChunk);
+}
+
 }  // namespace
 }  // namespace pto::sim

@@ -44,7 +44,7 @@ absl::StatusOr<std::unique_ptr<SimSystem>> SimSystem::Create(
   for (int i = 0; i < n; ++i) {
     s->chips_.push_back(std::make_unique<Chip>(
         absl::StrCat("chip", i).c_str(), i, n, s->platform_, s.get(), s.get(),
-        &s->trace_, options.timing_only));
+        &s->trace_, options.timing_only, &s->gm_index_));
   }
   if (options.race_detection) {
     const int per_chip = static_cast<int>(s->chips_[0]->cores().size());
@@ -69,10 +69,7 @@ SimSystem::SimSystem(platforms::Platform platform, bool trace)
 SimSystem::~SimSystem() = default;
 
 int SimSystem::OwnerChip(uint64_t addr, uint64_t bytes) const {
-  for (size_t i = 0; i < chips_.size(); ++i) {
-    if (chips_[i]->gm().Contains(addr, bytes)) return static_cast<int>(i);
-  }
-  return -1;
+  return gm_index_.Owner(addr, bytes);
 }
 
 std::string SimSystem::Describe(uint64_t addr) const {

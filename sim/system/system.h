@@ -108,6 +108,7 @@ class SimSystem : public rt::Host, public MemorySystem, public RunObserver {
 
   platforms::Platform platform_;
   Trace trace_;
+  GmIndex gm_index_;  // before chips_: their GMs register here
   std::vector<std::unique_ptr<Chip>> chips_;
   std::unique_ptr<Fabric> fabric_;
   // sim/system/hang_report.cc: fills wait_for, rank_summary, hang_cause.
