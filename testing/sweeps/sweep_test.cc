@@ -145,8 +145,10 @@ TEST_P(SweepTest, RunsAndRecordsItsRow) {
     }
   }
   EXPECT_EQ(sent, static_cast<int64_t>(peers * ((pt.bytes + 31) / 32 * 32)));
-  const double algbw = pt.bytes * (pt.collective == "all_to_all" ? peers : 1.0) / seconds;
-  const double busbw = pt.collective == "all_to_all" ? algbw : algbw * peers / pt.ranks;
+  // nccl-tests' definitions: all-to-all busbw = (n-1)/n x n x bytes / t
+  // (= what one rank sends per second); broadcast algbw = busbw = bytes / t.
+  const double busbw = pt.bytes * (pt.collective == "all_to_all" ? peers : 1.0) / seconds;
+  const double algbw = pt.collective == "all_to_all" ? busbw * pt.ranks / peers : busbw;
   RecordProperty("collective", pt.collective);
   RecordProperty("bytes", std::to_string(pt.bytes));
   RecordProperty("ranks", std::to_string(pt.ranks));
