@@ -13,6 +13,45 @@ absl::Status Invalid(const std::string& platform, const std::string& what) {
       absl::StrCat("platform '", platform, "': ", what));
 }
 
+// A HIERARCHY fabric: tiers innermost first, each group a whole number of
+// the groups below it, the last one holding max_chips.
+absl::Status ValidateTiers(const std::string& n, const FabricSpec& f) {
+  if (f.tiers_size() == 0) return Invalid(n, "a HIERARCHY fabric needs tiers");
+  uint32_t inner = 1;
+  for (int t = 0; t < f.tiers_size(); ++t) {
+    const FabricTier& tier = f.tiers(t);
+    const std::string at = absl::StrCat("fabric.tiers[", t, "] (", tier.name(), "): ");
+    if (tier.name().empty()) return Invalid(n, absl::StrCat(at, "name is empty"));
+    if (tier.kind() == FabricTier::KIND_UNSPECIFIED) {
+      return Invalid(n, absl::StrCat(at, "kind must be MESH or SWITCH"));
+    }
+    if (tier.kind() == FabricTier::MESH && t != 0) {
+      return Invalid(n, absl::StrCat(at, "only tier 0 may be a MESH"));
+    }
+    if (tier.group_chips() <= inner || tier.group_chips() % inner != 0) {
+      return Invalid(n, absl::StrCat(at, "group_chips ", tier.group_chips(),
+                                     " must be a multiple > 1 of the tier below's ", inner));
+    }
+    if (!(tier.link_bandwidth_gbps() > 0)) {
+      return Invalid(n, absl::StrCat(at, "link_bandwidth_gbps must be > 0"));
+    }
+    if (tier.hop_latency_ns() < 0) return Invalid(n, absl::StrCat(at, "hop_latency_ns < 0"));
+    if (tier.via_inner_ports() &&
+        (t == 0 || f.tiers(t - 1).kind() != FabricTier::SWITCH)) {
+      return Invalid(n, absl::StrCat(at, "via_inner_ports needs a SWITCH tier below"));
+    }
+    if (tier.ports_per_group() > inner) {
+      return Invalid(n, absl::StrCat(at, "ports_per_group exceeds the chips of a group below"));
+    }
+    inner = tier.group_chips();
+  }
+  if (inner != f.max_chips()) {
+    return Invalid(n, absl::StrCat("the last fabric tier's group_chips ", inner,
+                                   " must equal max_chips ", f.max_chips()));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ValidatePlatform(const Platform& p) {
@@ -53,18 +92,24 @@ absl::Status ValidatePlatform(const Platform& p) {
   }
   const FabricSpec& f = p.fabric();
   if (f.kind() == FabricSpec::KIND_UNSPECIFIED) {
-    return Invalid(n, "fabric.kind must be FULL_MESH or SWITCH");
+    return Invalid(n, "fabric.kind must be FULL_MESH, SWITCH or HIERARCHY");
   }
-  if (f.max_chips() < 1 || f.max_chips() > 64) {
-    return Invalid(n, "fabric.max_chips must be in [1, 64]");
+  if (f.max_chips() < 1 || f.max_chips() > 8192) {
+    return Invalid(n, "fabric.max_chips must be in [1, 8192]");
   }
-  if (f.kind() == FabricSpec::FULL_MESH && f.links_per_chip() + 1 < f.max_chips()) {
-    return Invalid(n, "a full mesh needs links_per_chip >= max_chips - 1");
+  if (f.kind() == FabricSpec::HIERARCHY) {
+    absl::Status tiers = ValidateTiers(n, f);
+    if (!tiers.ok()) return tiers;
+  } else {
+    if (f.tiers_size() > 0) return Invalid(n, "fabric.tiers need kind HIERARCHY");
+    if (f.kind() == FabricSpec::FULL_MESH && f.links_per_chip() + 1 < f.max_chips()) {
+      return Invalid(n, "a full mesh needs links_per_chip >= max_chips - 1");
+    }
+    if (!(f.link_bandwidth_gbps() > 0)) {
+      return Invalid(n, "fabric.link_bandwidth_gbps must be > 0");
+    }
+    if (f.hop_latency_ns() < 0) return Invalid(n, "fabric.hop_latency_ns < 0");
   }
-  if (!(f.link_bandwidth_gbps() > 0)) {
-    return Invalid(n, "fabric.link_bandwidth_gbps must be > 0");
-  }
-  if (f.hop_latency_ns() < 0) return Invalid(n, "fabric.hop_latency_ns < 0");
   const AicpuSpec& a = p.aicpu();
   if (a.scheduler_threads() == 0) {
     return Invalid(n, "aicpu.scheduler_threads must be > 0");

@@ -1,3 +1,3 @@
 """The built-in platforms: one <name>.textproto each in //platforms."""
 
-PLATFORMS = ["a2a3", "a5"]
+PLATFORMS = ["a2a3", "a5", "a2a3_cluster", "a3", "a5_supernode"]

@@ -81,6 +81,9 @@ ABSL_FLAG(std::string, collective, "__builtin_",
 ABSL_FLAG(bool, progress, false,
           "report progress on stderr (simulated time, tasks done of tasks known, wall time); "
           "without it, only a run longer than 2 s with stderr on a terminal reports");
+ABSL_FLAG(bool, timing_only, false,
+          "simulate time only: DMAs move no payload (docs/simulator.md); the simulated time and "
+          "statistics equal the full run's, and no outputs are written");
 ABSL_FLAG(bool, allow_nonfinite, false, "accept NaN and Inf in floating-point input files");
 ABSL_FLAG(std::string, keep_build, "", "DIR: build in DIR and keep program.cc, entry.cc, program.so");
 ABSL_FLAG(std::string, cxx, "", "PATH: C++ compiler (empty: $CXX, else g++)");
@@ -251,6 +254,7 @@ pto::sim::RunReport Simulate(const Options& opts, EntryFn entry, const std::vect
     o.platform = opts.platform;
     o.chips = opts.ranks;
     o.trace = !absl::GetFlag(FLAGS_trace).empty();
+    o.timing_only = absl::GetFlag(FLAGS_timing_only);
     o.progress = [&](const pto::sim::SimProgress& p) { progress.Tick(p); };
     absl::StatusOr<std::unique_ptr<pto::sim::SimSystem>> sys = pto::sim::SimSystem::Create(o);
     if (!sys.ok()) {
@@ -417,6 +421,11 @@ int Main(int argc, char** argv) {
     return UsageError("--inputs=" + inputs_dir + ": not a directory");
   }
   const std::string outputs_dir = absl::GetFlag(FLAGS_outputs);
+  const bool timing_only = absl::GetFlag(FLAGS_timing_only);
+  if (timing_only && (!outputs_dir.empty() || !absl::GetFlag(FLAGS_record_golden).empty())) {
+    return UsageError("--timing-only moves no payload, so it writes no outputs: drop --outputs "
+                      "and --record-golden");
+  }
   const std::pair<const char*, std::string> files[] = {{"trace", absl::GetFlag(FLAGS_trace)},
                                                        {"stats", absl::GetFlag(FLAGS_stats)},
                                                        {"stats-json", absl::GetFlag(FLAGS_stats_json)},
@@ -506,7 +515,7 @@ int Main(int argc, char** argv) {
   std::vector<std::pair<std::string, std::string>> files_out;
   std::vector<pto::golden::Array> golden_outs;
   for (const Param& p : *params) {
-    if (!p.output) continue;
+    if (!p.output || timing_only) continue;
     std::vector<std::string> copies;
     for (int d = 0; d < opts.ranks; ++d) {
       auto it = report.outputs().find(OutputKey(p, d));
@@ -556,9 +565,10 @@ int Main(int argc, char** argv) {
                 report.sim_time_ps() / 1e6);
     return 0;
   }
-  std::printf("pto-run: %s on %d ranks (%s): simulated %.3f us; dispatches per card: %s\n",
+  std::printf("pto-run: %s on %d ranks (%s%s): simulated %.3f us; dispatches per card: %s\n",
               compiled.lowered->name().c_str(), opts.ranks, opts.platform.c_str(),
-              report.sim_time_ps() / 1e6, DispatchesPerCard(report).c_str());
+              timing_only ? ", timing only" : "", report.sim_time_ps() / 1e6,
+              DispatchesPerCard(report).c_str());
   if (absl::GetFlag(FLAGS_summary)) {
     pto::sim::SummaryOptions so;
     so.collective_kernel = absl::GetFlag(FLAGS_collective);

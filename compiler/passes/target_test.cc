@@ -41,7 +41,7 @@ TEST(TargetTest, A2a3AndA5) {
   ASSERT_TRUE(a2a3.ok());
   EXPECT_EQ(a2a3->aiv_cores, 48);
   EXPECT_FALSE(a2a3->urma);
-  EXPECT_THAT(a2a3->urma_platforms, testing::ElementsAre("a5"));
+  EXPECT_THAT(a2a3->urma_platforms, testing::ElementsAre("a5", "a5_supernode"));
   absl::StatusOr<Target> a5 = TargetForPlatform("a5");
   ASSERT_TRUE(a5.ok());
   EXPECT_EQ(a5->aiv_cores, 72);
@@ -51,7 +51,8 @@ TEST(TargetTest, A2a3AndA5) {
 TEST(TargetTest, UnknownPlatformIsAUsageErrorNamingTheKnownOnes) {
   absl::Status s = TargetForPlatform("a9").status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(), "unknown platform 'a9' (known platforms: a2a3, a5)");
+  EXPECT_EQ(s.message(), "unknown platform 'a9' (known platforms: a2a3, a5, a2a3_cluster, a3, "
+                         "a5_supernode)");
 }
 
 }  // namespace

@@ -206,12 +206,21 @@ double Aicpu::NowNs() const { return Stamp() / 1000.0; }
 
 void Aicpu::ReadMemory(uint64_t addr, void* out, uint64_t bytes) {
   WaitPs(gm_->latency());
+  // Timing-only mode: what the orchestrator reads steers it, so it must not
+  // be bytes only a DMA wrote (docs/simulator.md).
+  if (gm_->HoldsPayload(addr, bytes) && core_ != nullptr) {
+    core_->report_fatal(rt::kErrorAicoreFault,
+                        absl::StrCat("timing-only mode: get_tensor_data of ", bytes,
+                                     " bytes at ", gm_->Describe(addr),
+                                     " reads bytes only a DMA wrote; run in full mode"));
+  }
   std::memcpy(out, reinterpret_cast<const void*>(addr), bytes);
 }
 
 void Aicpu::WriteMemory(uint64_t addr, const void* in, uint64_t bytes) {
   WaitPs(gm_->latency());
   std::memcpy(reinterpret_cast<void*>(addr), in, bytes);
+  gm_->MarkReal(addr, bytes);
   gm_->NotifyWrite();
 }
 

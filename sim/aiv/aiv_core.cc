@@ -33,10 +33,11 @@ AivCore::AivCore(sc_core::sc_module_name name, int chip, int core_id,
       mem_(mem),
       observer_(observer),
       ub_bytes_(platform.ub_bytes()),
-      ub_(new uint8_t[platform.ub_bytes()]()),
+      ub_(platform.ub_bytes()),
       dcache_(platform.dcache_line_bytes(), platform.dcache_bytes()),
       mte2_("mte2", platform.mte_bytes_per_cycle() * platform.clock_ghz()),
       mte3_("mte3", platform.mte_bytes_per_cycle() * platform.clock_ghz()) {
+  if (ub_.data() == nullptr) throw std::bad_alloc();
   global_ctx_.sub_block_id = lane;
   global_ctx_.core_id = core_id;
   const std::string proc = absl::StrCat("chip ", chip);
@@ -106,7 +107,7 @@ void AivCore::Fault(const char* what) { Error(rt::kErrorAicoreFault, what); }
 
 void AivCore::CheckUb(const void* p, uint64_t bytes, const char* what) {
   const uint8_t* b = static_cast<const uint8_t*>(p);
-  if (b < ub_.get() || b + bytes > ub_.get() + ub_bytes_ || b + bytes < b) {
+  if (b < ub_.data() || b + bytes > ub_.data() + ub_bytes_ || b + bytes < b) {
     Error(rt::kErrorAicoreFault,
           absl::StrCat(what, ": ub address out of bounds (", bytes,
                        " bytes, UB is ", ub_bytes_, ")"));
@@ -121,6 +122,16 @@ int AivCore::OwnerOrFault(const void* p, uint64_t bytes, const char* what) {
                        " bytes at an address outside every GM allocation"));
   }
   return owner;
+}
+
+void AivCore::CheckReal(int owner, const void* p, uint64_t bytes, const char* what) {
+  Gm& gm = mem_->GmOf(owner);
+  if (!gm.HoldsPayload(reinterpret_cast<uint64_t>(p), bytes)) return;
+  Error(rt::kErrorAicoreFault,
+        absl::StrCat("timing-only mode: ", what, " of ", bytes, " bytes at ",
+                     gm.Describe(reinterpret_cast<uint64_t>(p)),
+                     " reads bytes only a DMA wrote, and DMAs move no payload in this mode; "
+                     "run in full mode"));
 }
 
 void AivCore::Start(BlockAssignment block, Ps start_at) {
@@ -201,6 +212,7 @@ void AivCore::MteMove(bool load, void* ub, void* gm, uint64_t bytes, bool copy) 
   const char* op = load ? "TLOAD" : "TSTORE";
   CheckUb(ub, bytes, op);
   const int peer = OwnerOrFault(gm, bytes, op);
+  const bool tracing = mem_->trace().enabled();
   const auto& route = load ? mem_->Route(peer, chip_) : mem_->Route(chip_, peer);
   // In-order issue: a load waits until the tile is free (WAR/WAW on UB), a
   // store until it has arrived (RAW).
@@ -215,11 +227,14 @@ void AivCore::MteMove(bool load, void* ub, void* gm, uint64_t bytes, bool copy) 
   end = std::max(end, gm_of_peer.port().Reserve(t, b).end);
   Ps lat = gm_of_peer.latency();
   for (Link* l : route) {
-    end = std::max(end, l->Transfer(t, b, BlockArgs({{"peer", peer}})).end);
+    // The trace slice's args cost strings; built only when tracing.
+    end = std::max(end, l->Transfer(t, b, tracing ? BlockArgs({{"peer", peer}}) : TraceArgs{}).end);
     lat += l->hop_latency();
   }
   end += lat;
-  if (copy) std::memmove(load ? ub : gm, load ? gm : ub, bytes);
+  if (copy) {
+    MoveBytes(load ? ub : gm, load ? gm : ub, bytes, load ? peer : -1, load ? -1 : peer);
+  }
   RecordAccess(gm, bytes, /*write=*/!load, t, end);
   if (!load) gm_of_peer.NotifyWrite();
   // A loaded tile is ready when its bytes arrive; a stored one is read until
@@ -227,9 +242,11 @@ void AivCore::MteMove(bool load, void* ub, void* gm, uint64_t bytes, bool copy) 
   UbBusy(ub, bytes, load ? end : pipe.end);
   Ps& done = load ? mte2_done_ : mte3_done_;
   done = std::max(done, end);
-  mem_->trace().Slice(load ? track_mte2_ : track_mte3_, absl::StrCat(op, " ", bytes, " B"),
-                      pipe.start, pipe.end,
-                      BlockArgs({{"bytes", static_cast<int64_t>(bytes)}, {"peer", peer}}));
+  if (tracing) {
+    mem_->trace().Slice(load ? track_mte2_ : track_mte3_, absl::StrCat(op, " ", bytes, " B"),
+                        pipe.start, pipe.end,
+                        BlockArgs({{"bytes", static_cast<int64_t>(bytes)}, {"peer", peer}}));
+  }
   // The issue itself takes a scalar slot; the transfer runs on.
   AdvanceTo(std::max(Now() + Cycles(p_.scalar_op_cycles()), pipe.start));
 }
@@ -277,10 +294,37 @@ void AivCore::Copy(void* dst_gm, const void* src_gm, uint64_t bytes,
     MteStore(dst + done, stage_ub, n, /*copy=*/false);
   }
   if (bytes > 0) {
-    std::memmove(dst, src, bytes);
+    MoveBytes(dst, src, bytes, mem_->OwnerChip(reinterpret_cast<uint64_t>(src_gm), bytes),
+              mem_->OwnerChip(reinterpret_cast<uint64_t>(dst_gm), bytes));
     // Waiters re-check now that the bytes are really there.
     mem_->GmOf(mem_->OwnerChip(reinterpret_cast<uint64_t>(dst_gm), bytes))
         .NotifyWrite();
+  }
+}
+
+void AivCore::MoveBytes(void* dst, const void* src, uint64_t bytes, int src_chip,
+                        int dst_chip) {
+  if (!mem_->GmOf(chip_).timing_only()) {
+    std::memmove(dst, src, bytes);
+    return;
+  }
+  // Timing-only: real bytes move (counts, indices, anything written with
+  // its value); payload stays where it was and only its marks move.
+  const uint64_t s = reinterpret_cast<uint64_t>(src);
+  const uint64_t d = reinterpret_cast<uint64_t>(dst);
+  const bool real = src_chip >= 0 ? mem_->GmOf(src_chip).HoldsReal(s, bytes)
+                                  : ub_real_.Overlaps(s, s + bytes);
+  if (real) std::memmove(dst, src, bytes);
+  if (dst_chip < 0) {
+    if (real) {
+      ub_real_.Add(d, d + bytes);
+    } else {
+      ub_real_.Remove(d, d + bytes);
+    }
+  } else if (real) {
+    mem_->GmOf(dst_chip).MarkReal(d, bytes);
+  } else {
+    mem_->GmOf(dst_chip).MarkPayload(d, bytes);
   }
 }
 
@@ -297,6 +341,9 @@ void AivCore::Notify(int32_t* signal, int32_t value, NotifyOp op) {
   // dcci of the signal line, then the atomic lands at the destination.
   dcache_.Flush(reinterpret_cast<uint64_t>(signal), /*invalidate=*/true);
   WaitUntil(t0 + lat);
+  // An add reads the cell; a set makes it real.
+  if (op == NotifyOp::AtomicAdd) CheckReal(owner, signal, 4, "TNOTIFY AtomicAdd");
+  mem_->GmOf(owner).MarkReal(reinterpret_cast<uint64_t>(signal), 4);
   if (op == NotifyOp::AtomicAdd) {
     *signal += value;
   } else {
@@ -323,6 +370,7 @@ void AivCore::Wait(const int32_t* signal, int32_t value, WaitCmp cmp) {
   Sync();
   const Ps t0 = Stamp();
   Gm& gm = mem_->GmOf(owner);
+  CheckReal(owner, signal, 4, "TWAIT");
   wait_signal_ = signal;
   wait_value_ = value;
   wait_cmp_ = cmp;
@@ -441,6 +489,7 @@ void AivCore::ScalarRead(const void* gm, void* out, int bytes) {
   const uint64_t a = reinterpret_cast<uint64_t>(gm);
   if (a % bytes != 0) Fault("scalar GM read is not naturally aligned");
   const int owner = OwnerOrFault(gm, bytes, "scalar GM read");
+  CheckReal(owner, gm, bytes, "scalar GM read");
   last_read_addr_ = a;
   ++block_reads_;
   RecordAccess(gm, bytes, /*write=*/false, Now(), Now());
@@ -462,6 +511,7 @@ void AivCore::ScalarWrite(void* gm, const void* in, int bytes) {
   if (a % bytes != 0) Fault("scalar GM write is not naturally aligned");
   const int owner = OwnerOrFault(gm, bytes, "scalar GM write");
   RecordAccess(gm, bytes, /*write=*/true, Now(), Now());
+  mem_->GmOf(owner).MarkReal(a, bytes);
   DataCache::Access acc = dcache_.Line(a);
   std::memcpy(acc.data + (a - dcache_.LineOf(a)), in, bytes);
   dcache_.MarkDirty(a);
@@ -480,6 +530,19 @@ void AivCore::Vector(VecOp, const void* dst, const void* a, const void* b,
   const double cycles =
       p_.vector_startup_cycles() +
       std::ceil(static_cast<double>(bytes) / p_.vector_bytes_per_cycle());
+  // Timing-only: the result is real when every operand is.
+  if (mem_->GmOf(chip_).timing_only()) {
+    auto real = [&](const void* p) {
+      const uint64_t x = reinterpret_cast<uint64_t>(p);
+      return p == nullptr || ub_real_.Covers(x, x + bytes);
+    };
+    const uint64_t x = reinterpret_cast<uint64_t>(dst);
+    if (real(a) && real(b)) {
+      ub_real_.Add(x, x + bytes);
+    } else {
+      ub_real_.Remove(x, x + bytes);
+    }
+  }
   // Operands wait for in-flight DMAs on their UB bytes.
   Ps dep = UbReady(dst, bytes);
   if (a != nullptr) dep = std::max(dep, UbReady(a, bytes));

@@ -20,6 +20,8 @@
 #include "runtime/device/device_core.h"
 #include "runtime/device/kernel_abi.h"
 #include "sim/aiv/dcache.h"
+#include "sim/common/interval_set.h"
+#include "sim/common/lazy_buffer.h"
 #include "sim/common/ports.h"
 #include "sim/common/resource.h"
 #include "sim/gm/gm.h"
@@ -97,7 +99,7 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
   void FillStats(CoreStat* s) const;
 
   // DeviceCore.
-  uint8_t* UbBase() override { return ub_.get(); }
+  uint8_t* UbBase() override { return ub_.data(); }
   uint64_t UbBytes() override { return ub_bytes_; }
   void CheckUb(const void* p, uint64_t bytes, const char* what) override;
   void Load(void* ub, const void* gm, uint64_t bytes) override;
@@ -131,12 +133,19 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
   void WaitUntil(Ps t);
   [[noreturn]] void Error(int code, const std::string& msg);
   int OwnerOrFault(const void* p, uint64_t bytes, const char* what);
+  // Timing-only mode: a read that steers control flow must not see bytes
+  // only a (skipped) DMA wrote.
+  void CheckReal(int owner, const void* p, uint64_t bytes, const char* what);
   // One MTE2 (GM -> UB) or MTE3 (UB -> GM) transfer: reserves the pipe, the
   // GM port and the links, advances local time to completion.
   void MteLoad(void* ub, const void* gm, uint64_t bytes, bool copy);
   void MteStore(void* gm, const void* ub, uint64_t bytes, bool copy);
   // The shared body of both: MTE2 (load, GM -> UB) or MTE3 (store).
   void MteMove(bool load, void* ub, void* gm, uint64_t bytes, bool copy);
+  // The bytes of a DMA from chip `src_chip`'s GM to `dst_chip`'s (-1: UB):
+  // copied; in timing-only mode only if the source holds real bytes, else
+  // the destination is marked as payload.
+  void MoveBytes(void* dst, const void* src, uint64_t bytes, int src_chip, int dst_chip);
   // UB scoreboard: when the in-flight DMAs touching [p, p + bytes) finish.
   Ps UbReady(const void* p, uint64_t bytes);
   void UbBusy(const void* p, uint64_t bytes, Ps until);
@@ -157,7 +166,8 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
   std::vector<uint64_t> deferred_;
   bool waiting_sq_ = false;
   uint64_t ub_bytes_;
-  std::unique_ptr<uint8_t[]> ub_;
+  LazyBuffer ub_;  // touched pages only: a timing-only run loads no tiles
+  IntervalSet ub_real_;  // timing-only: UB bytes that hold real values
   DataCache dcache_;
   BandwidthResource mte2_;
   BandwidthResource mte3_;

@@ -6,9 +6,9 @@ namespace pto::sim {
 
 Chip::Chip(sc_core::sc_module_name name, int chip, int chips,
            const platforms::Platform& platform, MemorySystem* mem, RunObserver* observer,
-           Trace* trace)
+           Trace* trace, bool timing_only, GmIndex* gm_index)
     : sc_core::sc_module(name) {
-  gm_ = std::make_unique<Gm>("gm", chip, platform);
+  gm_ = std::make_unique<Gm>("gm", chip, platform, timing_only, gm_index);
   std::vector<AivCore*> aic, aiv;
   const int b = static_cast<int>(platform.aic_cores());
   for (int i = 0; i < b; ++i) {

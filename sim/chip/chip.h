@@ -19,7 +19,7 @@ class Chip : public sc_core::sc_module {
  public:
   Chip(sc_core::sc_module_name name, int chip, int chips,
        const platforms::Platform& platform, MemorySystem* mem, RunObserver* observer,
-       Trace* trace);
+       Trace* trace, bool timing_only = false, GmIndex* gm_index = nullptr);
 
   Gm& gm() { return *gm_; }
   Aicpu& aicpu() { return *aicpu_; }

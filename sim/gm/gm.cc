@@ -1,14 +1,18 @@
 #include "sim/gm/gm.h"
 
-#include <cstdlib>
+#include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
 namespace pto::sim {
 
-Gm::Gm(sc_core::sc_module_name name, int chip, const platforms::Platform& platform)
+Gm::Gm(sc_core::sc_module_name name, int chip, const platforms::Platform& platform,
+       bool timing_only, GmIndex* index)
     : sc_core::sc_module(name),
       chip_(chip),
+      timing_only_(timing_only),
+      index_(index),
       capacity_(platform.gm().capacity_bytes()),
       port_(absl::StrCat("gm c", chip), platform.gm().bandwidth_gbps()),
       latency_(NsToPs(platform.gm().latency_ns())),
@@ -21,16 +25,18 @@ absl::StatusOr<uint64_t> Gm::Alloc(uint64_t bytes, const std::string& label) {
         absl::StrCat("chip ", chip_, " GM: ", bytes, " bytes for '", label,
                      "' exceed the remaining ", capacity_ - used_, " bytes"));
   }
-  // calloc maps large blocks lazily, so zeroed windows cost nothing up front.
-  char* raw = static_cast<char*>(std::calloc(1, bytes + 64));
-  if (raw == nullptr) {
+  // A lazy mapping (page aligned, so 64-byte aligned): zeroed windows and
+  // payload a timing-only run never writes cost no memory. As much address
+  // space again stays unmapped behind it, so a kernel that overruns a buffer
+  // by up to its size faults instead of reaching the next allocation.
+  LazyBuffer storage(bytes, std::max<uint64_t>(bytes, 4096));
+  if (storage.data() == nullptr) {
     return absl::ResourceExhaustedError(
         absl::StrCat("host memory for ", bytes, " bytes of GM"));
   }
-  const uint64_t addr = (reinterpret_cast<uint64_t>(raw) + 63) & ~uint64_t{63};
-  regions_.emplace(addr, Region{bytes, label,
-                                std::unique_ptr<char, void (*)(void*)>(
-                                    raw, std::free)});
+  const uint64_t addr = reinterpret_cast<uint64_t>(storage.data());
+  regions_.emplace(addr, Region{bytes, label, std::move(storage)});
+  if (index_ != nullptr) index_->Add(addr, bytes, chip_);
   used_ += bytes;
   return addr;
 }

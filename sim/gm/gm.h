@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -15,6 +14,8 @@
 #include <systemc>
 
 #include "absl/status/statusor.h"
+#include "sim/common/interval_set.h"
+#include "sim/common/lazy_buffer.h"
 #include "sim/common/resource.h"
 #include "platforms/platform.pb.h"
 
@@ -35,9 +36,30 @@ struct CellWrite {
   int32_t value = 0;
 };
 
+// Every GM allocation of the machine by start address, so finding the chip
+// that owns an address costs a lookup, not a scan of every chip.
+class GmIndex {
+ public:
+  void Add(uint64_t addr, uint64_t bytes, int chip) { regions_[addr] = {addr + bytes, chip}; }
+  // The chip whose allocation holds [addr, addr + bytes), or -1.
+  int Owner(uint64_t addr, uint64_t bytes) const {
+    auto it = regions_.upper_bound(addr);
+    if (it == regions_.begin()) return -1;
+    --it;
+    return addr + bytes <= it->second.first && addr + bytes >= addr ? it->second.second : -1;
+  }
+
+ private:
+  std::map<uint64_t, std::pair<uint64_t, int>> regions_;  // start -> (end, chip)
+};
+
 class Gm : public sc_core::sc_module {
  public:
-  Gm(sc_core::sc_module_name name, int chip, const platforms::Platform& platform);
+  // `timing_only`: DMAs move no payload into this GM (docs/simulator.md,
+  // "Timing-only mode"); the bytes they would have written are tracked.
+  // `index` (may be null) learns every allocation.
+  Gm(sc_core::sc_module_name name, int chip, const platforms::Platform& platform,
+     bool timing_only = false, GmIndex* index = nullptr);
 
   // Zeroed, 64-byte aligned allocation; `label` names it in reports.
   absl::StatusOr<uint64_t> Alloc(uint64_t bytes, const std::string& label);
@@ -50,6 +72,29 @@ class Gm : public sc_core::sc_module {
   Ps atomic_cost() const { return atomic_; }
   int chip() const { return chip_; }
   uint64_t used_bytes() const { return used_; }
+
+  // Timing-only mode (docs/simulator.md). Real bytes are those written with
+  // their values (scalar store, notify, host or orchestrator copy, a DMA
+  // from real bytes); a DMA from anything else copies nothing and marks the
+  // bytes it stands for as payload. A read that steers control flow asks
+  // HoldsPayload first; a DMA asks HoldsReal whether to copy.
+  bool timing_only() const { return timing_only_; }
+  void MarkPayload(uint64_t addr, uint64_t bytes) {
+    if (!timing_only_) return;
+    payload_.Add(addr, addr + bytes);
+    real_.Remove(addr, addr + bytes);
+  }
+  void MarkReal(uint64_t addr, uint64_t bytes) {
+    if (!timing_only_) return;
+    payload_.Remove(addr, addr + bytes);
+    real_.Add(addr, addr + bytes);
+  }
+  bool HoldsPayload(uint64_t addr, uint64_t bytes) const {
+    return timing_only_ && payload_.Overlaps(addr, addr + bytes);
+  }
+  bool HoldsReal(uint64_t addr, uint64_t bytes) const {
+    return !timing_only_ || real_.Overlaps(addr, addr + bytes);
+  }
 
   // Signal-cell writes (addr is 4-byte aligned and in this GM).
   void RecordCellWrite(uint64_t addr, CellWrite w);
@@ -66,9 +111,13 @@ class Gm : public sc_core::sc_module {
   struct Region {
     uint64_t bytes;
     std::string label;
-    std::unique_ptr<char, void (*)(void*)> storage;
+    LazyBuffer storage;
   };
   int chip_;
+  bool timing_only_;
+  GmIndex* index_;
+  IntervalSet payload_;
+  IntervalSet real_;
   uint64_t capacity_;
   uint64_t used_ = 0;
   BandwidthResource port_;

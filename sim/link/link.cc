@@ -5,14 +5,12 @@
 namespace pto::sim {
 
 Link::Link(sc_core::sc_module_name name, const std::string& label, double gbps,
-           Ps hop_latency, Trace* trace, int trace_pid)
+           Ps hop_latency, Trace* trace, int trace_pid, const std::string& track)
     : sc_core::sc_module(name),
       res_(label, gbps),
       hop_latency_(hop_latency),
       trace_(trace),
-      // msprof's names: an HCCS link between two chips, a UB switch port.
-      track_(trace->AddTrack(trace_pid, "fabric",
-                             absl::StrCat(label.rfind("link ", 0) == 0 ? "HCCS " : "UB ", label))),
+      track_(trace->AddTrack(trace_pid, "fabric", track)),
       label_(label) {}
 
 Slot Link::Transfer(Ps t, uint64_t bytes, const TraceArgs& who) {

@@ -16,8 +16,9 @@ namespace pto::sim {
 
 class Link : public sc_core::sc_module {
  public:
+  // `track` names the trace track ("HCCS link c0->c1", as msprof names it).
   Link(sc_core::sc_module_name name, const std::string& label, double gbps,
-       Ps hop_latency, Trace* trace, int trace_pid);
+       Ps hop_latency, Trace* trace, int trace_pid, const std::string& track);
 
   // Occupies the link for `bytes` from no earlier than `t`.
   // `who` (task, kernel, ... of the sender) goes into the trace slice's args

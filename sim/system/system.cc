@@ -44,7 +44,7 @@ absl::StatusOr<std::unique_ptr<SimSystem>> SimSystem::Create(
   for (int i = 0; i < n; ++i) {
     s->chips_.push_back(std::make_unique<Chip>(
         absl::StrCat("chip", i).c_str(), i, n, s->platform_, s.get(), s.get(),
-        &s->trace_));
+        &s->trace_, options.timing_only, &s->gm_index_));
   }
   if (options.race_detection) {
     const int per_chip = static_cast<int>(s->chips_[0]->cores().size());
@@ -58,40 +58,8 @@ absl::StatusOr<std::unique_ptr<SimSystem>> SimSystem::Create(
       }
     }
   }
-  const platforms::FabricSpec& f = s->platform_.fabric();
-  const Ps hop = NsToPs(f.hop_latency_ns());
-  s->routes_.assign(n * n, {});
-  const int fabric_pid = 1000;
-  if (f.kind() == platforms::FabricSpec::FULL_MESH) {
-    for (int a = 0; a < n; ++a) {
-      for (int b = 0; b < n; ++b) {
-        if (a == b) continue;
-        const std::string label = absl::StrCat("link c", a, "->c", b);
-        s->links_.push_back(std::make_unique<Link>(
-            absl::StrCat("link_", a, "_", b).c_str(), label,
-            f.link_bandwidth_gbps(), hop, &s->trace_, fabric_pid));
-        s->routes_[a * n + b] = {s->links_.back().get()};
-      }
-    }
-  } else {
-    std::vector<Link*> up(n), down(n);
-    for (int a = 0; a < n; ++a) {
-      s->links_.push_back(std::make_unique<Link>(
-          absl::StrCat("up_", a).c_str(), absl::StrCat("port c", a, "->switch"),
-          f.link_bandwidth_gbps(), hop, &s->trace_, fabric_pid));
-      up[a] = s->links_.back().get();
-      s->links_.push_back(std::make_unique<Link>(
-          absl::StrCat("down_", a).c_str(),
-          absl::StrCat("port switch->c", a), f.link_bandwidth_gbps(), hop,
-          &s->trace_, fabric_pid));
-      down[a] = s->links_.back().get();
-    }
-    for (int a = 0; a < n; ++a) {
-      for (int b = 0; b < n; ++b) {
-        if (a != b) s->routes_[a * n + b] = {up[a], down[b]};
-      }
-    }
-  }
+  // The fabric's links draw on one trace process of their own.
+  s->fabric_ = std::make_unique<Fabric>(s->platform_.fabric(), n, &s->trace_, /*trace_pid=*/1000);
   return s;
 }
 
@@ -101,10 +69,7 @@ SimSystem::SimSystem(platforms::Platform platform, bool trace)
 SimSystem::~SimSystem() = default;
 
 int SimSystem::OwnerChip(uint64_t addr, uint64_t bytes) const {
-  for (size_t i = 0; i < chips_.size(); ++i) {
-    if (chips_[i]->gm().Contains(addr, bytes)) return static_cast<int>(i);
-  }
-  return -1;
+  return gm_index_.Owner(addr, bytes);
 }
 
 std::string SimSystem::Describe(uint64_t addr) const {
@@ -193,6 +158,7 @@ absl::Status SimSystem::CopyTo(const rt::Tensor& dst, const void* src,
     return absl::InvalidArgumentError("CopyTo outside the tensor's GM buffer");
   }
   std::memcpy(reinterpret_cast<void*>(dst.addr()), src, bytes);
+  chips_[dst.device]->gm().MarkReal(dst.addr(), bytes);
   return absl::OkStatus();
 }
 
@@ -337,7 +303,7 @@ RunReport SimSystem::Run() {
     c->aicpu().FillQueueStats(&r);
     if (c->urma() != nullptr) c->urma()->FillStats(&r);
   }
-  for (auto& l : links_) {
+  for (const auto& l : fabric_->links()) {
     const BandwidthResource& res = l->resource();
     ResourceStat* ls = r.add_links();
     ls->set_name(res.name());

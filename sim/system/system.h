@@ -13,6 +13,7 @@
 #include "runtime/api/host.h"
 #include "sim/common/ports.h"
 #include "sim/chip/chip.h"
+#include "sim/link/fabric.h"
 #include "sim/link/link.h"
 #include "platforms/platform.pb.h"
 #include "sim/race/race_detector.h"
@@ -36,6 +37,11 @@ struct SimOptions {
   // Report unordered GM accesses (RunReport.races). Off by default (it
   // costs wall time per access); the sim tests turn it on.
   bool race_detection = false;
+  // Timing-only mode (docs/simulator.md): DMAs move no payload bytes and no
+  // payload is held; counts, signals and every byte a scalar load reads stay
+  // real, so simulated time and statistics equal the full mode's. A scalar
+  // read of bytes only a DMA wrote ends the run with code 110.
+  bool timing_only = false;
   // Applied to the loaded platform before validation (tests tune timeouts).
   std::function<void(platforms::Platform&)> tweak;
   // When set, Run() advances the kernel in slices of progress_slice_ns of
@@ -76,7 +82,7 @@ class SimSystem : public rt::Host, public MemorySystem, public RunObserver {
   int OwnerChip(uint64_t addr, uint64_t bytes) const override;
   Gm& GmOf(int chip) override { return chips_[chip]->gm(); }
   const std::vector<Link*>& Route(int src, int dst) override {
-    return routes_[src * chips_.size() + dst];
+    return fabric_->Route(src, dst);
   }
   std::string Describe(uint64_t addr) const override;
   Trace& trace() override { return trace_; }
@@ -102,9 +108,9 @@ class SimSystem : public rt::Host, public MemorySystem, public RunObserver {
 
   platforms::Platform platform_;
   Trace trace_;
+  GmIndex gm_index_;  // before chips_: their GMs register here
   std::vector<std::unique_ptr<Chip>> chips_;
-  std::vector<std::unique_ptr<Link>> links_;
-  std::vector<std::vector<Link*>> routes_;  // [src * n + dst]
+  std::unique_ptr<Fabric> fabric_;
   // sim/system/hang_report.cc: fills wait_for, rank_summary, hang_cause.
   void DiagnoseHang(RunReport* r) const;
   const DomainBuffer* FindBuffer(uint64_t addr) const;

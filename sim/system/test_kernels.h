@@ -29,9 +29,22 @@ struct AllToAllSetup {
 // Creates the domain (buffers "send", "recv", "sig"), stages every rank's
 // send buffer and group-dispatches one all-to-all task of `blocks` AIV blocks
 // (require_sync_start) per chip. `stage_bytes` is each of the two UB
-// staging tiles.
+// staging tiles. Without `stage_payload` the send buffers keep their zeros
+// (a timing-only run, whose time does not depend on them).
 absl::StatusOr<AllToAllSetup> SetUpAllToAll(SimSystem& sys, uint64_t chunk_bytes, int blocks,
-                                            uint64_t stage_bytes = 64 * 1024);
+                                            uint64_t stage_bytes = 64 * 1024,
+                                            bool stage_payload = true);
+// The same all-to-all for any number of chips, beyond the 64 ranks a
+// CommContext holds: each chip gets plain GM buffers ("send", "recv",
+// "sig") and a table of every rank's recv and sig addresses, which the
+// kernel reads with scalar loads. `recv` lists each rank's recv buffer.
+struct WideAllToAllSetup {
+  std::vector<rt::Tensor> recv;
+  uint64_t chunk_bytes = 0;
+};
+absl::StatusOr<WideAllToAllSetup> SetUpWideAllToAll(SimSystem& sys, uint64_t chunk_bytes,
+                                                    int blocks, bool stage_payload);
+
 // Number of words of rank r's recv buffer that differ from the expected data.
 uint64_t AllToAllErrors(SimSystem& sys, const AllToAllSetup& s);
 

@@ -114,16 +114,21 @@ void UrmaEngine::Retire() {
     const Inflight& f = inflight_[n];
     Queue& q = queues_[f.peer];
     if (f.status == kStatusOk) {
-      // The bytes land when the transfer completes.
-      if (f.wqe.opcode == kWrite) {
-        std::memmove(reinterpret_cast<void*>(f.wqe.remote),
-                     reinterpret_cast<const void*>(f.wqe.local), f.wqe.len);
-        mem_->GmOf(f.peer).NotifyWrite();
+      // The bytes land when the transfer completes; in timing-only mode
+      // only real bytes do, payload moves its marks (docs/simulator.md).
+      const bool put = f.wqe.opcode == kWrite;
+      Gm& dst = mem_->GmOf(put ? f.peer : chip_);
+      const uint64_t to = put ? f.wqe.remote : f.wqe.local;
+      const uint64_t from = put ? f.wqe.local : f.wqe.remote;
+      Gm& src = mem_->GmOf(put ? chip_ : f.peer);
+      if (src.HoldsReal(from, f.wqe.len)) {
+        std::memmove(reinterpret_cast<void*>(to), reinterpret_cast<const void*>(from),
+                     f.wqe.len);
+        dst.MarkReal(to, f.wqe.len);
       } else {
-        std::memmove(reinterpret_cast<void*>(f.wqe.local),
-                     reinterpret_cast<const void*>(f.wqe.remote), f.wqe.len);
-        mem_->GmOf(chip_).NotifyWrite();
+        dst.MarkPayload(to, f.wqe.len);
       }
+      dst.NotifyWrite();
     } else {
       ++q.errors;
     }

@@ -46,6 +46,8 @@ TEST(AllToAllVAdmissionTest, OverCapacityLaunchFailsBeforeAnyBlockStarts) {
   const Counts counts[2] = {ref::SkewCounts(ref::Skew::kOverCapacity, kNr, kMaxRecv), SecondCall()};
   const Outcome out = RunProgram(counts);
   const RunReport& r = out.report;
+  // The error ends a timing-only run at the same point with the same report.
+  EXPECT_EQ(TimingOnlyDifference(r, RunProgram(counts, /*timing_only=*/true).report), "");
   if (kSubmitted) {
     EXPECT_EQ(r.error_code(), rt::kErrorRequireSyncStartInvalid) << r.error_text();
     EXPECT_THAT(r.error_text(), HasSubstr("require_sync_start block_num=50 > limit=48"));

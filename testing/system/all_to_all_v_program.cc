@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "runtime/api/generated_program.h"
 #include "runtime/api/host.h"
 #include "runtime/api/task_args.h"
@@ -56,6 +57,7 @@ const Config& Cfg() {
     cfg->l = std::stoi(Env("A2AV_L"));
     cfg->s = std::stoi(Env("A2AV_S"));
     cfg->skew_matrix = Env("A2AV_SKEW_MATRIX") == "1";
+    cfg->platform = Env("A2AV_PLATFORM");
     return cfg;
   }();
   return *c;
@@ -80,13 +82,14 @@ uint64_t RowBytes(int param) {
   return 0;
 }
 
-Outcome RunProgram(const Counts (&counts)[2]) {
+Outcome RunProgram(const Counts (&counts)[2], bool timing_only) {
   const int nr = Cfg().nr;
   Outcome out;
   out.params.assign(kNumParams, std::vector<std::string>(nr));
   std::vector<std::vector<rt::Tensor>> params(kNumParams);
-  SimOptions o = testing::Opts(nr);
+  SimOptions o = testing::Opts(nr, Cfg().platform);
   o.trace = false;
+  o.timing_only = timing_only;
   out.report = testing::Simulate(
       o,
       [&](SimSystem& sys) -> absl::Status {
@@ -129,6 +132,19 @@ Outcome RunProgram(const Counts (&counts)[2]) {
     }
   }
   return out;
+}
+
+std::string TimingOnlyDifference(const RunReport& full, const RunReport& timing) {
+  RunReport a = full;
+  RunReport b = timing;
+  for (RunReport* r : {&a, &b}) {
+    r->clear_outputs();
+    r->clear_wall_seconds();
+  }
+  std::string diff;
+  google::protobuf::util::MessageDifferencer d;
+  d.ReportDifferencesToString(&diff);
+  return d.Compare(a, b) ? "" : diff;
 }
 
 std::string EntryLogLine(int chip, int run, int64_t b) {

@@ -4,7 +4,7 @@
 // harness serves every rail. Compiled once; each test binary links it with
 // its program and gets its configuration from the environment the cc_test
 // sets (system_test.bzl): A2AV_RAIL, A2AV_KERNEL, A2AV_NR, A2AV_INT8,
-// A2AV_L, A2AV_S, A2AV_SKEW_MATRIX.
+// A2AV_L, A2AV_S, A2AV_SKEW_MATRIX, A2AV_PLATFORM.
 #ifndef PTO_TESTING_SYSTEM_ALL_TO_ALL_V_PROGRAM_H_
 #define PTO_TESTING_SYSTEM_ALL_TO_ALL_V_PROGRAM_H_
 
@@ -28,6 +28,7 @@ struct Config {
   int l = 1;                // core_num of the calls (1 on the InCore rail)
   int s = 1;                // signal lanes (columns of the [NR, S] signal)
   bool skew_matrix = true;  // the first call runs each skew case, else over_capacity
+  std::string platform;     // simulated (and compiled for)
 };
 
 // The configuration of this test binary; exits with a message when the
@@ -78,8 +79,15 @@ std::vector<T> RowOf(const Outcome& out, int param, int r) {
   return v;
 }
 
-// Runs the program with `counts[k]` and round-k payloads for call k.
-Outcome RunProgram(const Counts (&counts)[2]);
+// Runs the program with `counts[k]` and round-k payloads for call k, in the
+// simulator's full mode or its timing-only mode (no payload moved).
+Outcome RunProgram(const Counts (&counts)[2], bool timing_only = false);
+
+// Empty when `timing` (a timing-only run) reports what `full` reports:
+// simulated time, every task, core, link, GM and queue statistic, the log,
+// errors and hang reports; else what differs. Outputs and wall time are not
+// compared (timing-only moves no payload).
+std::string TimingOnlyDifference(const RunReport& full, const RunReport& timing);
 
 // The line the HOST rail's builtin entry logs before it submits the kernel
 // (runtime/builtins/all_to_all_v/entry.cpp.in, spec §4.9), as RunReport.log

@@ -139,6 +139,12 @@ void RunAndCheck(const Counts& first) {
   EXPECT_EQ(runs_of_chip0, kRail == "host" ? 7 : 1);
   EXPECT_GE(r.sim_time_ps(), runs_of_chip0 * kRoundTripPs);
   ::testing::Test::RecordProperty("sim_time_ps", std::to_string(r.sim_time_ps()));
+
+  // Timing-only mode moves no payload and must time the same run exactly:
+  // same simulated time, tasks, cores, links, GM ports, log (docs/simulator.md).
+  const Outcome timing = RunProgram(counts, /*timing_only=*/true);
+  EXPECT_EQ(TimingOnlyDifference(r, timing.report), "");
+  EXPECT_EQ(timing.report.sim_time_ps(), r.sim_time_ps());
 }
 
 // The skews this binary runs: every case, or over_capacity only (the

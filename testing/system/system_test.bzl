@@ -32,6 +32,7 @@ def all_to_all_v_system_test(
         s = 1,
         skew_matrix = True,
         lib = ":system_test_lib",
+        platform = "a2a3",
         size = "small"):
     """A program of rail `rail` with NR = `nr` and its system test `name`.
 
@@ -46,6 +47,7 @@ def all_to_all_v_system_test(
       s: signal lanes.
       skew_matrix: the first call runs every skew case, else over_capacity.
       lib: the test library (its TESTs) to link with the program.
+      platform: compiled for and simulated on (a platform of //platforms).
       size: of the cc_test.
     """
     dtype = "pl.INT8" if int8 else "pl.FP32"
@@ -55,7 +57,7 @@ def all_to_all_v_system_test(
         "all_to_all_v_%s.pto.in" % rail,
         {"NR": nr, "DTYPE": dtype, "L": l, "S": s},
     )
-    pto_program(name = prog, src = pto_src, testonly = True)
+    pto_program(name = prog, src = pto_src, platform = platform, testonly = True)
     cc_test(
         name = name,
         size = size,
@@ -67,6 +69,7 @@ def all_to_all_v_system_test(
             "A2AV_L": str(l),
             "A2AV_S": str(s),
             "A2AV_SKEW_MATRIX": "1" if skew_matrix else "0",
+            "A2AV_PLATFORM": platform,
         },
         deps = [
             ":" + prog,
