@@ -279,7 +279,7 @@ class P:
   EXPECT_THAT(*code, HasSubstr("pto::kernels::internal::CopyBox(true, stage_"));
   EXPECT_THAT(*code, HasSubstr("pto::TMIN("));
   EXPECT_THAT(*code, HasSubstr("pto::kernels::internal::CopyGmBox<float>(false, t_1, {0, 0}, "
-                               "&remote_1, {0, 0}, {2, 64}, stage_"));
+                               "&remote_2, {0, 0}, {2, 64}, stage_"));
   EXPECT_THAT(*code, HasSubstr("[[maybe_unused]] const pto::TensorDesc* unused = flat_"));
 }
 
