@@ -53,6 +53,25 @@ std::optional<std::string> CppType(ir::DataType t) {
   }
 }
 
+// The end of the highest UB buffer AllocateMemoryAddr placed: the staging
+// boxes code generation adds for an unstaged tensor put or get go above it,
+// so they never overlap a tile.
+class UbHighWater : public ir::IRVisitor {
+ public:
+  int64_t end = 0;
+  void VisitMemRef(const ir::MemRefPtr& m) override {
+    std::optional<int64_t> addr = ir::GetConstInt(m->addr());
+    if (m->memory_space() == ir::MemorySpace::kUB && addr && *addr >= 0) {
+      end = std::max(end, *addr + m->size());
+    }
+    ir::IRVisitor::VisitMemRef(m);
+  }
+};
+
+// The alignment of a staging box: the coarsest UB block of the built-in
+// platforms, as AllocateMemoryAddr aligns without a platform.
+constexpr int64_t kStageAlign = 32;
+
 // Variables read anywhere in a body but its returns (so unread definitions
 // get [[maybe_unused]] and the kernel compiles warning-free).
 class UsedVars : public ir::IRVisitor {
@@ -83,6 +102,9 @@ class Generator {
     UsedVars uses;
     uses.VisitStmt(fn->body());
     used_ = uses.used;
+    UbHighWater high;
+    high.VisitStmt(fn->body());
+    stage_next_ = (high.end + kStageAlign - 1) / kStageAlign * kStageAlign;
 
     int tensors = 0;
     for (const ir::VarPtr& p : fn->params()) {
@@ -683,8 +705,10 @@ class Generator {
       }
       if (count <= 0) return Unsupported(args[box + 2]->span(), op + " of a non-constant box");
       stage.name = Fresh("stage");
-      const int64_t offset = ub_bytes_;
-      ub_bytes_ += (count * ir::DataTypeBytes(window.dtype) + kUbAlign - 1) / kUbAlign * kUbAlign;
+      const int64_t offset = stage_next_;
+      stage_next_ += (count * ir::DataTypeBytes(window.dtype) + kStageAlign - 1) / kStageAlign *
+                     kStageAlign;
+      ub_bytes_ = std::max(ub_bytes_, stage_next_);
       pto::StrAppend(&body_, in, "pto::Tile<", elem, "> ", stage.name, " = pto::TASSIGN<", elem,
                      ">(", offset, ", ", count, ");\n");
     }
@@ -1003,6 +1027,7 @@ class Generator {
   ir::StmtPtr top_body_;
   std::string body_;
   int64_t ub_bytes_ = 0;
+  int64_t stage_next_ = 0;  // next free UB byte above the allocated tiles
 };
 
 }  // namespace
