@@ -451,11 +451,10 @@ class Generator {
     // PyPTO's tile-with-scalar operators (pl.add(tile, 1.0) resolves to
     // pl.tile.adds) are the scalar branch of the binary operators below.
     const std::string& name = call->op()->name();
-    const bool scalar_form = (name == "pl.tile.adds" || name == "pl.tile.subs" ||
-                              name == "pl.tile.muls" || name == "pl.tile.maximums" ||
-                              name == "pl.tile.minimums") &&
-                             call->args().size() == 2 &&
-                             ir::Is<ir::ScalarType>(call->args()[1]->type());
+    const bool scalar_form =
+        (name == "pl.tile.adds" || name == "pl.tile.subs" || name == "pl.tile.muls" ||
+         name == "pl.tile.maximums" || name == "pl.tile.minimums") &&
+        call->args().size() == 2 && ir::Is<ir::ScalarType>(call->args()[1]->type());
     const std::string op = scalar_form ? name.substr(0, name.size() - 1) : name;
     const auto& args = call->args();
     const std::string in = Indent(indent);
@@ -706,8 +705,8 @@ class Generator {
       if (count <= 0) return Unsupported(args[box + 2]->span(), op + " of a non-constant box");
       stage.name = Fresh("stage");
       const int64_t offset = stage_next_;
-      stage_next_ += (count * ir::DataTypeBytes(window.dtype) + kStageAlign - 1) / kStageAlign *
-                     kStageAlign;
+      stage_next_ +=
+          (count * ir::DataTypeBytes(window.dtype) + kStageAlign - 1) / kStageAlign * kStageAlign;
       ub_bytes_ = std::max(ub_bytes_, stage_next_);
       pto::StrAppend(&body_, in, "pto::Tile<", elem, "> ", stage.name, " = pto::TASSIGN<", elem,
                      ">(", offset, ", ", count, ");\n");

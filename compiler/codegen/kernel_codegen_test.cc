@@ -150,10 +150,10 @@ TEST(KernelCodegenTest, TileOpsAndIfYields) {
                                "    if (i < 8) {\n"
                                "      picked = scaled;\n"
                                "    } else {\n"
-                               "      pto::Tile<float> _tmp0 = pto::TASSIGN<float>(2048, 512);\n"
-                               "      pto::TEXPANDS(_tmp0, static_cast<float>(0));\n"
-                               "      pto::TMAX(_tmp0, scaled, _tmp0);\n"
-                               "      picked = _tmp0;\n"
+                               "      pto::Tile<float> rectified = pto::TASSIGN<float>(2048, 512);\n"
+                               "      pto::TEXPANDS(rectified, static_cast<float>(0));\n"
+                               "      pto::TMAX(rectified, scaled, rectified);\n"
+                               "      picked = rectified;\n"
                                "    }\n"));
 }
 
