@@ -62,7 +62,9 @@ class ThreadCore : public DeviceCore {
   void ScalarRead(const void* gm, void* out, int bytes) override { std::memcpy(out, gm, bytes); }
   void ScalarWrite(void* gm, const void* in, int bytes) override { std::memcpy(gm, in, bytes); }
   void Vector(VecOp, const void*, const void*, const void*, uint64_t) override {}
-  uint64_t UrmaPost(bool, void*, void*, uint64_t) override { Fault("URMA is not modelled here"); }
+  uint64_t UrmaPost(bool, void*, void*, uint64_t) override {
+    throw std::runtime_error("URMA is not modelled here");
+  }
   void DeferCompletion(uint64_t) override {}
   [[noreturn]] void Fault(const char* what) override { throw std::runtime_error(what); }
 
