@@ -125,6 +125,16 @@ class OrderedLaunchTest : public ::testing::Test {
     c.kernel_names = {"add_one", "scale"};
     return c;
   }
+  // One `scale` task by 1 on the first tensor: the smallest run that reaches
+  // the launch queue, for the failure cases.
+  ChipCallable OneScaleTask() {
+    return Callable([](Orchestrator& o, const ChipArgs& a) {
+      TaskArgs s;
+      s.add_inout(a.tensors[0]);
+      s.add_scalar(1);
+      o.submit_aiv_task(1, s);
+    });
+  }
   HostQueue queue_;
 };
 
@@ -207,12 +217,7 @@ TEST_F(OrderedLaunchTest, ALaunchWiderThanTheDeviceIsLatched) {
 
 TEST_F(OrderedLaunchTest, ADeviceErrorIsLatchedWithItsMappedCode) {
   Tensor x = Buffer(4);
-  ChipCallable c = Callable([](Orchestrator& o, const ChipArgs& a) {
-    TaskArgs s;
-    s.add_inout(a.tensors[0]);
-    s.add_scalar(1);
-    o.submit_aiv_task(1, s);
-  });
+  ChipCallable c = OneScaleTask();
   queue_.launch_error = 507015;
   ChipRunResult r = RunChipCallable(queue_, c, {{x}, {}}, {});
   EXPECT_EQ(r.error_code, kErrorAicoreFault);
@@ -223,12 +228,7 @@ TEST_F(OrderedLaunchTest, ADeviceErrorIsLatchedWithItsMappedCode) {
 
 TEST_F(OrderedLaunchTest, AHungLaunchIsASchedulerTimeout) {
   Tensor x = Buffer(4);
-  ChipCallable c = Callable([](Orchestrator& o, const ChipArgs& a) {
-    TaskArgs s;
-    s.add_inout(a.tensors[0]);
-    s.add_scalar(1);
-    o.submit_aiv_task(1, s);
-  });
+  ChipCallable c = OneScaleTask();
   queue_.hang = true;
   ChipRunResult r = RunChipCallable(queue_, c, {{x}, {}}, {});
   EXPECT_EQ(r.error_code, kErrorSchedulerTimeout);
@@ -240,12 +240,7 @@ TEST_F(OrderedLaunchTest, AHungLaunchIsASchedulerTimeout) {
 
 TEST_F(OrderedLaunchTest, StagingThatCannotBeAllocatedIsAHeapError) {
   Tensor x = Buffer(4);
-  ChipCallable c = Callable([](Orchestrator& o, const ChipArgs& a) {
-    TaskArgs s;
-    s.add_inout(a.tensors[0]);
-    s.add_scalar(1);
-    o.submit_aiv_task(1, s);
-  });
+  ChipCallable c = OneScaleTask();
   queue_.fail_alloc = true;
   ChipRunResult r = RunChipCallable(queue_, c, {{x}, {}}, {});
   EXPECT_EQ(r.error_code, kErrorHeapRingDeadlock);
