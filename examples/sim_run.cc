@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "sim/system/system.h"
 #include "sim/system/test_kernels.h"
+#include "testing/reference/collectives.h"
 
 namespace pto::examples {
 
@@ -65,6 +66,45 @@ Outcome Run(RunHostFn run_host) {
                       run_host);
   for (int d = 0; d < kNr; ++d) out.outputs.push_back(DeviceCopy(out.report, "outputs", d));
   return out;
+}
+
+absl::Status CheckAgainstGolden(const Outcome& run, const Golden& golden) {
+  if (run.report.error_code() != 0) return absl::InternalError(run.report.error_text());
+  const reference::AllToAllVShape shape{kNr, kMaxRecv, kSize};
+  reference::PerRank<float> staged(kNr, std::vector<float>(kRankElems));
+  reference::PerRank<int32_t> send_counts(kNr, std::vector<int32_t>(kNr));
+  for (int r = 0; r < kNr; ++r) {
+    for (int i = 0; i < kRankElems; ++i) {
+      staged[r][i] = golden.stage_scale * InputOf(r, r * kRankElems + i);
+    }
+    for (int d = 0; d < kNr; ++d) send_counts[r][d] = golden.send_count(d);
+  }
+  reference::PerRank<float> want(kNr, std::vector<float>(kRankElems, golden.unsent));
+  reference::PerRank<int32_t> want_recv;
+  const absl::Status golden_ok =
+      reference::AllToAllV(shape, staged, send_counts, &want, &want_recv);
+  if (!golden_ok.ok()) return golden_ok;
+
+  reference::PerRank<float> got(kNr);
+  for (int r = 0; r < kNr; ++r) {
+    if (run.outputs[r].size() != static_cast<size_t>(kParamElems)) {
+      return absl::InternalError(
+          absl::StrCat("rank ", r, ": ", run.outputs[r].size(), " output elements"));
+    }
+    got[r].assign(run.outputs[r].begin() + r * kRankElems,
+                  run.outputs[r].begin() + (r + 1) * kRankElems);
+    // Device r writes only row r of its copy of `outputs`.
+    for (int i = 0; i < kParamElems; ++i) {
+      if (i / kRankElems != r && run.outputs[r][i] != kOutputInit) {
+        return absl::InternalError(absl::StrCat("rank ", r, " element ", i, " = ",
+                                                run.outputs[r][i], ", outside its row"));
+      }
+    }
+  }
+  // recv_counts live in the program's window, which the HOST orchestration
+  // owns, so they are not read back: comparing every row (all_rows) pins
+  // them, since a slot trimmed to a wrong count leaves other rows behind.
+  return reference::CompareAllToAllV(shape, want, want_recv, got, want_recv, /*all_rows=*/true);
 }
 
 }  // namespace a2av

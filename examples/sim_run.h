@@ -65,6 +65,21 @@ struct Outcome {
 // kOutputInit.
 Outcome Run(RunHostFn run_host);
 
+// What an example's pipeline does around the collective, for its golden:
+// rank r stages row r of its copy of `inputs` times `stage_scale` and sends
+// send_count(d) rows to peer d; rows of a slot that nothing was sent to read
+// `unsent` in the output.
+struct Golden {
+  float stage_scale = 1.0f;
+  std::function<int32_t(int dest)> send_count = [](int) { return kMaxRecv; };
+  float unsent = 0.0f;
+};
+
+// Checks `run` against the all_to_all_v golden of //testing/reference: row r
+// of device r's `outputs` is the target of rank r, every row compared, and
+// every other row of device r's copy still holds kOutputInit.
+absl::Status CheckAgainstGolden(const Outcome& run, const Golden& golden);
+
 }  // namespace a2av
 
 }  // namespace pto::examples
