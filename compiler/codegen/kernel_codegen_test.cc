@@ -320,6 +320,32 @@ class P:
   EXPECT_THAT(code.status().ToString(), HasSubstr("8:9:8:10:test.pto"));
 }
 
+// A rank-3 tile is 2D after FlattenTileNdTo2D: its buffer is [6, 4], and the
+// load and store copy the tensor-rank [2, 3, 4] window (the load's shape,
+// the store's `shapes` operand), not a box of the 2D tile's dims.
+TEST(KernelCodegenTest, FlattenedTilesCopyTheirTensorRankWindow) {
+  ir::ProgramPtr program = Lower(R"(import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[2, 3, 4], pl.FP32], o: pl.Out[pl.Tensor[[2, 3, 4], pl.FP32]]) -> pl.Tensor[[2, 3, 4], pl.FP32]:
+        x = pl.tile.load(a, [0, 0, 0], [2, 3, 4])
+        y = pl.tile.add(x, x)
+        r = pl.tile.store(y, [0, 0, 0], o)
+        return r
+)");
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(program, "k");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("pto::Tile<float> x = pto::TASSIGN<float>(0, 24);\n"
+                               "  pto::kernels::internal::CopyBox(true, x, a, {0, 0, 0}, "
+                               "{2, 3, 4});\n"));
+  EXPECT_THAT(*code, HasSubstr("pto::kernels::internal::CopyBox(false, y, o, {0, 0, 0}, "
+                               "{2, 3, 4});\n"));
+}
+
 TEST(KernelCodegenTest, UnsupportedConstructsAreLocatedUserErrors) {
   ir::ProgramPtr program = Lower(ReadFile("examples/kernels.pto"));
   ASSERT_NE(program, nullptr);

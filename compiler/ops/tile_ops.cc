@@ -29,10 +29,12 @@ absl::StatusOr<TypePtr> DeduceLoad(const CallSite& s) {
   return TileOf(std::move(shape), t->dtype());
 }
 
-// store(tile, offsets, tensor) -> the tensor, updated
+// store(tile, offsets, tensor[, shapes]) -> the tensor, updated. The box
+// `shapes` (tensor rank) is what FlattenTileNdTo2D adds when it flattens the
+// tile of a store into a tensor of rank above 2.
 absl::StatusOr<TypePtr> DeduceStore(const CallSite& s) {
   constexpr std::string_view op = "pl.tile.store";
-  RETURN_IF_ERROR(CheckArgCount(s, op, 3, 3));
+  RETURN_IF_ERROR(CheckArgCount(s, op, 3, 4));
   ASSIGN_OR_RETURN(auto tile, TileArg(s, 0, op, "tile"));
   ASSIGN_OR_RETURN(auto offsets, TupleArg(s, 1, op, "offsets"));
   ASSIGN_OR_RETURN(auto t, TensorArg(s, 2, op, "tensor"));
@@ -42,6 +44,12 @@ absl::StatusOr<TypePtr> DeduceStore(const CallSite& s) {
   }
   if (offsets.size() != t->shape().size()) {
     return UserErrorF(ArgSpan(s, 1), op, " offsets must have rank ", t->shape().size());
+  }
+  if (s.args.size() == 4) {
+    ASSIGN_OR_RETURN(auto shapes, TupleArg(s, 3, op, "shapes"));
+    if (shapes.size() != t->shape().size()) {
+      return UserErrorF(ArgSpan(s, 3), op, " shapes must have rank ", t->shape().size());
+    }
   }
   return s.args[2]->type();
 }
@@ -100,7 +108,7 @@ void RegisterTileOps(OpRegistry& r) {
     RegisterOp(r, std::move(name), {}, OpCategory::kTileOp, std::move(eff), std::move(d));
   };
   add("pl.tile.load", {R, R, R}, DeduceLoad);
-  add("pl.tile.store", {R, R, W}, DeduceStore);
+  add("pl.tile.store", {R, R, W, R}, DeduceStore);
   add("pl.tile.create", {R}, DeduceCreate);
   add("pl.tile.full", {R, R}, DeduceFull);
   add("pl.tile.cast", {R}, DeduceCast);

@@ -6,6 +6,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "compiler/ir/builder.h"
+#include "compiler/ir/mutator.h"
+#include "compiler/ir/visitor.h"
 #include "compiler/passes/function_rewrite.h"
 #include "compiler/passes/tile_liveness.h"
 #include "compiler/passes/tile_memrefs.h"
@@ -30,10 +32,85 @@ std::string TileNames(const std::vector<ir::VarPtr>& tiles) {
   return out;
 }
 
+// The largest MemRef id of a body (-1 for none): staging boxes number on.
+class MaxMemRefId : public ir::IRVisitor {
+ public:
+  int64_t id = -1;
+  void VisitMemRef(const ir::MemRefPtr& m) override {
+    id = std::max(id, m->id());
+    ir::IRVisitor::VisitMemRef(m);
+  }
+};
+
+// PyPTO's tensor form of a put or get without a staging tile, (dst, peer,
+// src, dst_offsets, src_offsets, shape), moves its box through UB. Each such
+// call with a constant box gets a staging tile of its own, defined just
+// before it with a fresh UB MemRef and passed as the staged form's `stage`
+// operand, so the box is placed and counted like every other buffer. A box
+// with a dynamic shape is left for code generation to reject.
+class StageBoxes : public ir::IRMutator {
+ public:
+  explicit StageBoxes(int64_t next_id) : next_id_(next_id) {}
+
+ protected:
+  ir::StmtPtr MutateEvalStmt(const std::shared_ptr<const ir::EvalStmt>& stmt) override {
+    auto call = ir::As<ir::Call>(stmt->expr());
+    if (call == nullptr || ir::Is<ir::GlobalVar>(call->op()) || call->args().size() != 6 ||
+        (call->op()->name() != "pld.tensor.put" && call->op()->name() != "pld.tensor.get")) {
+      return ir::IRMutator::MutateEvalStmt(stmt);
+    }
+    const bool put = call->op()->name() == "pld.tensor.put";
+    const std::vector<ir::ExprPtr>& args = call->args();
+    auto window = ir::AsTensorTypeLike(args[put ? 0 : 2]->type());
+    auto shape = ir::As<ir::MakeTuple>(args[5]);
+    int64_t count = 1;
+    for (const ir::ExprPtr& d : shape ? shape->elements() : std::vector<ir::ExprPtr>{}) {
+      std::optional<int64_t> v = ir::GetConstInt(d);
+      count = v && *v > 0 ? count * *v : -1;
+      if (count < 0) break;
+    }
+    if (window == nullptr || shape == nullptr || count <= 0) {
+      return ir::IRMutator::MutateEvalStmt(stmt);
+    }
+    const Span& span = call->span();
+    const int64_t id = next_id_++;
+    auto memref = std::make_shared<ir::MemRef>(pto::StrCat("mem_ub_", id), ir::MemorySpace::kUB,
+                                               ir::ConstIndex(-1),
+                                               count * ir::DataTypeBytes(window->dtype()), id, span);
+    std::vector<ir::ExprPtr> dims = {ir::ConstIndex(count, span)};
+    auto type = std::make_shared<ir::TileType>(dims, window->dtype(), memref);
+    auto stage = std::make_shared<ir::Var>("stage", type, span);
+    auto create = ir::MakeOpCall(
+        "pl.tile.create", {std::make_shared<ir::MakeTuple>(dims, span)}, type,
+        {{"dtype", window->dtype()}, {"target_memory", std::string("Vec")}}, {}, span);
+    std::vector<ir::ExprPtr> staged;
+    for (const ir::ExprPtr& a : args) staged.push_back(MutateExpr(a));
+    staged.insert(staged.begin() + 3, stage);
+    auto moved = ir::MakeOpCall(call->op()->name(), staged, call->type(), call->kwargs(),
+                                call->attrs(), span);
+    return ir::SeqStmts::Flatten(
+        {std::make_shared<ir::AssignStmt>(stage, create, stmt->span()),
+         std::make_shared<ir::EvalStmt>(moved, stmt->leading_comments(), stmt->span())},
+        stmt->span());
+  }
+  ir::StmtPtr MutateSeqStmts(const std::shared_ptr<const ir::SeqStmts>& stmt) override {
+    ir::StmtPtr out = ir::IRMutator::MutateSeqStmts(stmt);
+    if (out == stmt) return out;
+    auto seq = ir::As<ir::SeqStmts>(out);
+    return ir::SeqStmts::Flatten(seq->stmts(), seq->span());
+  }
+
+ private:
+  int64_t next_id_;
+};
+
 absl::StatusOr<ir::StmtPtr> Allocate(const ir::FunctionPtr& fn,
                                      const AllocateMemoryAddrOptions& options) {
   if (!HoldsTiles(fn)) return fn->body();
-  TileLiveness live = AnalyzeTileLiveness(fn->body());
+  MaxMemRefId max_id;
+  max_id.VisitStmt(fn->body());
+  ir::StmtPtr body = StageBoxes(max_id.id + 1).MutateStmt(fn->body());
+  TileLiveness live = AnalyzeTileLiveness(body);
   std::vector<std::pair<int, const ir::Var*>> defs;
   for (const auto& [var, def] : live.defs) defs.push_back({def.pos, var});
   std::sort(defs.begin(), defs.end());
@@ -83,7 +160,7 @@ absl::StatusOr<ir::StmtPtr> Allocate(const ir::FunctionPtr& fn,
                                                b.memref->id(), b.memref->span());
     for (const ir::VarPtr& t : b.tiles) retype[t.get()] = placed;
   }
-  return RetypeTileVars(fn->body(), retype);
+  return RetypeTileVars(body, retype);
 }
 
 }  // namespace

@@ -25,9 +25,9 @@ class AllocateMemoryAddrPass : public Pass {
   explicit AllocateMemoryAddrPass(AllocateMemoryAddrOptions options)
       : options_(std::move(options)) {}
   std::string_view name() const override { return "AllocateMemoryAddr"; }
-  // PyPTO also requires TileOps2D (pass 13): tiles here may have any rank.
   IRPropertySet required() const override {
-    return {IRProperty::kSplitIncoreOrch, IRProperty::kIncoreTileOps, IRProperty::kHasMemRefs};
+    return {IRProperty::kSplitIncoreOrch, IRProperty::kIncoreTileOps, IRProperty::kTileOps2D,
+            IRProperty::kHasMemRefs};
   }
   IRPropertySet produced() const override { return {IRProperty::kAllocatedMemoryAddr}; }
   absl::StatusOr<ir::ProgramPtr> Run(const ir::ProgramPtr& program) override;

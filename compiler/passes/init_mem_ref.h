@@ -16,10 +16,11 @@ namespace pto::passes {
 class InitMemRefPass : public Pass {
  public:
   std::string_view name() const override { return "InitMemRef"; }
-  // PyPTO also requires TileOps2D (pass 13) and TileMemoryInferred (pass 17,
-  // out of scope): every tile here is an AIV tile in UB, of any rank.
+  // PyPTO also requires TileMemoryInferred (pass 17, out of scope): every
+  // tile here is an AIV tile in UB.
   IRPropertySet required() const override {
-    return {IRProperty::kSSAForm, IRProperty::kSplitIncoreOrch, IRProperty::kIncoreTileOps};
+    return {IRProperty::kSSAForm, IRProperty::kSplitIncoreOrch, IRProperty::kIncoreTileOps,
+            IRProperty::kTileOps2D};
   }
   IRPropertySet produced() const override {
     return {IRProperty::kHasMemRefs, IRProperty::kNormalizedStmtStructure};

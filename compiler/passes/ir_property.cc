@@ -26,6 +26,7 @@ std::string_view IRPropertyName(IRProperty p) {
     case IRProperty::kOrchestrationReferencesResolved: return "OrchestrationReferencesResolved";
     case IRProperty::kClusterOutlined: return "ClusterOutlined";
     case IRProperty::kAllocatedMemoryAddr: return "AllocatedMemoryAddr";
+    case IRProperty::kTensorViewCanonical: return "TensorViewCanonical";
     case IRProperty::kCount: break;
   }
   return "?";

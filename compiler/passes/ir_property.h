@@ -32,6 +32,7 @@ enum class IRProperty : int {
   kOrchestrationReferencesResolved,
   kClusterOutlined,
   kAllocatedMemoryAddr,
+  kTensorViewCanonical,
   kCount,  // keep last; at most 64
 };
 

@@ -18,10 +18,9 @@ namespace pto::passes {
 class MemoryReusePass : public Pass {
  public:
   std::string_view name() const override { return "MemoryReuse"; }
-  // PyPTO also requires TileOps2D (pass 13): tiles here may have any rank.
   IRPropertySet required() const override {
-    return {IRProperty::kSplitIncoreOrch, IRProperty::kIncoreTileOps, IRProperty::kHasMemRefs,
-            IRProperty::kNormalizedStmtStructure};
+    return {IRProperty::kSplitIncoreOrch, IRProperty::kIncoreTileOps, IRProperty::kTileOps2D,
+            IRProperty::kHasMemRefs, IRProperty::kNormalizedStmtStructure};
   }
   IRPropertySet produced() const override { return {IRProperty::kNormalizedStmtStructure}; }
   absl::StatusOr<ir::ProgramPtr> Run(const ir::ProgramPtr& program) override;

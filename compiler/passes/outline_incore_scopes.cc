@@ -23,6 +23,14 @@ absl::StatusOr<ir::ProgramPtr> OutlineIncoreScopesPass::Run(const ir::ProgramPtr
     return pto::StrCat(parent, "_incore_", n);
   };
   spec.promote_parent = true;
+  // The opt-in of OptimizeOrchTensors' static windows rides on the kernel.
+  spec.func_attrs = [](const ir::ExecScopeStmt& s) {
+    ir::AttrList attrs;
+    if (ir::GetAttr<bool>(s.attrs(), "windowize").value_or(false)) {
+      attrs.emplace_back("windowize", true);
+    }
+    return attrs;
+  };
   return OutlineScopes(program, spec);
 }
 

@@ -8,14 +8,18 @@
 #include "compiler/passes/ctrl_flow_transform.h"
 #include "compiler/passes/derive_call_directions.h"
 #include "compiler/passes/flatten_call_expr.h"
+#include "compiler/passes/flatten_tile_nd_to_2d.h"
 #include "compiler/passes/init_mem_ref.h"
 #include "compiler/passes/inline_functions.h"
 #include "compiler/passes/insert_comm_fence.h"
+#include "compiler/passes/legalize_tile_cast.h"
 #include "compiler/passes/legalize_spmd_launches.h"
 #include "compiler/passes/lower_host_tensor_collectives.h"
 #include "compiler/passes/lower_l2_tensor_collectives.h"
 #include "compiler/passes/materialize_comm_domain_scopes.h"
+#include "compiler/passes/materialize_tensor_strides.h"
 #include "compiler/passes/memory_reuse.h"
+#include "compiler/passes/optimize_orch_tensors.h"
 #include "compiler/passes/materialize_dist_tensor_ctx.h"
 #include "compiler/passes/outline_cluster_scopes.h"
 #include "compiler/passes/outline_hierarchy_scopes.h"
@@ -66,6 +70,13 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("AutoDeriveTaskDependencies",
                         [] { return CreateAutoDeriveTaskDependenciesPass(); });
   registry.RegisterPass("InsertCommFence", [] { return CreateInsertCommFencePass(); });
+  registry.RegisterPass("OptimizeOrchTensors", [] { return CreateOptimizeOrchTensorsPass(); });
+  registry.RegisterPass("FlattenTileNdTo2D", [] { return CreateFlattenTileNdTo2DPass(); });
+  registry.RegisterPass("MaterializeTensorStrides",
+                        [] { return CreateMaterializeTensorStridesPass(); });
+  registry.RegisterPass("LegalizeTileCast", [](const Target& target) {
+    return CreateLegalizeTileCastPass({.platform = target.platform});
+  });
   // PyPTO's default pipeline (python/pypto/ir/pass_manager.py of
   // hw-native-sys/pypto) in its order and with its numbers, holding the passes
   // that exist here. LowerL2TensorCollectives and LegalizeSpmdLaunches have no
@@ -83,7 +94,11 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"08", "OutlineIncoreScopes"},
                                            {"09", "OutlineClusterScopes"},
                                            {"10", "ConvertTensorToTileOps"},
+                                           {"11", "OptimizeOrchTensors"},
                                            {"12", "LowerCompositeOps"},
+                                           {"13", "FlattenTileNdTo2D"},
+                                           {"14", "LegalizeTileCast"},
+                                           {"30", "MaterializeTensorStrides"},
                                            {"31", "InitMemRef"},
                                            {"33", "MemoryReuse"},
                                            {"34", "AllocateMemoryAddr"},

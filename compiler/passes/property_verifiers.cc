@@ -262,6 +262,83 @@ absl::Status VerifyStructure(IRProperty property, const ir::ProgramPtr& program)
   return absl::OkStatus();
 }
 
+// TensorViewCanonical (strict, after MaterializeTensorStrides): a tensor type
+// that has a view states one stride per dim and is not NZ. TileOps2D (after
+// FlattenTileNdTo2D): no kernel tile has rank above 2.
+class TypeFormChecker : public ir::IRVisitor {
+ public:
+  explicit TypeFormChecker(IRProperty property) : property_(property) {}
+  std::string what;
+  Span at;
+
+  void VisitFunction(const ir::FunctionPtr& func) override {
+    at_ = func->span();
+    kernel_ = ir::IsInCoreType(func->func_type());
+    ir::IRVisitor::VisitFunction(func);
+  }
+  void VisitStmt(const ir::StmtPtr& stmt) override {
+    if (stmt != nullptr) at_ = stmt->span();
+    ir::IRVisitor::VisitStmt(stmt);
+  }
+
+ protected:
+  void VisitVarDef(const ir::VarPtr& var) override {
+    Span saved = at_;
+    at_ = var->span();
+    ir::IRVisitor::VisitVarDef(var);
+    at_ = saved;
+  }
+  void VisitTensorType(const std::shared_ptr<const ir::TensorType>& type) override {
+    CheckTensor(*type);
+    ir::IRVisitor::VisitTensorType(type);
+  }
+  void VisitDistributedTensorType(
+      const std::shared_ptr<const ir::DistributedTensorType>& type) override {
+    CheckTensor(*type);
+    ir::IRVisitor::VisitDistributedTensorType(type);
+  }
+  void VisitTileType(const std::shared_ptr<const ir::TileType>& type) override {
+    if (property_ == IRProperty::kTileOps2D && kernel_ && type->shape().size() > 2 &&
+        what.empty()) {
+      what = pto::StrCat("a tile of rank ", type->shape().size());
+      at = at_;
+    }
+    ir::IRVisitor::VisitTileType(type);
+  }
+
+ private:
+  void CheckTensor(const ir::TensorType& t) {
+    if (property_ != IRProperty::kTensorViewCanonical || !t.tensor_view() || !what.empty()) return;
+    const ir::TensorView& v = *t.tensor_view();
+    if (v.layout == ir::TensorLayout::kNZ) {
+      what = "a tensor with layout NZ";
+    } else if (v.stride.size() != t.shape().size()) {
+      what = pto::StrCat("a tensor view with ", v.stride.size(), " strides for ",
+                         t.shape().size(), " dims");
+    } else {
+      return;
+    }
+    at = at_;
+  }
+
+  IRProperty property_;
+  Span at_;
+  bool kernel_ = false;
+};
+
+absl::Status VerifyTypeForms(IRProperty property, const ir::ProgramPtr& program) {
+  for (const auto& [gv, func] : program->functions()) {
+    TypeFormChecker checker(property);
+    checker.VisitFunction(func);
+    if (!checker.what.empty()) {
+      return InternalError(checker.at, pto::StrCat("property ", IRPropertyName(property), ": ",
+                                                   checker.what, " in function '", func->name(),
+                                                   "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status VerifyCommDomainScopes(const std::vector<CommScopePtr>& scopes) {
@@ -316,6 +393,9 @@ absl::Status VerifyProperty(IRProperty property, const ir::ProgramPtr& program) 
     case IRProperty::kUnrollResolved:
     case IRProperty::kInlineFunctionsEliminated:
       return VerifyNoOffender(property, program);
+    case IRProperty::kTensorViewCanonical:
+    case IRProperty::kTileOps2D:
+      return VerifyTypeForms(property, program);
     default:
       return absl::OkStatus();
   }
@@ -335,6 +415,8 @@ bool HasPropertyVerifier(IRProperty property) {
     case IRProperty::kStructuredCtrlFlow:
     case IRProperty::kUnrollResolved:
     case IRProperty::kInlineFunctionsEliminated:
+    case IRProperty::kTensorViewCanonical:
+    case IRProperty::kTileOps2D:
       return true;
     default:
       return false;

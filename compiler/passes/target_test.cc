@@ -1,4 +1,5 @@
 #include "compiler/passes/target.h"
+#include "compiler/passes/tcvt_table.h"
 
 #include <algorithm>
 
@@ -24,6 +25,16 @@ TEST(TargetTest, EveryBuiltInPlatformComesFromItsTextproto) {
     EXPECT_EQ(t->ub_block_bytes, static_cast<int64_t>(p->ub_block_bytes()));
     EXPECT_EQ(UbBlockBytes(*t), static_cast<int64_t>(p->ub_block_bytes()));
   }
+}
+
+// LegalizeTileCast needs the pto.tcvt table of every platform it may target.
+TEST(TargetTest, EveryBuiltInPlatformHasATcvtTable) {
+  for (const std::string& name : platforms::PlatformNames()) {
+    EXPECT_NE(TcvtTableForPlatform(name), nullptr) << name;
+  }
+  EXPECT_EQ(TcvtTableForPlatform("nosuch"), nullptr);
+  EXPECT_TRUE(TcvtTableForPlatform("a5")->IsNative(ir::DataType::kFP32, ir::DataType::kHF8));
+  EXPECT_FALSE(TcvtTableForPlatform("a2a3")->IsNative(ir::DataType::kFP32, ir::DataType::kHF8));
 }
 
 // Without a target tiles are aligned for every built-in platform.

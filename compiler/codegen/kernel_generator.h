@@ -1,0 +1,172 @@
+// The generator of one kernel's C++ (kernel_codegen.h), split by what it
+// emits: kernel_codegen.cc the params, scalar expressions, statements and
+// control flow; kernel_tile_ops.cc the tile and GM operators;
+// kernel_comm_ops.cc the InCore collective primitives (signals, put/get,
+// remote loads). Private to compiler/codegen.
+#ifndef PTO_COMPILER_CODEGEN_KERNEL_GENERATOR_H_
+#define PTO_COMPILER_CODEGEN_KERNEL_GENERATOR_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "compiler/ir/expr.h"
+#include "compiler/ir/function.h"
+#include "compiler/ir/stmt.h"
+#include "compiler/ir/type.h"
+#include "compiler/support/source.h"
+
+namespace pto::codegen::kernel_internal {
+
+class Generator {
+ public:
+  Generator(const ir::ProgramPtr& program, std::string_view function)
+      : program_(program), function_(function) {}
+
+  absl::StatusOr<std::string> Run();
+
+ private:
+  enum class Kind { kScalar, kTensor, kTile, kCtx };
+  struct Value {
+    Kind kind;
+    std::string name;
+    ir::DataType dtype;
+    // For a window tensor: the C++ name of its CommContext pointer, if known.
+    std::string ctx;
+  };
+
+  absl::Status Unsupported(const Span& span, std::string_view construct);
+
+  absl::StatusOr<std::string> ElemType(ir::DataType t, const Span& span);
+
+  std::string MaybeUnused(const ir::VarPtr& v) const;
+
+  // A C++ identifier from `hint`, unique in the kernel.
+  std::string Fresh(std::string_view hint);
+
+  static std::string Indent(int n) { return std::string(2 * n, ' '); }
+
+  absl::StatusOr<Value> Lookup(const ir::ExprPtr& e);
+
+  absl::StatusOr<Value> LookupKind(const ir::ExprPtr& e, Kind kind, std::string_view what);
+
+  // The C++ type of a variable of type `type`.
+  absl::StatusOr<std::string> DeclType(const ir::TypePtr& type, const Span& span);
+
+  absl::StatusOr<Kind> KindOf(const ir::TypePtr& type, const Span& span);
+
+  static ir::DataType DTypeOf(const ir::TypePtr& type);
+
+  // Binds `var` to a new C++ variable (`mut`: not const) and returns its
+  // declaration prefix, e.g. "const int32_t x".
+  absl::StatusOr<std::string> Declare(const ir::VarPtr& var, bool mut = false);
+
+  // ---------------------------------------------------------------- exprs
+  static std::optional<std::string> BinaryToken(ir::BinaryOp op);
+
+  absl::StatusOr<std::string> Scalar(const ir::ExprPtr& e);
+
+  // pl.tensor.read(t, idx) as a C++ expression.
+  absl::StatusOr<std::string> ReadExpr(const ir::CallPtr& call);
+
+  // `{a, b, ...}` of int64_t indices from a MakeTuple.
+  absl::StatusOr<std::string> IndexList(const ir::ExprPtr& e);
+
+  // The element count of a tile type with constant dims, and `{d0, d1, ...}`.
+  absl::StatusOr<std::pair<int64_t, std::string>> TileShape(const ir::TypePtr& type,
+                                                            const Span& span);
+
+  // The GM box of a tile at `offsets`: the tile's dims, with leading 1s when
+  // the offsets address a tensor of higher rank (PyPTO's `pl.store(row,
+  // [0, j, 0], out)` of a [1, SIZE] row into a [1, NR, SIZE] tensor).
+  absl::StatusOr<std::string> BoxShape(const ir::TypePtr& type, const ir::ExprPtr& offsets,
+                                       const Span& span);
+
+  // The GM box of a load: its shape operand when that has the offsets' rank
+  // (a tile FlattenTileNdTo2D flattened keeps its tensor-rank window), else
+  // the tile's dims as for a store.
+  absl::StatusOr<std::string> LoadBox(const ir::TypePtr& type, const ir::ExprPtr& offsets,
+                                      const ir::ExprPtr& shape, const Span& span);
+
+  // ---------------------------------------------------------------- stmts
+
+  // A tile-valued assignment: `var` at the UB address AllocateMemoryAddr
+  // gave its MemRef.
+  absl::StatusOr<std::string> NewTile(const ir::VarPtr& var, int indent);
+
+  absl::Status EmitCallAssign(const ir::VarPtr& var, const ir::CallPtr& call, int indent);
+
+  // ---------------------------------------------------------------- comm
+
+  // A window operand of `call` whose communication context is known.
+  absl::StatusOr<Value> WindowOperand(const ir::ExprPtr& e, const ir::CallPtr& call);
+
+  // pld.system.notify: TNOTIFY into the peer's cell; pld.system.wait: TWAIT
+  // on this rank's own cell.
+  absl::Status EmitSignal(const ir::CallPtr& call, int indent);
+
+  // put (dst_window, peer, src, stage, dst_offsets, src_offsets, shape
+  // [, stage2]) and get (dst, peer, src_window, stage, ...): one TPUT/TGET
+  // of the box through `stage` (a second staging tile only buys overlap).
+  absl::Status EmitPutGet(const ir::CallPtr& call, int indent);
+
+  // remote_load(tile, peer, window, offsets, shape): TLOAD of the peer's box.
+  absl::Status EmitRemoteLoad(const ir::CallPtr& call, int indent);
+
+  absl::Status EmitWrite(const ir::CallPtr& call, const Value& t, int indent);
+
+  // `var` names the same GM buffer (or UB tile) as `v`.
+  absl::Status Alias(const ir::VarPtr& var, const Value& v, int indent);
+
+  // `vars` = the yielded values, all at once. A window keeps the context it
+  // was first given (MaterializeDistTensorCtx rejects a yield that changes it).
+  absl::Status EmitAssignAll(const std::vector<const ir::Var*>& vars,
+                             const std::vector<ir::ExprPtr>& values, const Span& span, int indent);
+
+  // Any value: a bound variable, a scalar expression, or an op call (bound to
+  // a temporary first).
+  absl::StatusOr<Value> Operand(const ir::ExprPtr& e, int indent);
+
+  absl::Status EmitStmt(const ir::StmtPtr& stmt, int indent);
+
+  bool IsLastTopLevel(const ir::StmtPtr& stmt) const;
+
+  // Mutable C++ variables for loop-carried values, set to their inits.
+  absl::StatusOr<std::vector<const ir::Var*>> DeclareCarried(
+      const std::vector<ir::IterArgPtr>& iter_args, int indent);
+
+  // The loop's return vars take the final carried values.
+  absl::Status BindLoopResults(const std::vector<const ir::Var*>& carried,
+                               const std::vector<ir::VarPtr>& return_vars, const Span& span,
+                               int indent);
+
+  absl::Status EmitFor(const std::shared_ptr<const ir::ForStmt>& f, int indent);
+
+  // `while (cond) { body }`: the condition reads the carried values, which
+  // the body's yield updates for the next test.
+  absl::Status EmitWhile(const std::shared_ptr<const ir::WhileStmt>& w, int indent);
+
+  absl::Status EmitIf(const std::shared_ptr<const ir::IfStmt>& s, int indent);
+
+  const ir::ProgramPtr& program_;
+  std::string function_;
+  std::set<const ir::Var*> used_;
+  std::map<const ir::Var*, Value> values_;
+  std::set<std::string> names_ = {"args"};
+  std::vector<std::vector<const ir::Var*>> yield_targets_;
+  std::vector<ir::VarPtr> temps_;  // keeps the temporaries' keys alive
+  ir::StmtPtr top_body_;
+  std::string body_;
+  int64_t ub_bytes_ = 0;
+};
+
+}  // namespace pto::codegen::kernel_internal
+
+#endif  // PTO_COMPILER_CODEGEN_KERNEL_GENERATOR_H_

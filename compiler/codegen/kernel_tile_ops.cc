@@ -1,0 +1,266 @@
+// Kernel code of tile and GM operators: loads, stores, tile arithmetic,
+// casts, moves, GM element reads/writes and reshapes (kernel_generator.h).
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "compiler/codegen/kernel_generator.h"
+#include "compiler/ir/expr.h"
+#include "compiler/ir/stmt.h"
+#include "compiler/ir/type.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/support/status_macros.h"
+#include "compiler/support/strings.h"
+
+namespace pto::codegen::kernel_internal {
+
+// The element count of a tile type with constant dims, and `{d0, d1, ...}`.
+absl::StatusOr<std::pair<int64_t, std::string>> Generator::TileShape(const ir::TypePtr& type,
+                                                                     const Span& span) {
+  auto tile = ir::As<ir::TileType>(type);
+  if (tile == nullptr) return Unsupported(span, "a non-tile operand here");
+  int64_t count = 1;
+  std::string dims = "{";
+  for (size_t i = 0; i < tile->shape().size(); ++i) {
+    std::optional<int64_t> d = ir::GetConstInt(tile->shape()[i]);
+    if (!d) return Unsupported(span, "a tile with a non-constant shape");
+    count *= *d;
+    pto::StrAppend(&dims, i ? ", " : "", *d);
+  }
+  return std::make_pair(count, dims + "}");
+}
+
+// The GM box of a tile at `offsets`: the tile's dims, with leading 1s when
+// the offsets address a tensor of higher rank (PyPTO's `pl.store(row,
+// [0, j, 0], out)` of a [1, SIZE] row into a [1, NR, SIZE] tensor).
+absl::StatusOr<std::string> Generator::BoxShape(const ir::TypePtr& type, const ir::ExprPtr& offsets,
+                                                const Span& span) {
+  ASSIGN_OR_RETURN(auto shape, TileShape(type, span));
+  auto tile = ir::As<ir::TileType>(type);
+  auto tuple = ir::As<ir::MakeTuple>(offsets);
+  const size_t rank = tile->shape().size();
+  if (tuple == nullptr || tuple->elements().size() <= rank) return shape.second;
+  std::string dims = "{";
+  for (size_t i = rank; i < tuple->elements().size(); ++i) pto::StrAppend(&dims, "1, ");
+  return dims + shape.second.substr(1);
+}
+
+// The GM box of a load: its shape operand when that has the offsets' rank
+// (a tile FlattenTileNdTo2D flattened keeps its tensor-rank window), else
+// the tile's dims as for a store.
+absl::StatusOr<std::string> Generator::LoadBox(const ir::TypePtr& type, const ir::ExprPtr& offsets,
+                                               const ir::ExprPtr& shape, const Span& span) {
+  auto o = ir::As<ir::MakeTuple>(offsets);
+  auto s = ir::As<ir::MakeTuple>(shape);
+  if (o != nullptr && s != nullptr && o->elements().size() == s->elements().size()) {
+    return IndexList(shape);
+  }
+  return BoxShape(type, offsets, span);
+}
+
+// A tile-valued assignment: `var` at the UB address AllocateMemoryAddr
+// gave its MemRef.
+absl::StatusOr<std::string> Generator::NewTile(const ir::VarPtr& var, int indent) {
+  ASSIGN_OR_RETURN(auto shape, TileShape(var->type(), var->span()));
+  ASSIGN_OR_RETURN(std::string elem, ElemType(DTypeOf(var->type()), var->span()));
+  auto tile = ir::As<ir::TileType>(var->type());
+  std::optional<int64_t> addr;
+  if (tile->memref().has_value() && *tile->memref() != nullptr) {
+    addr = ir::GetConstInt((*tile->memref())->addr());
+  }
+  if (!addr || *addr < 0) {
+    return UserErrorF(var->span(), "code generation needs a UB address for tile '",
+                      var->name_hint(),
+                      "': run InitMemRef, MemoryReuse and AllocateMemoryAddr (the default "
+                      "pipeline) first");
+  }
+  ASSIGN_OR_RETURN(std::string decl, Declare(var));
+  const int64_t bytes = shape.first * ir::DataTypeBytes(DTypeOf(var->type()));
+  ub_bytes_ = std::max(ub_bytes_, *addr + bytes);
+  pto::StrAppend(&body_, Indent(indent), decl, " = pto::TASSIGN<", elem, ">(", *addr, ", ",
+                 shape.first, ");\n");
+  return values_[var.get()].name;
+}
+
+absl::Status Generator::EmitCallAssign(const ir::VarPtr& var, const ir::CallPtr& call, int indent) {
+  // PyPTO's tile-with-scalar operators (pl.add(tile, 1.0) resolves to
+  // pl.tile.adds) are the scalar branch of the binary operators below.
+  const std::string& name = call->op()->name();
+  const bool scalar_form =
+      (name == "pl.tile.adds" || name == "pl.tile.subs" || name == "pl.tile.muls" ||
+       name == "pl.tile.maximums" || name == "pl.tile.minimums") &&
+      call->args().size() == 2 && ir::Is<ir::ScalarType>(call->args()[1]->type());
+  const std::string op = scalar_form ? name.substr(0, name.size() - 1) : name;
+  const auto& args = call->args();
+  const std::string in = Indent(indent);
+  if (op == "pl.tile.load") {
+    ASSIGN_OR_RETURN(Value t, LookupKind(args[0], Kind::kTensor, "tensor"));
+    ASSIGN_OR_RETURN(std::string off, IndexList(args[1]));
+    ASSIGN_OR_RETURN(std::string box, LoadBox(var->type(), args[1], args[2], call->span()));
+    ASSIGN_OR_RETURN(std::string tile, NewTile(var, indent));
+    pto::StrAppend(&body_, in, "pto::kernels::internal::CopyBox(true, ", tile, ", ", t.name, ", ",
+                   off, ", ", box, ");\n");
+    return absl::OkStatus();
+  }
+  if (op == "pld.tile.remote_load" && args.size() == 4) {
+    // The value form, `recv = pld.tile.remote_load(window, peer, offsets,
+    // shape)`: a fresh tile loaded from the peer's box.
+    ASSIGN_OR_RETURN(Value window, WindowOperand(args[0], call));
+    if (DTypeOf(var->type()) != window.dtype) {
+      return Unsupported(call->span(), op + " between different dtypes");
+    }
+    ASSIGN_OR_RETURN(std::string peer, Scalar(args[1]));
+    ASSIGN_OR_RETURN(std::string off, IndexList(args[2]));
+    ASSIGN_OR_RETURN(std::string shape, IndexList(args[3]));
+    ASSIGN_OR_RETURN(std::string tile, NewTile(var, indent));
+    const std::string remote = Fresh("remote");
+    pto::StrAppend(&body_, in, "{\n", in, "  const pto::TensorDesc ", remote,
+                   " = pto::kernels::internal::RemoteView(", window.ctx, ", ", window.name,
+                   ", static_cast<int64_t>(", peer, "));\n", in,
+                   "  pto::kernels::internal::CopyBox(true, ", tile, ", &", remote, ", ", off,
+                   ", ", shape, ");\n", in, "}\n");
+    return absl::OkStatus();
+  }
+  if (op == "pl.tile.store") {
+    ASSIGN_OR_RETURN(Value tile, LookupKind(args[0], Kind::kTile, "tile"));
+    ASSIGN_OR_RETURN(std::string off, IndexList(args[1]));
+    ASSIGN_OR_RETURN(Value t, LookupKind(args[2], Kind::kTensor, "tensor"));
+    // FlattenTileNdTo2D gives a store into a tensor of rank above 2 its
+    // tensor-rank box.
+    ASSIGN_OR_RETURN(std::string box, args.size() == 4
+                                          ? IndexList(args[3])
+                                          : BoxShape(args[0]->type(), args[1], call->span()));
+    pto::StrAppend(&body_, in, "pto::kernels::internal::CopyBox(false, ", tile.name, ", ", t.name,
+                   ", ", off, ", ", box, ");\n");
+    return Alias(var, t, indent);
+  }
+  if (op == "pl.tensor.write") {
+    ASSIGN_OR_RETURN(Value t, LookupKind(args[0], Kind::kTensor, "tensor"));
+    RETURN_IF_ERROR(EmitWrite(call, t, indent));
+    return Alias(var, t, indent);
+  }
+  if (op == "pl.tensor.read") {
+    ASSIGN_OR_RETURN(std::string read, ReadExpr(call));
+    ASSIGN_OR_RETURN(std::string decl, Declare(var));
+    pto::StrAppend(&body_, in, decl, " = ", read, ";\n");
+    return absl::OkStatus();
+  }
+  if (op == "pl.tile.create") {
+    return NewTile(var, indent).status();
+  }
+  if (op == "pld.system.get_comm_ctx") {
+    ASSIGN_OR_RETURN(Value t, WindowOperand(args[0], call));
+    ASSIGN_OR_RETURN(std::string decl, Declare(var));
+    pto::StrAppend(&body_, in, decl, " = ", t.ctx, ";\n");
+    return absl::OkStatus();
+  }
+  if (op == "pld.system.nranks" || op == "pld.system.rank") {
+    ASSIGN_OR_RETURN(Value ctx, LookupKind(args[0], Kind::kCtx, "CommCtx"));
+    ASSIGN_OR_RETURN(std::string decl, Declare(var));
+    pto::StrAppend(&body_, in, decl, " = static_cast<int32_t>(", ctx.name,
+                   op == "pld.system.rank" ? "->rankId" : "->rankNum", ");\n");
+    return absl::OkStatus();
+  }
+  if (op == "pl.tensor.reshape") {
+    // A descriptor of the new shape over the same GM (and window context).
+    ASSIGN_OR_RETURN(Value t, LookupKind(args[0], Kind::kTensor, "tensor"));
+    ASSIGN_OR_RETURN(std::string shape, IndexList(args[1]));
+    const std::string desc = Fresh(pto::StrCat(var->name_hint(), "_desc"));
+    ASSIGN_OR_RETURN(std::string decl, Declare(var));
+    values_[var.get()].ctx = t.ctx;
+    pto::StrAppend(&body_, in, "const pto::TensorDesc ", desc,
+                   " = pto::kernels::internal::Reshape(", t.name, ", ", shape, ");\n", in, decl,
+                   " = &", desc, ";\n");
+    return absl::OkStatus();
+  }
+  if (op == "pl.tile.full") {
+    ASSIGN_OR_RETURN(std::string value, Scalar(args[1]));
+    ASSIGN_OR_RETURN(std::string elem, ElemType(DTypeOf(var->type()), call->span()));
+    ASSIGN_OR_RETURN(std::string tile, NewTile(var, indent));
+    pto::StrAppend(&body_, in, "pto::TEXPANDS(", tile, ", static_cast<", elem, ">(", value,
+                   "));\n");
+    return absl::OkStatus();
+  }
+  if (op == "pl.tile.add" || op == "pl.tile.sub" || op == "pl.tile.mul" ||
+      op == "pl.tile.maximum" || op == "pl.tile.minimum") {
+    ASSIGN_OR_RETURN(Value a, LookupKind(args[0], Kind::kTile, "tile"));
+    ASSIGN_OR_RETURN(std::string elem, ElemType(DTypeOf(var->type()), call->span()));
+    if (ir::Is<ir::ScalarType>(args[1]->type())) {
+      ASSIGN_OR_RETURN(std::string s, Scalar(args[1]));
+      const std::string cast = DTypeOf(args[1]->type()) == DTypeOf(var->type())
+                                   ? s
+                                   : pto::StrCat("static_cast<", elem, ">(", s, ")");
+      std::string api;
+      if (op == "pl.tile.add") {
+        api = pto::StrCat("pto::TADDS(%, ", a.name, ", ", cast, ")");
+      } else if (op == "pl.tile.sub") {
+        api = pto::StrCat("pto::TADDS(%, ", a.name, ", static_cast<", elem, ">(-", cast, "))");
+      } else if (op == "pl.tile.mul") {
+        api = pto::StrCat("pto::TMULS(%, ", a.name, ", ", cast, ")");
+      } else {
+        return Unsupported(call->span(), pto::StrCat(op, " with a scalar operand"));
+      }
+      ASSIGN_OR_RETURN(std::string dst, NewTile(var, indent));
+      api.replace(api.find('%'), 1, dst);
+      pto::StrAppend(&body_, in, api, ";\n");
+      return absl::OkStatus();
+    }
+    ASSIGN_OR_RETURN(Value b, LookupKind(args[1], Kind::kTile, "tile"));
+    const std::string api = op == "pl.tile.add"       ? "TADD"
+                            : op == "pl.tile.sub"     ? "TSUB"
+                            : op == "pl.tile.mul"     ? "TMUL"
+                            : op == "pl.tile.maximum" ? "TMAX"
+                                                      : "TMIN";
+    ASSIGN_OR_RETURN(std::string dst, NewTile(var, indent));
+    pto::StrAppend(&body_, in, "pto::", api, "(", dst, ", ", a.name, ", ", b.name, ");\n");
+    return absl::OkStatus();
+  }
+  if (op == "pl.tile.move") {
+    // A copy into the carried buffer (MemoryReuse's yield fixup).
+    ASSIGN_OR_RETURN(Value src, LookupKind(args[0], Kind::kTile, "tile"));
+    ASSIGN_OR_RETURN(std::string dst, NewTile(var, indent));
+    pto::StrAppend(&body_, in, "pto::TMOV(", dst, ", ", src.name, ");\n");
+    return absl::OkStatus();
+  }
+  if (op == "pl.tile.cast") {
+    // Only conversions that are one rounding-free or round-to-nearest C++
+    // cast: a float -> integer cast needs PyPTO's rounding modes.
+    ASSIGN_OR_RETURN(Value a, LookupKind(args[0], Kind::kTile, "tile"));
+    const ir::DataType to = DTypeOf(var->type());
+    if (!ir::IsFloat(to) && ir::IsFloat(a.dtype)) {
+      return Unsupported(call->span(), "pl.tile.cast from a float to an integer dtype");
+    }
+    RETURN_IF_ERROR(ElemType(a.dtype, call->span()).status());
+    ASSIGN_OR_RETURN(std::string dst, NewTile(var, indent));
+    pto::StrAppend(&body_, in, "pto::TCVT(", dst, ", ", a.name, ");\n");
+    return absl::OkStatus();
+  }
+  if (op == "pl.tile.neg" || op == "pl.tile.relu") {
+    ASSIGN_OR_RETURN(Value a, LookupKind(args[0], Kind::kTile, "tile"));
+    ASSIGN_OR_RETURN(std::string elem, ElemType(DTypeOf(var->type()), call->span()));
+    ASSIGN_OR_RETURN(std::string dst, NewTile(var, indent));
+    if (op == "pl.tile.neg") {
+      pto::StrAppend(&body_, in, "pto::TMULS(", dst, ", ", a.name, ", static_cast<", elem,
+                     ">(-1));\n");
+    } else {
+      // relu(a) = max(a, 0), with the 0s in the result tile itself.
+      pto::StrAppend(&body_, in, "pto::TEXPANDS(", dst, ", static_cast<", elem, ">(0));\n", in,
+                     "pto::TMAX(", dst, ", ", a.name, ", ", dst, ");\n");
+    }
+    return absl::OkStatus();
+  }
+  return Unsupported(call->span(), op);
+}
+
+absl::Status Generator::EmitWrite(const ir::CallPtr& call, const Value& t, int indent) {
+  ASSIGN_OR_RETURN(std::string idx, IndexList(call->args()[1]));
+  ASSIGN_OR_RETURN(std::string value, Scalar(call->args()[2]));
+  ASSIGN_OR_RETURN(std::string elem, ElemType(t.dtype, call->span()));
+  pto::StrAppend(&body_, Indent(indent), "pto::kernels::internal::WriteElement<", elem, ">(",
+                 t.name, ", ", idx, ", ", value, ");\n");
+  return absl::OkStatus();
+}
+
+}  // namespace pto::codegen::kernel_internal
