@@ -3,6 +3,7 @@
 #include "compiler/passes/lower_composite_ops.h"
 #include "compiler/passes/allocate_memory_addr.h"
 #include "compiler/passes/auto_derive_task_dependencies.h"
+#include "compiler/passes/classify_iter_arg_carry.h"
 #include "compiler/passes/convert_tensor_to_tile_ops.h"
 #include "compiler/passes/convert_to_ssa.h"
 #include "compiler/passes/ctrl_flow_transform.h"
@@ -17,6 +18,7 @@
 #include "compiler/passes/materialize_comm_domain_scopes.h"
 #include "compiler/passes/memory_reuse.h"
 #include "compiler/passes/materialize_dist_tensor_ctx.h"
+#include "compiler/passes/materialize_runtime_scopes.h"
 #include "compiler/passes/outline_cluster_scopes.h"
 #include "compiler/passes/outline_hierarchy_scopes.h"
 #include "compiler/passes/outline_incore_scopes.h"
@@ -66,6 +68,9 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("AutoDeriveTaskDependencies",
                         [] { return CreateAutoDeriveTaskDependenciesPass(); });
   registry.RegisterPass("InsertCommFence", [] { return CreateInsertCommFencePass(); });
+  registry.RegisterPass("MaterializeRuntimeScopes",
+                        [] { return CreateMaterializeRuntimeScopesPass(); });
+  registry.RegisterPass("ClassifyIterArgCarry", [] { return CreateClassifyIterArgCarryPass(); });
   // PyPTO's default pipeline (python/pypto/ir/pass_manager.py of
   // hw-native-sys/pypto) in its order and with its numbers, holding the passes
   // that exist here. LowerL2TensorCollectives and LegalizeSpmdLaunches have no
@@ -96,6 +101,8 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"42", "LowerHostTensorCollectives"},
                                            {"43", "MaterializeDistTensorCtx"},
                                            {"05", "Simplify"},
+                                           {"44", "MaterializeRuntimeScopes"},
+                                           {"45", "ClassifyIterArgCarry"},
                                            {"46", "InsertCommFence"},
                                        });
 }
