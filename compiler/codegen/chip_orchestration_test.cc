@@ -91,6 +91,7 @@ void aicpu_orchestration_entry(pto::rt::Orchestrator& orch,
   [[maybe_unused]] const uint64_t signal_ctx = args.scalars[1];
   [[maybe_unused]] const uint64_t counts_ctx = args.scalars[2];
   [[maybe_unused]] const uint64_t recv_ctx = args.scalars[3];
+  orch.scope_begin();
   // stage_step (func_id 0)
   pto::rt::TaskArgs args0;
   args0.add_input(inp);
@@ -140,6 +141,7 @@ void aicpu_orchestration_entry(pto::rt::Orchestrator& orch,
   args2.add_scalar(recv_ctx);
   args2.add_dep(task1.task);
   const pto::rt::TaskOutputs task2 = orch.submit_aiv_task(2, args2);
+  orch.scope_end();
 }
 )GOLDEN");
 }

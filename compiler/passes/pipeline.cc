@@ -19,6 +19,7 @@
 #include "compiler/passes/memory_reuse.h"
 #include "compiler/passes/materialize_dist_tensor_ctx.h"
 #include "compiler/passes/materialize_runtime_scopes.h"
+#include "compiler/passes/materialize_valid_shape_symbols.h"
 #include "compiler/passes/outline_cluster_scopes.h"
 #include "compiler/passes/outline_hierarchy_scopes.h"
 #include "compiler/passes/outline_incore_scopes.h"
@@ -71,6 +72,8 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("MaterializeRuntimeScopes",
                         [] { return CreateMaterializeRuntimeScopesPass(); });
   registry.RegisterPass("ClassifyIterArgCarry", [] { return CreateClassifyIterArgCarryPass(); });
+  registry.RegisterPass("MaterializeValidShapeSymbols",
+                        [] { return CreateMaterializeValidShapeSymbolsPass(); });
   // PyPTO's default pipeline (python/pypto/ir/pass_manager.py of
   // hw-native-sys/pypto) in its order and with its numbers, holding the passes
   // that exist here. LowerL2TensorCollectives and LegalizeSpmdLaunches have no
@@ -104,6 +107,7 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"44", "MaterializeRuntimeScopes"},
                                            {"45", "ClassifyIterArgCarry"},
                                            {"46", "InsertCommFence"},
+                                           {"47", "MaterializeValidShapeSymbols"},
                                        });
 }
 
