@@ -13,6 +13,7 @@
 #include "compiler/ir/stmt.h"
 #include "compiler/ir/type.h"
 #include "compiler/ir/visitor.h"
+#include "compiler/passes/classify_iter_arg_carry.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/support/strings.h"
@@ -203,10 +204,91 @@ class Generator {
       }
       return absl::OkStatus();
     }
-    if (ir::Is<ir::ForStmt>(stmt)) return Unsupported(stmt->span(), "a for loop");
+    if (auto loop = ir::As<ir::ForStmt>(stmt)) return EmitLoop(*loop, indent);
+    if (auto yield = ir::As<ir::YieldStmt>(stmt)) return EmitYield(*yield, indent);
     if (ir::Is<ir::WhileStmt>(stmt)) return Unsupported(stmt->span(), "a while loop");
     if (ir::Is<ir::IfStmt>(stmt)) return Unsupported(stmt->span(), "an if statement");
     return Unsupported(stmt->span(), "this statement");
+  }
+
+  // A C++ loop bound: a constant or a scalar of the entry.
+  absl::StatusOr<std::string> Bound(const ir::ExprPtr& e) {
+    if (auto c = ir::As<ir::ConstInt>(e)) return pto::StrCat(c->value());
+    ASSIGN_OR_RETURN(Value v, Lookup(e));
+    if (v.kind != Kind::kScalar) return Unsupported(e->span(), "a non-scalar loop bound");
+    return v.name;
+  }
+
+  // A for loop (sequential or parallel: submission order is the same) over
+  // non-negative indices. ClassifyIterArgCarry's plan decides each carry: a
+  // trivial alias names the init value; a rebind is a variable declared
+  // before the loop and assigned at the yield. Task ids do not cross the
+  // loop's braces, so carried values name no producer task.
+  absl::Status EmitLoop(const ir::ForStmt& loop, int indent) {
+    auto start = ir::As<ir::ConstInt>(loop.start());
+    auto step = ir::As<ir::ConstInt>(loop.step());
+    if (start == nullptr || start->value() < 0 || step == nullptr || step->value() <= 0) {
+      return Unsupported(loop.span(), "a loop without a constant start >= 0 and step > 0");
+    }
+    ASSIGN_OR_RETURN(std::string stop, Bound(loop.stop()));
+    std::vector<std::string> carries(loop.iter_args().size());
+    for (size_t i = 0; i < loop.iter_args().size(); ++i) {
+      const ir::IterArgPtr& ia = loop.iter_args()[i];
+      std::optional<bool> rebind = passes::IterArgIsRebind(loop, i);
+      if (!rebind.has_value()) {
+        return InternalErrorF(loop.span(), "the loop's iter_arg ", i,
+                              " is not classified (ClassifyIterArgCarry did not run)");
+      }
+      ASSIGN_OR_RETURN(Value init, Lookup(ia->init_value()));
+      if (init.kind == Kind::kTuple) return Unsupported(ia->span(), "a tuple loop carry");
+      init.task.clear();
+      if (*rebind) {
+        Value carry{init.kind, Fresh(ia->name_hint())};
+        Line(indent, pto::StrCat(init.kind == Kind::kTensor ? "pto::rt::Tensor " : "uint64_t ",
+                                 carry.name, " = ", init.name, ";"));
+        carries[i] = carry.name;
+        init = carry;
+      }
+      values_[ia.get()] = init;
+      if (i < loop.return_vars().size()) values_[loop.return_vars()[i].get()] = init;
+    }
+    const std::string var = Fresh(loop.loop_var()->name_hint());
+    values_[loop.loop_var().get()] = {Kind::kScalar, var};
+    Line(indent, pto::StrCat("for (uint64_t ", var, " = ", start->value(), "; ", var, " < ",
+                             stop, "; ", var, " += ", step->value(), ") {"));
+    loops_.push_back(std::move(carries));
+    absl::Status st = EmitStmt(loop.body(), indent + 1);
+    loops_.pop_back();
+    RETURN_IF_ERROR(st);
+    Line(indent, "}");
+    return absl::OkStatus();
+  }
+
+  absl::Status EmitYield(const ir::YieldStmt& yield, int indent) {
+    if (loops_.empty()) return Unsupported(yield.span(), "a yield outside a loop");
+    const std::vector<std::string>& carries = loops_.back();
+    if (yield.value().size() != carries.size()) {
+      return InternalErrorF(yield.span(), "yield of ", yield.value().size(), " values for ",
+                            carries.size(), " carries");
+    }
+    // The yield assigns all carries at once (a swap of two buffers reads a
+    // carry the yield also writes): with more than one, through temporaries.
+    std::vector<std::pair<std::string, Value>> moves;
+    for (size_t i = 0; i < carries.size(); ++i) {
+      if (carries[i].empty()) continue;  // a trivial alias: the same buffer
+      ASSIGN_OR_RETURN(Value v, Lookup(yield.value()[i]));
+      if (v.name != carries[i]) moves.emplace_back(carries[i], std::move(v));
+    }
+    if (moves.size() > 1) {
+      for (auto& [carry, v] : moves) {
+        const std::string tmp = Fresh(pto::StrCat(carry, "_next"));
+        Line(indent, pto::StrCat(v.kind == Kind::kTensor ? "const pto::rt::Tensor " : "const uint64_t ",
+                                 tmp, " = ", v.name, ";"));
+        v.name = tmp;
+      }
+    }
+    for (const auto& [carry, v] : moves) Line(indent, pto::StrCat(carry, " = ", v.name, ";"));
+    return absl::OkStatus();
   }
 
   absl::Status EmitAssign(const ir::AssignStmt& assign, int indent) {
@@ -557,6 +639,8 @@ class Generator {
   std::map<const ir::Var*, Value> values_;
   std::set<std::string> names_ = {"orch", "args", "is_contiguous"};
   std::string body_;
+  // Per open loop, the carry variable of each iter_arg ("" = trivial alias).
+  std::vector<std::vector<std::string>> loops_;
   int next_task_ = 0;
   bool needs_contiguity_ = false;
 };

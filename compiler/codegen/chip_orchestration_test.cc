@@ -91,6 +91,7 @@ void aicpu_orchestration_entry(pto::rt::Orchestrator& orch,
   [[maybe_unused]] const uint64_t signal_ctx = args.scalars[1];
   [[maybe_unused]] const uint64_t counts_ctx = args.scalars[2];
   [[maybe_unused]] const uint64_t recv_ctx = args.scalars[3];
+  orch.scope_begin();
   // stage_step (func_id 0)
   pto::rt::TaskArgs args0;
   args0.add_input(inp);
@@ -140,6 +141,7 @@ void aicpu_orchestration_entry(pto::rt::Orchestrator& orch,
   args2.add_scalar(recv_ctx);
   args2.add_dep(task1.task);
   const pto::rt::TaskOutputs task2 = orch.submit_aiv_task(2, args2);
+  orch.scope_end();
 }
 )GOLDEN");
 }
@@ -242,7 +244,7 @@ TEST(ChipOrchestrationTest, UnsupportedConstructIsALocatedUserError) {
       kContiguousProgram,
       "        self.loose(alias, a, arg_directions=[pl.ArgDirection.NoDep, "
       "pl.ArgDirection.OutputExisting], compiler_manual_dep_edges=[t])\n",
-      "        for i in pl.range(2):\n"
+      "        if n > 0:\n"
       "            self.loose(alias, a, arg_directions=[pl.ArgDirection.NoDep, "
       "pl.ArgDirection.OutputExisting])\n");
   ir::ProgramPtr program = Load(text, /*lower=*/false);
@@ -251,10 +253,78 @@ TEST(ChipOrchestrationTest, UnsupportedConstructIsALocatedUserError) {
   ASSERT_FALSE(code.ok());
   EXPECT_TRUE(IsUserError(code.status())) << code.status();
   EXPECT_THAT(code.status().message(),
-              HasSubstr("code generation does not support a for loop in a chip orchestration yet"));
+              HasSubstr("code generation does not support an if statement in a chip orchestration yet"));
   std::optional<DiagnosticLocation> at = GetDiagnosticLocation(code.status());
   ASSERT_TRUE(at.has_value());
-  EXPECT_EQ(at->line, 18);  // the `for`
+  EXPECT_EQ(at->line, 18);  // the `if`
+}
+
+constexpr char kLoopProgram[] = R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[4], pl.FP32], b: pl.InOut[pl.Tensor[[4], pl.FP32]]) -> pl.Tensor[[4], pl.FP32]:
+        return b
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def make(self, a: pl.Tensor[[4], pl.FP32], b: pl.Out[pl.Tensor[[4], pl.FP32]]) -> pl.Tensor[[4], pl.FP32]:
+        return b
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def pipe(self, a: pl.Tensor[[4], pl.FP32], out: pl.InOut[pl.Tensor[[4], pl.FP32]]) -> pl.Tensor[[4], pl.FP32]:
+        for i in pl.range(3):
+            out = self.k(a, out)
+        cur = a
+        nxt = out
+        for j in pl.range(1, 5, 2):
+            r = self.k(cur, nxt)
+            nxt = cur
+            cur = r
+        return out
+)";
+
+// ClassifyIterArgCarry's plan: the InOut carry names `out` itself; the
+// fresh output of each iteration is a carry variable the yield assigns. Each
+// loop body is a runtime scope (MaterializeRuntimeScopes).
+TEST(ChipOrchestrationTest, LoopsFollowTheCarryPlanAndScopes) {
+  ir::ProgramPtr program = Load(kLoopProgram, /*lower=*/true);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateChipOrchestration(program, "pipe");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("  orch.scope_begin();\n  for (uint64_t i = 0; i < 3; i += 1) {\n"
+                               "    orch.scope_begin();\n"));
+  EXPECT_THAT(*code, HasSubstr("args0.add_inout(out);"));
+  EXPECT_THAT(*code, HasSubstr("  pto::rt::Tensor nxt = out;\n  pto::rt::Tensor cur = a;\n"
+                               "  for (uint64_t j = 1; j < 5; j += 2) {"));
+  EXPECT_THAT(*code, HasSubstr("args1.add_input(cur);\n    args1.add_inout(nxt);"));
+  // The swap goes through temporaries.
+  EXPECT_THAT(*code, HasSubstr("    orch.scope_end();\n"
+                               "    const pto::rt::Tensor nxt_next = cur;\n"
+                               "    const pto::rt::Tensor cur_next = nxt;\n"
+                               "    nxt = nxt_next;\n    cur = cur_next;\n  }\n"));
+}
+
+// Without ClassifyIterArgCarry a loop carry has no plan: an internal error.
+TEST(ChipOrchestrationTest, UnclassifiedLoopIsAnInternalError) {
+  ir::ProgramPtr program = Load(
+      "import pypto.language as pl\n\n@pl.program\nclass P:\n"
+      "    @pl.function(type=pl.FunctionType.InCore)\n"
+      "    def k(self, a: pl.Tensor[[4], pl.FP32], b: pl.InOut[pl.Tensor[[4], pl.FP32]]) -> "
+      "pl.Tensor[[4], pl.FP32]:\n        return b\n\n"
+      "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+      "    def pipe(self, a: pl.Tensor[[4], pl.FP32], out: pl.InOut[pl.Tensor[[4], pl.FP32]]) -> "
+      "pl.Tensor[[4], pl.FP32]:\n"
+      "        for i, (acc,) in pl.range(2, init_values=(out,)):\n"
+      "            r = self.k(a, acc, arg_directions=[pl.ArgDirection.Input, pl.ArgDirection.InOut])\n"
+      "            acc2 = pl.yield_(r)\n"
+      "        return acc2\n",
+      /*lower=*/false);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateChipOrchestration(program, "pipe");
+  ASSERT_FALSE(code.ok());
+  EXPECT_FALSE(IsUserError(code.status())) << code.status();
+  EXPECT_THAT(code.status().message(), HasSubstr("ClassifyIterArgCarry did not run"));
 }
 
 std::string ReadHostExample() {

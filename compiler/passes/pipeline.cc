@@ -3,6 +3,7 @@
 #include "compiler/passes/lower_composite_ops.h"
 #include "compiler/passes/allocate_memory_addr.h"
 #include "compiler/passes/auto_derive_task_dependencies.h"
+#include "compiler/passes/classify_iter_arg_carry.h"
 #include "compiler/passes/convert_tensor_to_tile_ops.h"
 #include "compiler/passes/convert_to_ssa.h"
 #include "compiler/passes/ctrl_flow_transform.h"
@@ -21,6 +22,8 @@
 #include "compiler/passes/memory_reuse.h"
 #include "compiler/passes/optimize_orch_tensors.h"
 #include "compiler/passes/materialize_dist_tensor_ctx.h"
+#include "compiler/passes/materialize_runtime_scopes.h"
+#include "compiler/passes/materialize_valid_shape_symbols.h"
 #include "compiler/passes/outline_cluster_scopes.h"
 #include "compiler/passes/outline_hierarchy_scopes.h"
 #include "compiler/passes/outline_incore_scopes.h"
@@ -77,6 +80,11 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("LegalizeTileCast", [](const Target& target) {
     return CreateLegalizeTileCastPass({.platform = target.platform});
   });
+  registry.RegisterPass("MaterializeRuntimeScopes",
+                        [] { return CreateMaterializeRuntimeScopesPass(); });
+  registry.RegisterPass("ClassifyIterArgCarry", [] { return CreateClassifyIterArgCarryPass(); });
+  registry.RegisterPass("MaterializeValidShapeSymbols",
+                        [] { return CreateMaterializeValidShapeSymbolsPass(); });
   // PyPTO's default pipeline (python/pypto/ir/pass_manager.py of
   // hw-native-sys/pypto) in its order and with its numbers, holding the passes
   // that exist here. LowerL2TensorCollectives and LegalizeSpmdLaunches have no
@@ -111,7 +119,10 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"42", "LowerHostTensorCollectives"},
                                            {"43", "MaterializeDistTensorCtx"},
                                            {"05", "Simplify"},
+                                           {"44", "MaterializeRuntimeScopes"},
+                                           {"45", "ClassifyIterArgCarry"},
                                            {"46", "InsertCommFence"},
+                                           {"47", "MaterializeValidShapeSymbols"},
                                        });
 }
 

@@ -5,7 +5,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "compiler/ir/visitor.h"
+#include "compiler/passes/classify_iter_arg_carry.h"
 #include "compiler/passes/derive_call_directions.h"
+#include "compiler/passes/materialize_runtime_scopes.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/strings.h"
 
@@ -370,6 +372,52 @@ absl::Status VerifyCommDomainScopes(const std::vector<CommScopePtr>& scopes) {
   return absl::OkStatus();
 }
 
+// RuntimeScopesMaterialized: every chip orchestration has had its scopes
+// placed (by MaterializeRuntimeScopes or by hand), i.e. says auto_scope=False.
+absl::Status VerifyRuntimeScopes(const ir::ProgramPtr& program) {
+  for (const auto& [gv, func] : program->functions()) {
+    if (func->func_type() != ir::FunctionType::kOrchestration) continue;
+    if (!ir::GetAttr<bool>(func->attrs(), kAttrAutoScope).value_or(true)) continue;
+    return InternalError(func->span(),
+                         pto::StrCat("chip orchestration '", func->name(),
+                                     "' has no placed runtime scopes (auto_scope is not False; "
+                                     "run MaterializeRuntimeScopes)"));
+  }
+  return absl::OkStatus();
+}
+
+// IterArgCarryClassified: every iter_arg of a chip orchestration's loops has
+// its iter_arg_rebind_<i> plan; without it code generation cannot lower the
+// carry.
+class UnclassifiedLoopFinder : public ir::IRVisitor {
+ public:
+  std::shared_ptr<const ir::ForStmt> found;
+
+ protected:
+  void VisitType(const ir::TypePtr&) override {}
+  void VisitForStmt(const std::shared_ptr<const ir::ForStmt>& loop) override {
+    for (size_t i = 0; i < loop->iter_args().size() && found == nullptr; ++i) {
+      if (!IterArgIsRebind(*loop, i).has_value()) found = loop;
+    }
+    if (found == nullptr) ir::IRVisitor::VisitForStmt(loop);
+  }
+};
+
+absl::Status VerifyIterArgCarry(const ir::ProgramPtr& program) {
+  for (const auto& [gv, func] : program->functions()) {
+    if (func->func_type() != ir::FunctionType::kOrchestration) continue;
+    UnclassifiedLoopFinder finder;
+    finder.VisitStmt(func->body());
+    if (finder.found != nullptr) {
+      return InternalError(finder.found->span(),
+                           pto::StrCat("a loop of '", func->name(),
+                                       "' carries an iter_arg without an iter_arg_rebind plan "
+                                       "(run ClassifyIterArgCarry)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status VerifyProperty(IRProperty property, const ir::ProgramPtr& program) {
   switch (property) {
     case IRProperty::kCommDomainScopesMaterialized: {
@@ -381,6 +429,10 @@ absl::Status VerifyProperty(IRProperty property, const ir::ProgramPtr& program) 
       return VerifyDistTensorCtx(program);
     case IRProperty::kCallDirectionsResolved:
       return VerifyCallDirectionsResolved(program);
+    case IRProperty::kRuntimeScopesMaterialized:
+      return VerifyRuntimeScopes(program);
+    case IRProperty::kIterArgCarryClassified:
+      return VerifyIterArgCarry(program);
     case IRProperty::kSSAForm:
       return VerifySSA(program);
     case IRProperty::kNoNestedCalls:
@@ -406,6 +458,8 @@ bool HasPropertyVerifier(IRProperty property) {
     case IRProperty::kCommDomainScopesMaterialized:
     case IRProperty::kDistTensorCtxMaterialized:
     case IRProperty::kCallDirectionsResolved:
+    case IRProperty::kRuntimeScopesMaterialized:
+    case IRProperty::kIterArgCarryClassified:
     case IRProperty::kSSAForm:
     case IRProperty::kNoNestedCalls:
     case IRProperty::kNormalizedStmtStructure:

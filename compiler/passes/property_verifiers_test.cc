@@ -219,3 +219,48 @@ TEST(PassManagerPropertyTest, VerifyEachChecksProducedProperties) {
 
 }  // namespace
 }  // namespace pto::passes
+
+namespace pto::passes {
+namespace {
+
+constexpr char kLoopOrch[] = R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[4], pl.FP32], b: pl.InOut[pl.Tensor[[4], pl.FP32]]) -> pl.Tensor[[4], pl.FP32]:
+        return b
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def pipe(self, a: pl.Tensor[[4], pl.FP32], out: pl.InOut[pl.Tensor[[4], pl.FP32]]) -> pl.Tensor[[4], pl.FP32]:
+        for i, (acc,) in pl.range(2, init_values=(out,)):
+            r = self.k(a, acc)
+            acc2 = pl.yield_(r)
+        return acc2
+)";
+
+// Until MaterializeRuntimeScopes ran, a chip orchestration has no placed
+// scopes; until ClassifyIterArgCarry ran, its loop carry has no plan. After
+// the default pipeline both hold.
+TEST(RuntimeScopesAndCarryTest, FlaggedBeforeTheirPassesAndHoldAfter) {
+  ir::ProgramPtr p = Parse(kLoopOrch);
+  absl::Status scopes = VerifyProperty(IRProperty::kRuntimeScopesMaterialized, p);
+  EXPECT_EQ(scopes.message(),
+            "chip orchestration 'pipe' has no placed runtime scopes (auto_scope is not False; run "
+            "MaterializeRuntimeScopes)");
+  EXPECT_EQ(Loc(scopes), "10:5");  // the def
+  absl::Status carry = VerifyProperty(IRProperty::kIterArgCarryClassified, p);
+  EXPECT_EQ(carry.message(),
+            "a loop of 'pipe' carries an iter_arg without an iter_arg_rebind plan (run "
+            "ClassifyIterArgCarry)");
+  EXPECT_EQ(Loc(carry), "11:9");
+  PassManager pm;
+  ASSERT_TRUE(pm.AddPipeline("default").ok());
+  absl::StatusOr<ir::ProgramPtr> lowered = pm.Run(p);
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  EXPECT_TRUE(VerifyProperty(IRProperty::kRuntimeScopesMaterialized, *lowered).ok());
+  EXPECT_TRUE(VerifyProperty(IRProperty::kIterArgCarryClassified, *lowered).ok());
+}
+
+}  // namespace
+}  // namespace pto::passes

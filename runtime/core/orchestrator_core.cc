@@ -55,9 +55,38 @@ bool OrchestratorCore::AdmitArgs(const ChipCallable& callable,
   return true;
 }
 
+void OrchestratorCore::RunEntry(const ChipCallable& callable,
+                                const ChipArgs& args) {
+  if (!AdmitArgs(callable, args)) return;
+  scope_begin();
+  const size_t depth = scope_stack_.size();
+  try {
+    callable.entry(*this, args);
+  } catch (...) {
+    report_fatal(kErrorExplicitOrchFatal,
+                 absl::StrCat("chip orchestration ", callable.name,
+                              " threw a C++ exception"));
+  }
+  if (latch_.fatal()) return;
+  if (scope_stack_.size() != depth) {
+    Fail(kErrorInvalidArgs,
+         absl::StrCat("chip orchestration ", callable.name, " returned with ",
+                      scope_stack_.size() - depth,
+                      " scope(s) open (scope_begin without scope_end)"));
+    return;
+  }
+  scope_end();
+}
+
+// simpler's CONSUMED state: complete, its scope closed and every consumer
+// complete (each holds a fanout reference on the producer's slot).
 bool OrchestratorCore::Freeable(const Task& t) const {
-  return t.state == TaskState::kCompleted &&
-         (t.scope < 0 || !scope_open_[t.scope]);
+  if (t.state != TaskState::kCompleted) return false;
+  if (t.scope >= 0 && scope_open_[t.scope]) return false;
+  for (TaskId c : t.fanout) {
+    if (tasks_[c]->state != TaskState::kCompleted) return false;
+  }
+  return true;
 }
 
 void OrchestratorCore::Reclaim() {
@@ -258,6 +287,13 @@ void OrchestratorCore::OnTaskComplete(TaskId id) {
   if (slot_held_[id] && Freeable(t)) {
     slot_held_[id] = false;
     --live_;
+  }
+  // The last consumer to complete releases its producers' slots.
+  for (TaskId p : t.fanin) {
+    if (slot_held_[p] && Freeable(*tasks_[p])) {
+      slot_held_[p] = false;
+      --live_;
+    }
   }
 }
 

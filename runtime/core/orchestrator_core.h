@@ -87,6 +87,14 @@ class OrchestratorCore : public Orchestrator {
   // has fewer tensors + scalars than the callable's expected_arg_count.
   bool AdmitArgs(const ChipCallable& callable, const ChipArgs& args);
 
+  // Admits `args` and runs the callable's entry as simpler's orchestrator
+  // thread does: inside an implicit top-level scope, so a task submitted
+  // outside every scope of the entry keeps its window slot until the entry
+  // returns. A C++ exception from the entry latches EXPLICIT_ORCH_FATAL; an
+  // entry that returns with a scope of its own still open latches
+  // INVALID_ARGS.
+  void RunEntry(const ChipCallable& callable, const ChipArgs& args);
+
   // Scheduler side: a task finished all its blocks. Releases its consumers
   // (OnReady for every one that becomes ready).
   void OnTaskComplete(TaskId id);

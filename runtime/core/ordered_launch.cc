@@ -137,12 +137,7 @@ ChipRunResult RunChipCallable(LaunchQueue& queue, const ChipCallable& callable,
   OrderedLaunchBackend backend(&queue, static_cast<int>(callable.kernels.size()), options);
   OrchestratorCore core(&backend, options.task_window);
   backend.set_core(&core);
-  try {
-    if (core.AdmitArgs(callable, args)) callable.entry(core, args);
-  } catch (...) {
-    core.report_fatal(kErrorExplicitOrchFatal,
-                      absl::StrCat("chip orchestration ", callable.name, " threw a C++ exception"));
-  }
+  core.RunEntry(callable, args);
   while (!core.all_complete() && !core.is_fatal()) {
     if (!backend.WaitForCompletion(options.op_timeout_ns) && !core.is_fatal()) {
       core.report_fatal(

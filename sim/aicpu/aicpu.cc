@@ -116,16 +116,7 @@ void Aicpu::Orchestrate() {
     task_start_.clear();
     task_end_.clear();
     const Ps start = Stamp();
-    try {
-      if (core_->AdmitArgs(current_.callable, current_.args)) {
-        current_.callable.entry(*core_, current_.args);
-      }
-    } catch (...) {
-      core_->report_fatal(rt::kErrorExplicitOrchFatal,
-                          absl::StrCat("chip orchestration ",
-                                       current_.callable.name,
-                                       " threw a C++ exception"));
-    }
+    core_->RunEntry(current_.callable, current_.args);
     trace_->Slice(track_orch_, current_.callable.name, start, Stamp(),
                   {{"callable", current_.callable.name}, {"run", run_index_},
                    {"tasks", static_cast<int64_t>(core_->task_count())}});

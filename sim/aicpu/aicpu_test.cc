@@ -59,7 +59,7 @@ TEST(AdmissionTest, WaveLaunchAboveTheCoreCountRunsInWaves) {
 
 // ------------------------------------------------- task window, scopes
 
-RunReport ManyTasks(bool in_scope) {
+RunReport ManyTasks(bool scope_per_task) {
   SimOptions o = Opts(1);
   o.tweak = [](platforms::Platform& p) { p.mutable_aicpu()->set_task_window(4); };
   return Simulate(o, [&](SimSystem& sys) {
@@ -67,17 +67,22 @@ RunReport ManyTasks(bool in_scope) {
     c.name = "many";
     c.kernels = {&NopKernel};
     c.kernel_names = {"nop"};
-    c.entry = [in_scope](rt::Orchestrator& orch, const rt::ChipArgs&) {
-      if (in_scope) orch.scope_begin();
-      for (int i = 0; i < 10; ++i) orch.submit_aiv_task(0, rt::TaskArgs{});
-      if (in_scope) orch.scope_end();
+    // As simpler runs it, the entry is inside an implicit top-level scope:
+    // ten tasks pass four slots only with a scope per task, which ends
+    // before the next submit.
+    c.entry = [scope_per_task](rt::Orchestrator& orch, const rt::ChipArgs&) {
+      for (int i = 0; i < 10; ++i) {
+        if (scope_per_task) orch.scope_begin();
+        orch.submit_aiv_task(0, rt::TaskArgs{});
+        if (scope_per_task) orch.scope_end();
+      }
     };
     return sys.Dispatch(0, c, rt::ChipArgs{});
   });
 }
 
 TEST(TaskWindowTest, BackPressureLetsTenTasksThroughFourSlots) {
-  RunReport r = ManyTasks(false);
+  RunReport r = ManyTasks(true);
   ASSERT_EQ(r.error_code(), 0) << r.error_text();
   EXPECT_EQ(r.tasks_size(), 10);
   // The fifth task could only be submitted after the first completed.
@@ -89,8 +94,9 @@ TEST(TaskWindowTest, BackPressureLetsTenTasksThroughFourSlots) {
   }
 }
 
+// Without scopes of its own every task stays in the implicit top-level scope.
 TEST(TaskWindowTest, WindowFullOfAnOpenScopeIsCodeOne) {
-  RunReport r = ManyTasks(true);
+  RunReport r = ManyTasks(false);
   EXPECT_EQ(r.error_code(), rt::kErrorScopeDeadlock);
   EXPECT_NE(r.error_text().find("task window of 4 slots is full of tasks of "
                                 "open scopes"),
