@@ -409,16 +409,37 @@ class Generator {
   // The GM box of a tile at `offsets`: the tile's dims, with leading 1s when
   // the offsets address a tensor of higher rank (PyPTO's `pl.store(row,
   // [0, j, 0], out)` of a [1, SIZE] row into a [1, NR, SIZE] tensor).
+  // A tile with a valid_shape (PyPTO's partial tile) moves only that box,
+  // each row at the tile's full row pitch (ValidRowPitch).
   absl::StatusOr<std::string> BoxShape(const ir::TypePtr& type, const ir::ExprPtr& offsets,
                                        const Span& span) {
     ASSIGN_OR_RETURN(auto shape, TileShape(type, span));
     auto tile = ir::As<ir::TileType>(type);
+    if (!tile->valid_shape().empty()) {
+      std::string dims = "{";
+      for (size_t i = 0; i < tile->valid_shape().size(); ++i) {
+        const ir::ExprPtr& v = tile->valid_shape()[i];
+        ASSIGN_OR_RETURN(std::string d, Scalar(v));
+        pto::StrAppend(&dims, i ? ", " : "",
+                       ir::Is<ir::ConstInt>(v) ? d : pto::StrCat("static_cast<int64_t>(", d, ")"));
+      }
+      shape.second = dims + "}";
+    }
     auto tuple = ir::As<ir::MakeTuple>(offsets);
     const size_t rank = tile->shape().size();
     if (tuple == nullptr || tuple->elements().size() <= rank) return shape.second;
     std::string dims = "{";
     for (size_t i = rank; i < tuple->elements().size(); ++i) pto::StrAppend(&dims, "1, ");
     return dims + shape.second.substr(1);
+  }
+
+  // `, pitch` for CopyBox when the tile has a valid_shape: its full innermost
+  // dim, the UB distance between the box's rows.
+  std::string ValidRowPitch(const ir::TypePtr& type) {
+    auto tile = ir::As<ir::TileType>(type);
+    if (tile == nullptr || tile->valid_shape().empty() || tile->shape().empty()) return "";
+    std::optional<int64_t> d = ir::GetConstInt(tile->shape().back());
+    return d.has_value() ? pto::StrCat(", ", *d) : "";
   }
 
   // ---------------------------------------------------------------- stmts
@@ -464,7 +485,7 @@ class Generator {
       ASSIGN_OR_RETURN(std::string box, BoxShape(var->type(), args[1], call->span()));
       ASSIGN_OR_RETURN(std::string tile, NewTile(var, indent));
       pto::StrAppend(&body_, in, "pto::kernels::internal::CopyBox(true, ", tile, ", ", t.name, ", ",
-                     off, ", ", box, ");\n");
+                     off, ", ", box, ValidRowPitch(var->type()), ");\n");
       return absl::OkStatus();
     }
     if (op == "pld.tile.remote_load" && args.size() == 4) {
@@ -492,7 +513,7 @@ class Generator {
       ASSIGN_OR_RETURN(Value t, LookupKind(args[2], Kind::kTensor, "tensor"));
       ASSIGN_OR_RETURN(std::string box, BoxShape(args[0]->type(), args[1], call->span()));
       pto::StrAppend(&body_, in, "pto::kernels::internal::CopyBox(false, ", tile.name, ", ", t.name,
-                     ", ", off, ", ", box, ");\n");
+                     ", ", off, ", ", box, ValidRowPitch(args[0]->type()), ");\n");
       return Alias(var, t, indent);
     }
     if (op == "pl.tensor.write") {
