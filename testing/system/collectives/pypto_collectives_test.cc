@@ -325,6 +325,7 @@ std::vector<Param> ParamsOf(const Row& row) {
   if (row.tmpl.rfind("mesh_", 0) == 0) return MeshParams(row);
   if (row.tmpl == "all_to_all_v") return AllToAllVParams(row);
   if (row.tmpl == "allreduce" || row.tmpl == "allreduce_chunked" ||
+      row.tmpl == "allreduce_intrinsic" ||
       row.tmpl == "allreduce_ring" || row.tmpl == "allreduce_multicore") {
     return AllReduceParams(row);
   }
@@ -389,9 +390,14 @@ std::string Render(const Row& row) {
   }
   // _build_host_allreduce caps a tile at 4096 elements; the multicore test
   // does not, and aligns its FP32 rows and signal to 8 elements.
-  const Stage stage = row.tmpl == "allreduce_chunked"
-                          ? StageTile(row.size, DTypeBytes(row.dtype), 4096)
-                          : StageTile(row.size, 4, 1 << 30);
+  // The intrinsic test stages FP32 rows in 8192-element tiles and FP16 rows
+  // aligned, at most 8192.
+  Stage stage = StageTile(row.size, 4, 1 << 30);
+  if (row.tmpl == "allreduce_chunked") stage = StageTile(row.size, DTypeBytes(row.dtype), 4096);
+  if (row.tmpl == "mesh_allreduce_intrinsic") {
+    stage = StageTile(row.size, DTypeBytes(row.dtype), 8192);
+    if (row.size > 1 && row.dtype == "FP32") stage.cols = 8192;
+  }
   const int sig_cols = (row.stride + 7) / 8 * 8;
   return absl::StrReplaceAll(out, {{"@ROUNDS@", absl::StrCat(row.rounds)},
                                    {"@STAGE_ROWS@", absl::StrCat(stage.rows)},
@@ -537,6 +543,15 @@ std::vector<Row> Rows() {
       add({absl::StrCat("mesh_", c, "_p", p), absl::StrCat("mesh_", c), p, 1, size});
     }
   }
+  // tests/st/distributed/collectives/test_l3_tensor_allreduce_intrinsic.py:
+  // the kernel's one `pld.tensor.allreduce` between partial-tile stage
+  // loops; lengths 1 (a [8, 1] tile, one valid element) and 17 on P = 2,
+  // 4097 (one partial [1, 8192] tile) on P = 4, and FP16 Max at 17.
+  add({"mesh_allreduce_intrinsic_len1_p2", "mesh_allreduce_intrinsic", 2, 1, 1});
+  add({"mesh_allreduce_intrinsic_len17_p2", "mesh_allreduce_intrinsic", 2, 1, 17});
+  add({"mesh_allreduce_intrinsic_len4097_p4", "mesh_allreduce_intrinsic", 4, 1, 4097});
+  add({"mesh_allreduce_intrinsic_fp16_max_p2", "mesh_allreduce_intrinsic", 2, 1, 17, "FP16",
+       "Max"});
   return rows;
 }
 
