@@ -1,11 +1,14 @@
 #include "tools/dyn_dims.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/verifier.h"
+#include "compiler/ir/visitor.h"
 #include "compiler/ops/op_names.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
@@ -51,7 +54,8 @@ class Specializer : public ir::IRMutator {
                                          "' has no value for this run: only dimensions of the "
                                          "HOST orchestrator's parameters are bound (the first "
                                          "from --ranks, the others from --inputs=DIR/"
-                                         "<param>.npy)"));
+                                         "<param>.npy), and a callee's from the arguments "
+                                         "of its calls"));
       }
       return expr;
     }
@@ -78,6 +82,87 @@ class Specializer : public ir::IRMutator {
   const int world_size_;
   const ir::Expr* keep_ = nullptr;
   absl::Status status_;
+};
+
+// The value of a dimension expression when every leaf has one: constants,
+// bound dimensions and `pld.world_size()` (the run's rank count) under
+// + - * // % min max.
+std::optional<int64_t> Eval(const ir::ExprPtr& e, const DimValues& values, int ranks) {
+  if (std::optional<int64_t> c = ir::GetConstInt(e)) return c;
+  if (auto d = ir::As<ir::DynDim>(e)) {
+    auto it = values.find(d->name());
+    if (it == values.end()) return std::nullopt;
+    return it->second.value;
+  }
+  if (auto call = ir::As<ir::Call>(e)) {
+    if (call->op()->name() == ops::names::kWorldSize && call->args().empty()) return ranks;
+    return std::nullopt;
+  }
+  auto bin = ir::As<ir::BinaryExpr>(e);
+  if (bin == nullptr) return std::nullopt;
+  std::optional<int64_t> a = Eval(bin->lhs(), values, ranks);
+  std::optional<int64_t> b = Eval(bin->rhs(), values, ranks);
+  if (!a.has_value() || !b.has_value()) return std::nullopt;
+  switch (bin->op()) {
+    case ir::BinaryOp::kAdd: return *a + *b;
+    case ir::BinaryOp::kSub: return *a - *b;
+    case ir::BinaryOp::kMul: return *a * *b;
+    case ir::BinaryOp::kMin: return std::min(*a, *b);
+    case ir::BinaryOp::kMax: return std::max(*a, *b);
+    case ir::BinaryOp::kFloorDiv:
+    case ir::BinaryOp::kFloorMod: {
+      if (*b == 0) return std::nullopt;
+      int64_t q = *a / *b;
+      if (*a % *b != 0 && ((*a < 0) != (*b < 0))) --q;
+      return bin->op() == ir::BinaryOp::kFloorDiv ? q : *a - q * *b;
+    }
+    default: return std::nullopt;
+  }
+}
+
+// A dynamic dimension that only a callee's parameters name (PyPTO's
+// `STAGED = pl.dynamic("STAGED")` of a kernel called with `inputs[r]` of
+// shape [1, NR * SIZE]) takes the size of the argument at its call, as it
+// does at run time in PyPTO. Each call binds what it can; a callee called
+// with two sizes is a user error naming both calls.
+class CallDims : public ir::IRVisitor {
+ public:
+  CallDims(const ir::ProgramPtr& program, DimValues& values, int ranks)
+      : program_(program), values_(values), ranks_(ranks) {}
+  const absl::Status& status() const { return status_; }
+  bool changed() const { return changed_; }
+
+ protected:
+  void VisitCall(const ir::CallPtr& call) override {
+    ir::IRVisitor::VisitCall(call);
+    if (!ir::Is<ir::GlobalVar>(call->op()) || !status_.ok()) return;
+    ir::FunctionPtr callee = program_->GetFunction(call->op()->name());
+    if (callee == nullptr) return;
+    const size_t n = std::min(call->args().size(), callee->params().size());
+    for (size_t i = 0; i < n && status_.ok(); ++i) {
+      auto at = ir::AsTensorTypeLike(call->args()[i]->type());
+      auto pt = ir::AsTensorTypeLike(callee->params()[i]->type());
+      if (at == nullptr || pt == nullptr || at->shape().size() != pt->shape().size()) continue;
+      for (size_t k = 0; k < pt->shape().size() && status_.ok(); ++k) {
+        auto d = ir::As<ir::DynDim>(pt->shape()[k]);
+        if (d == nullptr) continue;
+        std::optional<int64_t> v = Eval(at->shape()[k], values_, ranks_);
+        if (!v.has_value()) continue;
+        changed_ |= values_.count(d->name()) == 0;
+        status_ = Bind(values_, d->name(), *v,
+                       absl::StrCat("the call of '", callee->name(), "' at ",
+                                    call->span().ToString(), " (dimension ", k, " of '",
+                                    callee->params()[i]->name_hint(), "')"));
+      }
+    }
+  }
+
+ private:
+  const ir::ProgramPtr& program_;
+  DimValues& values_;
+  const int ranks_;
+  absl::Status status_;
+  bool changed_ = false;
 };
 
 }  // namespace
@@ -112,6 +197,14 @@ absl::StatusOr<DimValues> BindDynDims(const ir::ProgramPtr& program, int ranks,
         }
       }
     }
+  }
+  // Calls bind their callees' dimensions; a chain of calls binds one level
+  // per sweep.
+  for (bool changed = true; changed;) {
+    CallDims calls(program, values, ranks);
+    calls.VisitProgram(program);
+    RETURN_IF_ERROR(calls.status());
+    changed = calls.changed();
   }
   return values;
 }

@@ -98,12 +98,65 @@ TEST(DynDimsTest, UnboundDimensionIsLocated) {
   EXPECT_EQ(s.status().message(),
             "dynamic dimension 'M' has no value for this run: only dimensions of the HOST "
             "orchestrator's parameters are bound (the first from --ranks, the others from "
-            "--inputs=DIR/<param>.npy)");
+            "--inputs=DIR/<param>.npy), and a callee's from the arguments of its calls");
   std::optional<DiagnosticLocation> loc = GetDiagnosticLocation(s.status());
   ASSERT_TRUE(loc.has_value());
   EXPECT_EQ(loc->path, "p.pto");
   EXPECT_EQ(loc->line, 5);
   EXPECT_EQ(loc->col, 5);
+}
+
+// PyPTO's `STAGED = pl.dynamic("STAGED")`: a dimension only the callees
+// name takes the size of the argument at the call (x[r] is [NR * 8]), through
+// a chain of calls; two calls with different sizes name both.
+constexpr char kStaged[] = R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+NR = pl.dynamic("NR")
+STAGED = pl.dynamic("STAGED")
+
+
+@pl.program
+class S:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[STAGED], pl.FP32], y: pl.Out[pl.Tensor[[STAGED], pl.FP32]]) -> pl.Tensor[[STAGED], pl.FP32]:
+        t = pl.load(x, [0], [8])
+        return pl.store(t, [0], y)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, x: pl.Tensor[[STAGED], pl.FP32], y: pl.Out[pl.Tensor[[STAGED], pl.FP32]]) -> pl.Tensor[[STAGED], pl.FP32]:
+        return self.k(x, y)
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host_orch(self, x: pl.Tensor[[NR, NR * 8], pl.FP32], y: pl.Out[pl.Tensor[[NR, NR * 8], pl.FP32]]):
+        for r in pl.range(pld.world_size()):
+            self.chip(x[r], y[r], device=r)
+)";
+
+TEST(DynDimsTest, CalleeDimensionsBindFromTheirCalls) {
+  auto p = parser::ParseProgramText("s.pto", kStaged);
+  ASSERT_TRUE(p.ok()) << p.status();
+  absl::StatusOr<DimValues> dims = BindDynDims(*p, 2, "");
+  ASSERT_TRUE(dims.ok()) << dims.status();
+  ASSERT_EQ(dims->count("STAGED"), 1u);
+  EXPECT_EQ(dims->at("STAGED").value, 16);
+  EXPECT_EQ(dims->at("STAGED").source.rfind("the call of 'chip' at s.pto:22:13 (dimension 0 of 'x')", 0), 0u)
+      << dims->at("STAGED").source;
+  absl::StatusOr<ir::ProgramPtr> s = SpecializeDynDims(*p, *dims, 2);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_NE(ir::PrintProgram(*s).find("x: pl.Tensor[[16], pl.FP32]"), std::string::npos);
+
+  std::string two(kStaged);
+  const std::string call = "            self.chip(x[r], y[r], device=r)\n";
+  two.insert(two.find(call) + call.size(),
+             "        self.k(pl.tensor.create([8], dtype=pl.FP32), y[0])\n");
+  p = parser::ParseProgramText("s.pto", two);
+  ASSERT_TRUE(p.ok()) << p.status();
+  dims = BindDynDims(*p, 2, "");
+  ASSERT_FALSE(dims.ok());
+  EXPECT_NE(dims.status().message().find("dynamic dimension 'STAGED' is "), std::string::npos)
+      << dims.status();
+  EXPECT_NE(dims.status().message().find("; give inputs that agree"), std::string::npos);
 }
 
 // PyPTO compiles for its DistributedConfig's devices; pto-run binds the world

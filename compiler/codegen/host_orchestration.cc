@@ -359,10 +359,38 @@ class Generator {
     return EmitStmt(scope.body(), indent);
   }
 
+  bool IsDeviceLoop(const ir::ForStmt& loop) const {
+    return ConstIntOf(loop.start()) == 0 && ConstIntOf(loop.step()) == 1 &&
+           (IsWorldSize(loop.stop()) || world_size_vars_.count(loop.stop().get()) > 0);
+  }
+
+  // PyPTO's `for rd in pl.range(ROUNDS)` around dispatches and collectives:
+  // a C++ loop whose variable is a scalar (e.g. the round index of
+  // `inputs[rd, r]`). Each iteration dispatches afresh, and every builtin
+  // clears the signal cells it used before it returns, so a round never sees
+  // an earlier round's notifications (docs/collectives.md, "Signals").
+  absl::Status EmitRoundLoop(const ir::ForStmt& loop, int indent) {
+    std::optional<int64_t> step = ConstIntOf(loop.step());
+    if (!loop.iter_args().empty() || !step.has_value() || *step <= 0) {
+      return Unsupported(loop.span(),
+                         "a loop other than 'for r in range(world_size())' or a loop with a "
+                         "positive constant step and no loop-carried values");
+    }
+    scalar_indent_ = indent;
+    ASSIGN_OR_RETURN(std::string start, ScalarExpr(loop.start()));
+    ASSIGN_OR_RETURN(std::string stop, ScalarExpr(loop.stop()));
+    const std::string rd = Fresh(loop.loop_var()->name_hint());
+    values_[loop.loop_var().get()] = {Kind::kScalar, pto::StrCat("static_cast<uint64_t>(", rd, ")")};
+    Line(indent, pto::StrCat("for (int64_t ", rd, " = ", start, "; ", rd, " < ", stop, "; ", rd,
+                             " += ", *step, ") {"));
+    RETURN_IF_ERROR(EmitStmt(loop.body(), indent + 1));
+    Line(indent, "}");
+    return absl::OkStatus();
+  }
+
   absl::Status EmitLoop(const ir::ForStmt& loop, int indent) {
-    if (!device_.empty() || !loop.iter_args().empty() || ConstIntOf(loop.start()) != 0 ||
-        ConstIntOf(loop.step()) != 1 ||
-        !(IsWorldSize(loop.stop()) || world_size_vars_.count(loop.stop().get()) > 0)) {
+    if (device_.empty() && !IsDeviceLoop(loop)) return EmitRoundLoop(loop, indent);
+    if (!device_.empty() || !loop.iter_args().empty() || !IsDeviceLoop(loop)) {
       return Unsupported(loop.span(), "a loop other than 'for r in range(world_size())'");
     }
     device_ = Fresh(loop.loop_var()->name_hint());
@@ -504,8 +532,21 @@ class Generator {
         term = pto::StrCat(*c);
       } else if (auto v = ir::As<ir::Var>(index); v != nullptr && v.get() == device_var_) {
         term = pto::StrCat("static_cast<uint64_t>(", device_, ")");
+      } else if (auto s = ir::As<ir::Var>(index); s != nullptr && values_.count(s.get()) > 0 &&
+                                                  values_[s.get()].kind == Kind::kScalar) {
+        // A round index: checked, since a loop's bound need not fit the dim.
+        term = values_[s.get()].name;
+        std::optional<int64_t> dim = ConstIntOf(base_type->shape()[k]);
+        if (!dim.has_value()) return Unsupported(call.span(), "an index into a dynamic dimension");
+        Line(loop_indent_, pto::StrCat("if (", term, " >= ", *dim, ") {"));
+        Line(loop_indent_ + 1,
+             pto::StrCat("return absl::OutOfRangeError(\"",
+                         absl::CEscape(pto::StrCat(index->span().ToString(), ": index ")),
+                         "\" + std::to_string(", term, ") + \" of '", s->name_hint(),
+                         "' is outside dimension ", k, " of size ", *dim, "\");"));
+        Line(loop_indent_, "}");
       } else {
-        return Unsupported(index->span(), "an index other than a constant or the device");
+        return Unsupported(index->span(), "an index other than a constant, the device or a round");
       }
       if (k > 0) {
         std::optional<int64_t> dim = ConstIntOf(base_type->shape()[k]);

@@ -378,6 +378,47 @@ TEST(HostOrchestrationTest, PyptoHostForms) {
   EXPECT_THAT(*code, HasSubstr("args.scalars.push_back(static_cast<uint64_t>(3LL));"));
 }
 
+// PyPTO's `for rd in pl.range(ROUNDS)` around the device loops: a C++ loop
+// whose variable indexes the round's rows, checked against the dimension;
+// a loop with a step that is not a positive constant stays unsupported.
+TEST(HostOrchestrationTest, RoundLoopAroundDispatches) {
+  const std::string loop =
+      "        for r in pl.range(pld.world_size()):\n"
+      "            peer = (r + 1) % pld.world_size()\n"
+      "            self.pipe(inputs[1, r], outputs[1, r], peer, 3, device=r)\n";
+  const std::string rounds =
+      "        for rd in pl.range(2):\n"
+      "            for r in pl.range(pld.world_size()):\n"
+      "                peer = (r + 1) % pld.world_size()\n"
+      "                self.pipe(inputs[rd, r], outputs[rd, r], peer, 3, device=r)\n";
+  ir::ProgramPtr program = Lower(ReplaceAll(kPyptoHostForms, loop, rounds));
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateHostOrchestration(program, "host_orch");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("  for (int64_t rd = int64_t{0}; rd < int64_t{2}; rd += 1) {\n"
+                               "    for (int r = 0; r < world_size; ++r) {\n"));
+  EXPECT_THAT(*code, HasSubstr("if (static_cast<uint64_t>(rd) >= 2) {"));
+  EXPECT_THAT(*code, HasSubstr("test.pto:20:32: index \" + std::to_string("
+                               "static_cast<uint64_t>(rd)) + \" of 'rd' is outside dimension 0 "
+                               "of size 2"));
+  EXPECT_THAT(*code, HasSubstr("Typed(inputs[r].View(((static_cast<uint64_t>(rd)) * 2 + "
+                               "static_cast<uint64_t>(r)) * 32, 32)"));
+
+  program = Lower(ReplaceAll(kPyptoHostForms, loop,
+                             ReplaceAll(rounds, "pl.range(2)", "pl.range(1, -1, -1)")));
+  ASSERT_NE(program, nullptr);
+  code = GenerateHostOrchestration(program, "host_orch");
+  ASSERT_FALSE(code.ok());
+  EXPECT_TRUE(IsUserError(code.status())) << code.status();
+  EXPECT_THAT(code.status().message(),
+              HasSubstr("code generation does not support a loop other than 'for r in "
+                        "range(world_size())' or a loop with a positive constant step and no "
+                        "loop-carried values in a HOST orchestrator yet"));
+  std::optional<DiagnosticLocation> at = GetDiagnosticLocation(code.status());
+  ASSERT_TRUE(at.has_value());
+  EXPECT_EQ(at->line, 17);
+}
+
 TEST(HostOrchestrationTest, UnknownFunctionIsNotFound) {
   ir::ProgramPtr program = Lower(ReadExample("all_to_all_v_host.pto"));
   ASSERT_NE(program, nullptr);

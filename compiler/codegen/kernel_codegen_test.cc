@@ -533,5 +533,37 @@ class P:
   EXPECT_THAT(code.status().ToString(), HasSubstr("9:13:9:28:test.pto"));
 }
 
+// PyPTO's partial tile `pl.load(x, off, [1, 24], valid_shape=[1, 17])`: the
+// tile keeps its [1, 24] UB shape, the load and the store of a tile computed
+// from it move the [1, 17] box at the tile's 24-element row pitch; a
+// valid_shape wider than the tile is the deducer's located error.
+TEST(KernelCodegenTest, ValidShapeMovesOnlyTheValidBox) {
+  const std::string text = R"(import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[1, 17], pl.FP32], o: pl.Out[pl.Tensor[[1, 17], pl.FP32]]) -> pl.Tensor[[1, 17], pl.FP32]:
+        x = pl.load(a, [0, 0], [1, 24], valid_shape=[1, 17])
+        y = pl.add(x, x)
+        return pl.store(y, [0, 0], o)
+)";
+  ir::ProgramPtr program = Lower(text);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(program, "k");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("pto::TASSIGN<float>(0, 24);\n"));
+  EXPECT_THAT(*code, HasSubstr("CopyBox(true, x, a, {0, 0}, {1, 17}, 24);\n"));
+  EXPECT_THAT(*code, HasSubstr(", o, {0, 0}, {1, 17}, 24);\n"));
+
+  absl::StatusOr<ir::ProgramPtr> wide = parser::ParseProgramText(
+      "test.pto", ReplaceAll(text, "valid_shape=[1, 17]", "valid_shape=[1, 30]"));
+  ASSERT_FALSE(wide.ok());
+  EXPECT_THAT(std::string(wide.status().message()),
+              HasSubstr("pl.tile.load valid_shape[1] = 30 must lie in [0, 24]"));
+  EXPECT_THAT(wide.status().ToString(), HasSubstr("8:"));
+}
+
 }  // namespace
 }  // namespace pto::codegen

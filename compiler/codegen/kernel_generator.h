@@ -95,6 +95,10 @@ class Generator {
   absl::StatusOr<std::string> LoadBox(const ir::TypePtr& type, const ir::ExprPtr& offsets,
                                       const ir::ExprPtr& shape, const Span& span);
 
+  // `, pitch` for CopyBox when the tile has a valid_shape: its full innermost
+  // dim, the UB distance between the box's rows.
+  std::string ValidRowPitch(const ir::TypePtr& type);
+
   // ---------------------------------------------------------------- stmts
 
   // A tile-valued assignment: `var` at the UB address AllocateMemoryAddr

@@ -35,10 +35,22 @@ absl::StatusOr<std::pair<int64_t, std::string>> Generator::TileShape(const ir::T
 // The GM box of a tile at `offsets`: the tile's dims, with leading 1s when
 // the offsets address a tensor of higher rank (PyPTO's `pl.store(row,
 // [0, j, 0], out)` of a [1, SIZE] row into a [1, NR, SIZE] tensor).
+// A tile with a valid_shape (PyPTO's partial tile) moves only that box,
+// each row at the tile's full row pitch (ValidRowPitch).
 absl::StatusOr<std::string> Generator::BoxShape(const ir::TypePtr& type, const ir::ExprPtr& offsets,
                                                 const Span& span) {
   ASSIGN_OR_RETURN(auto shape, TileShape(type, span));
   auto tile = ir::As<ir::TileType>(type);
+  if (!tile->valid_shape().empty()) {
+    std::string dims = "{";
+    for (size_t i = 0; i < tile->valid_shape().size(); ++i) {
+      const ir::ExprPtr& v = tile->valid_shape()[i];
+      ASSIGN_OR_RETURN(std::string d, Scalar(v));
+      pto::StrAppend(&dims, i ? ", " : "",
+                     ir::Is<ir::ConstInt>(v) ? d : pto::StrCat("static_cast<int64_t>(", d, ")"));
+    }
+    shape.second = dims + "}";
+  }
   auto tuple = ir::As<ir::MakeTuple>(offsets);
   const size_t rank = tile->shape().size();
   if (tuple == nullptr || tuple->elements().size() <= rank) return shape.second;
@@ -49,15 +61,27 @@ absl::StatusOr<std::string> Generator::BoxShape(const ir::TypePtr& type, const i
 
 // The GM box of a load: its shape operand when that has the offsets' rank
 // (a tile FlattenTileNdTo2D flattened keeps its tensor-rank window), else
-// the tile's dims as for a store.
+// the tile's dims as for a store. A partial tile (valid_shape) loads its
+// valid box.
 absl::StatusOr<std::string> Generator::LoadBox(const ir::TypePtr& type, const ir::ExprPtr& offsets,
                                                const ir::ExprPtr& shape, const Span& span) {
   auto o = ir::As<ir::MakeTuple>(offsets);
   auto s = ir::As<ir::MakeTuple>(shape);
-  if (o != nullptr && s != nullptr && o->elements().size() == s->elements().size()) {
+  auto tile = ir::As<ir::TileType>(type);
+  const bool partial = tile != nullptr && !tile->valid_shape().empty();
+  if (!partial && o != nullptr && s != nullptr && o->elements().size() == s->elements().size()) {
     return IndexList(shape);
   }
   return BoxShape(type, offsets, span);
+}
+
+// `, pitch` for CopyBox when the tile has a valid_shape: its full innermost
+// dim, the UB distance between the box's rows.
+std::string Generator::ValidRowPitch(const ir::TypePtr& type) {
+  auto tile = ir::As<ir::TileType>(type);
+  if (tile == nullptr || tile->valid_shape().empty() || tile->shape().empty()) return "";
+  std::optional<int64_t> d = ir::GetConstInt(tile->shape().back());
+  return d.has_value() ? pto::StrCat(", ", *d) : "";
 }
 
 // A tile-valued assignment: `var` at the UB address AllocateMemoryAddr
@@ -101,7 +125,7 @@ absl::Status Generator::EmitCallAssign(const ir::VarPtr& var, const ir::CallPtr&
     ASSIGN_OR_RETURN(std::string box, LoadBox(var->type(), args[1], args[2], call->span()));
     ASSIGN_OR_RETURN(std::string tile, NewTile(var, indent));
     pto::StrAppend(&body_, in, "pto::kernels::internal::CopyBox(true, ", tile, ", ", t.name, ", ",
-                   off, ", ", box, ");\n");
+                   off, ", ", box, ValidRowPitch(var->type()), ");\n");
     return absl::OkStatus();
   }
   if (op == "pld.tile.remote_load" && args.size() == 4) {
@@ -133,7 +157,7 @@ absl::Status Generator::EmitCallAssign(const ir::VarPtr& var, const ir::CallPtr&
                                           ? IndexList(args[3])
                                           : BoxShape(args[0]->type(), args[1], call->span()));
     pto::StrAppend(&body_, in, "pto::kernels::internal::CopyBox(false, ", tile.name, ", ", t.name,
-                   ", ", off, ", ", box, ");\n");
+                   ", ", off, ", ", box, ValidRowPitch(args[0]->type()), ");\n");
     return Alias(var, t, indent);
   }
   if (op == "pl.tensor.write") {

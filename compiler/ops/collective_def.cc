@@ -97,8 +97,14 @@ std::vector<CollectiveDef> MakeTable() {
   reduce_scatter.reduce_ops[kHost] = kEveryReduceOp;
   t.push_back(reduce_scatter);
 
-  t.push_back(RowExchange(names::kAllGather, "allgather"));
-  t.push_back(RowExchange(names::kAllToAll, "all_to_all"));
+  // One block per peer (the HOST kernels gate their blocks on the rank's own
+  // signal cell, runtime/builtins/collective_kernel.h).
+  CollectiveDef allgather = RowExchange(names::kAllGather, "allgather");
+  allgather.launch_width = LaunchWidthRule::kPerPeer;
+  t.push_back(allgather);
+  CollectiveDef all_to_all = RowExchange(names::kAllToAll, "all_to_all");
+  all_to_all.launch_width = LaunchWidthRule::kPerPeer;
+  t.push_back(all_to_all);
 
   CollectiveDef a2a_v = Base(names::kAllToAllV, "all_to_all_v",
                              {{"input", K::kTensor, U::kRead},

@@ -48,6 +48,7 @@ struct CollectiveOperand {
 enum class LaunchWidthRule {
   kOneBlock,    // always one block; core_num is not an operand
   kOneShot,     // mesh allreduce: B = min(L, P + 1) (RFC #2521, HCCL one-shot)
+  kPerPeer,     // allgather, all_to_all: B = P, one block per peer; core_num is not an operand
   kAllToAllV,   // B = CalAllToAllVBlocks(P, L)
 };
 

@@ -57,6 +57,9 @@ TEST(CollectiveDefTest, RailsAndLookups) {
   EXPECT_EQ(FindCollective(names::kAllReduce)->builtin, "allreduce");
   EXPECT_EQ(FindCollective(names::kAllReduce)->launch_width, LaunchWidthRule::kOneShot);
   EXPECT_EQ(FindCollectiveByBuiltin("allreduce_ring")->launch_width, LaunchWidthRule::kOneBlock);
+  EXPECT_EQ(FindCollectiveByBuiltin("allgather")->launch_width, LaunchWidthRule::kPerPeer);
+  EXPECT_EQ(FindCollectiveByBuiltin("all_to_all")->launch_width, LaunchWidthRule::kPerPeer);
+  EXPECT_EQ(FindCollectiveByBuiltin("broadcast")->launch_width, LaunchWidthRule::kOneBlock);
   EXPECT_EQ(FindCollective(names::kAllToAllV)->count_args, (std::vector<size_t>{3, 4}));
   EXPECT_EQ(ReduceOpName(3), "prod");
   EXPECT_EQ(ReduceOpName(4), "");

@@ -16,17 +16,42 @@ TypePtr TileOf(std::vector<ir::ExprPtr> shape, ir::DataType dtype) {
   return std::make_shared<ir::TileType>(std::move(shape), dtype);
 }
 
-// load(tensor, offsets, shape) -> Tile[shape]
+// load(tensor, offsets, shape[, valid_shape]) -> Tile[shape]. A valid_shape
+// (PyPTO's partial tile: a [1, 264] tile holding 257 elements) narrows the
+// region read from the tensor; the tile keeps its full shape in UB.
 absl::StatusOr<TypePtr> DeduceLoad(const CallSite& s) {
   constexpr std::string_view op = "pl.tile.load";
-  RETURN_IF_ERROR(CheckArgCount(s, op, 3, 3));
+  RETURN_IF_ERROR(CheckArgCount(s, op, 3, 4));
   ASSIGN_OR_RETURN(auto t, TensorArg(s, 0, op, "tensor"));
   ASSIGN_OR_RETURN(auto offsets, TupleArg(s, 1, op, "offsets"));
   ASSIGN_OR_RETURN(auto shape, TupleArg(s, 2, op, "shape"));
   if (offsets.size() != t->shape().size()) {
     return UserErrorF(ArgSpan(s, 1), op, " offsets must have rank ", t->shape().size());
   }
-  return TileOf(std::move(shape), t->dtype());
+  std::vector<ir::ExprPtr> valid;
+  if (s.args.size() == 4) {
+    ASSIGN_OR_RETURN(valid, TupleArg(s, 3, op, "valid_shape"));
+    if (valid.size() != shape.size()) {
+      return UserErrorF(ArgSpan(s, 3), op, " valid_shape must have rank ", shape.size());
+    }
+    for (size_t k = 0; k < valid.size(); ++k) {
+      std::optional<int64_t> v = ir::GetConstInt(valid[k]);
+      std::optional<int64_t> d = ir::GetConstInt(shape[k]);
+      if (v.has_value() && (*v < 0 || (d.has_value() && *v > *d))) {
+        return UserErrorF(ArgSpan(s, 3), op, " valid_shape[", k, "] = ", *v,
+                          " must lie in [0, ", d.has_value() ? pto::StrCat(*d) : "shape", "]");
+      }
+    }
+    // A valid_shape equal to the shape is the full tile.
+    bool full = true;
+    for (size_t k = 0; k < valid.size(); ++k) {
+      std::optional<int64_t> v = ir::GetConstInt(valid[k]);
+      full &= v.has_value() && v == ir::GetConstInt(shape[k]);
+    }
+    if (full) valid.clear();
+  }
+  return std::make_shared<ir::TileType>(std::move(shape), t->dtype(), std::nullopt,
+                                        std::move(valid));
 }
 
 // store(tile, offsets, tensor[, shapes]) -> the tensor, updated. The box
@@ -107,7 +132,7 @@ void RegisterTileOps(OpRegistry& r) {
   auto add = [&r](std::string name, std::vector<ArgEffect> eff, TypeDeducer d) {
     RegisterOp(r, std::move(name), {}, OpCategory::kTileOp, std::move(eff), std::move(d));
   };
-  add("pl.tile.load", {R, R, R}, DeduceLoad);
+  add("pl.tile.load", {R, R, R, R}, DeduceLoad);
   add("pl.tile.store", {R, R, W, R}, DeduceStore);
   add("pl.tile.create", {R}, DeduceCreate);
   add("pl.tile.full", {R, R}, DeduceFull);

@@ -333,7 +333,8 @@ class Lowerer : public ir::IRMutator {
     // The requested block limit L travels to the dispatch as the core_num
     // attr; the entry turns it into the launched width B at run time.
     const ops::CoreNum l = ops::CollectiveCoreNum(c, *call);
-    if (c.launch_width == ops::LaunchWidthRule::kOneBlock) {
+    if (c.launch_width == ops::LaunchWidthRule::kOneBlock ||
+        c.launch_width == ops::LaunchWidthRule::kPerPeer) {
       if (l.value != std::optional<int64_t>(1)) {
         return UserErrorF(span, "HOST ", c.op, c.mode.empty() ? "" : " mode=\"", c.mode,
                           c.mode.empty() ? "" : "\"", " does not support core_num > 1, got core_num=",

@@ -26,6 +26,7 @@ namespace pto::builtins {
 enum class EntryWidth {
   kOneBlock,  // B = 1; L must be 1
   kOneShot,   // B = CalOneShotAllReduceBlocks(P, L); needs S >= B lanes
+  kPerPeer,   // B = P, one block per peer on the rank's [P] signal; L must be 1
 };
 
 struct CollectiveEntry {
@@ -83,9 +84,11 @@ inline void RunCollectiveEntry(const CollectiveEntry& e, rt::Orchestrator& orch,
     }
     b = *w;
   } else if (l != 1) {
+    // kOneBlock and kPerPeer: the width is the collective's, not requested.
     reject(absl::StrCat("core_num=", l, " but this collective launches one block"));
     return;
   }
+  if (e.width == EntryWidth::kPerPeer) b = p;
   const int64_t lanes = SignalLanes(args.tensors[e.signal_index]);
   if (e.width == EntryWidth::kOneShot && lanes < b) {
     // A lane past S would count into the next peer's row (§4.7).

@@ -59,6 +59,31 @@ inline void Epilogue(const Cells& c, int64_t p, int64_t me, int32_t barriers) {
   PublishFence();
 }
 
+// Per-peer lanes (LaunchWidthRule::kPerPeer): B blocks of one rank share a
+// [P] signal. Block 0 alone runs the cross-rank barriers and the epilogue;
+// the rank's own cell, which no barrier touches, gates the other blocks:
+// block 0 adds 1 after barrier 1 (go), every block adds 1 when its transfers
+// are published (done), and block 0 waits for 1 + B before barrier 2, then
+// clears the cell. The launch is sync-start, so every block is resident.
+inline void LanesGo(const Cells& c, int64_t me, int64_t block) {
+  if (block == 0) {
+    TNOTIFY(c.cell(me), 1, NotifyOp::AtomicAdd);
+  } else {
+    TWAIT(c.cell(me), 1, WaitCmp::GE);
+  }
+}
+
+inline void LanesDone(const Cells& c, int64_t me) {
+  PublishFence();
+  TNOTIFY(c.cell(me), 1, NotifyOp::AtomicAdd);
+}
+
+// Block 0: every lane is done; then the cell is cleared for the next call.
+inline void LanesJoin(const Cells& c, int64_t me, int64_t lanes) {
+  TWAIT(c.cell(me), static_cast<int32_t>(1 + lanes), WaitCmp::GE);
+  TNOTIFY(c.cell(me), static_cast<int32_t>(-(1 + lanes)), NotifyOp::AtomicAdd);
+}
+
 // Elements per UB tile: two tiles of kTileBytes fit every platform's UB.
 inline constexpr uint64_t kTileBytes = 32 * 1024;
 inline constexpr uint64_t kUbTileA = 0x0;

@@ -43,28 +43,38 @@ int64_t Offset(const pto::TensorDesc* t, const int64_t (&idx)[N]) {
 }
 
 // Copies between the GM box of `shape` at `off` in `t` and the row-major UB
-// tile `tile`: one transfer when the box is contiguous in GM, else one per
-// innermost row.
+// tile `tile`: one transfer when the box is contiguous in GM and in UB, else
+// one per innermost row. `pitch` > 0 is the tile's innermost dim when the box
+// is its valid region (PyPTO's `pl.load(..., valid_shape=)`): box row i sits
+// at tile element i * pitch, and the rest of the tile is not touched.
 template <typename T, size_t N>
 void CopyBox(bool load, pto::Tile<T>& tile, const pto::TensorDesc* t,
-             const int64_t (&off)[N], const int64_t (&shape)[N]) {
+             const int64_t (&off)[N], const int64_t (&shape)[N], int64_t pitch = 0) {
   bool contiguous = true;
+  int64_t count = 1;
   for (uint32_t k = 0; k < N; ++k) {
     if (off[k] < 0 || shape[k] < 0 || off[k] + shape[k] > Dim(t, k)) {
       pto::CurrentCore()->Fault("tile box outside the tensor");
     }
     if (k > 0 && (off[k] != 0 || shape[k] != Dim(t, k))) contiguous = false;
+    count *= shape[k];
   }
-  const int64_t run = contiguous ? static_cast<int64_t>(tile.count) : shape[N - 1];
-  for (int64_t done = 0; done < static_cast<int64_t>(tile.count); done += run) {
+  if (count == 0) return;
+  const int64_t width = shape[N - 1];
+  const int64_t row = pitch > 0 ? pitch : width;
+  if (row < width || (count / width - 1) * row + width > static_cast<int64_t>(tile.count)) {
+    pto::CurrentCore()->Fault("tile box larger than the tile");
+  }
+  const int64_t run = contiguous && row == width ? count : width;
+  for (int64_t done = 0; done < count; done += run) {
     int64_t idx[N];
-    int64_t rest = done / shape[N - 1];
+    int64_t rest = done / width;
     idx[N - 1] = off[N - 1];
     for (int k = static_cast<int>(N) - 2; k >= 0; --k) {
       idx[k] = off[k] + rest % shape[k];
       rest /= shape[k];
     }
-    pto::Tile<T> part{tile.data + done, static_cast<uint64_t>(run)};
+    pto::Tile<T> part{tile.data + done / width * row, static_cast<uint64_t>(run)};
     pto::GlobalTensor<T> gm{t->data<T>() + Offset(t, idx), static_cast<uint64_t>(run)};
     if (load) {
       pto::TLOAD(part, gm);

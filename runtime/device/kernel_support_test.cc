@@ -90,6 +90,38 @@ TEST(KernelSupportTest, CopyBoxIsOneTransferWhenContiguousElseOnePerRow) {
             "tile box outside the tensor");
 }
 
+// A partial tile (valid_shape): the [3, 4] box of a [3, 6] tile sits at a
+// 6-element row pitch in UB; the pad columns are never written, a store
+// writes back only the box, and a box that does not fit the tile faults.
+TEST(KernelSupportTest, CopyBoxOfAValidShapeUsesTheTileRowPitch) {
+  MemoryCore core;
+  std::vector<int32_t> v(4 * 8);
+  std::iota(v.begin(), v.end(), 0);
+  TensorDesc t = Desc(v, {4, 8});
+  Tile<int32_t> tile = TASSIGN<int32_t>(0, 18);
+  for (uint64_t i = 0; i < tile.count; ++i) tile.data[i] = -1;
+  CopyBox(true, tile, &t, {1, 2}, {3, 4}, 6);
+  ASSERT_EQ(core.transfers().size(), 3u);
+  EXPECT_EQ(tile.data[0], 10);
+  EXPECT_EQ(tile.data[3], 13);
+  EXPECT_EQ(tile.data[4], -1);  // pad
+  EXPECT_EQ(tile.data[6], 18);
+  EXPECT_EQ(tile.data[15], 29);
+  EXPECT_EQ(tile.data[17], -1);
+  // A whole-row box is still one transfer per row when the pitch pads it.
+  std::vector<int32_t> out(3 * 4, 0);
+  TensorDesc o = Desc(out, {3, 4});
+  CopyBox(false, tile, &o, {0, 0}, {3, 4}, 6);
+  EXPECT_EQ(core.transfers().size(), 6u);
+  EXPECT_EQ(out[0], 10);
+  EXPECT_EQ(out[4], 18);
+  EXPECT_EQ(out[11], 29);
+  EXPECT_EQ(FaultOf([&] { CopyBox(true, tile, &t, {0, 0}, {3, 4}, 3); }),
+            "tile box larger than the tile");
+  EXPECT_EQ(FaultOf([&] { CopyBox(true, tile, &t, {0, 0}, {4, 4}, 6); }),
+            "tile box larger than the tile");
+}
+
 TEST(KernelSupportTest, ReshapeKeepsTheElementsAndFaultsOnACountChange) {
   MemoryCore core;
   std::vector<float> v(12);

@@ -21,11 +21,12 @@ bool IsReduction(const std::string& c) {
   return def != nullptr && !def->ReduceOps(ops::CollectiveRail::kHost).empty();
 }
 
-// A collective launched on more than one block takes core_num and a signal
-// lane per block.
+// A collective whose width follows core_num takes it and a signal lane per
+// block (the per-peer ones launch P blocks on their [P] signal).
 bool HasLanes(const std::string& c) {
   const ops::CollectiveDef* def = Def(c);
-  return def != nullptr && def->launch_width != ops::LaunchWidthRule::kOneBlock;
+  return def != nullptr && def->launch_width != ops::LaunchWidthRule::kOneBlock &&
+         def->launch_width != ops::LaunchWidthRule::kPerPeer;
 }
 
 // A collective that reads a separate input window (allgather, all_to_all,

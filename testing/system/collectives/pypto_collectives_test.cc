@@ -7,6 +7,7 @@
 // One row = one program rendered from its template, its inputs written as
 // .npy files, one pto-run, every output element compared. Usage (Bazel passes
 // the paths): pypto_collectives_test PTO_RUN TEMPLATE_DIR
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -323,8 +324,9 @@ std::vector<Param> MeshParams(const Row& row) {
 std::vector<Param> ParamsOf(const Row& row) {
   if (row.tmpl.rfind("mesh_", 0) == 0) return MeshParams(row);
   if (row.tmpl == "all_to_all_v") return AllToAllVParams(row);
-  if (row.tmpl == "allreduce" || row.tmpl == "allreduce_ring" ||
-      row.tmpl == "allreduce_multicore") {
+  if (row.tmpl == "allreduce" || row.tmpl == "allreduce_chunked" ||
+      row.tmpl == "allreduce_intrinsic" ||
+      row.tmpl == "allreduce_ring" || row.tmpl == "allreduce_multicore") {
     return AllReduceParams(row);
   }
   if (row.tmpl == "reduce_scatter") return ReduceScatterParams(row);
@@ -336,6 +338,24 @@ std::vector<Param> ParamsOf(const Row& row) {
   if (row.tmpl == "all_to_all") return AllToAllParams(row);
   ADD_FAILURE() << "no parameters for " << row.tmpl;
   return {};
+}
+
+int DTypeBytes(const std::string& dtype) {
+  if (dtype == "FP16") return 2;
+  if (dtype == "INT8") return 1;
+  return 4;
+}
+
+// PyPTO's staging tiles for a row of `size` elements: one 32-byte aligned
+// row of at most `cap` elements, or for a single element a column of one
+// 32-byte block (a [32 / bytes, 1] tile whose valid shape is [1, 1]).
+struct Stage {
+  int rows, cols;
+};
+Stage StageTile(int size, int bytes, int cap) {
+  const int align = 32 / bytes;
+  if (size == 1) return {align, 1};
+  return {1, std::min(cap, (size + align - 1) / align * align)};
 }
 
 // Renders pypto/<tmpl>.pto.in: @KEY@ placeholders, and the lines between
@@ -368,7 +388,21 @@ std::string Render(const Row& row) {
       absl::StrAppend(&out, line, "\n");
     }
   }
+  // _build_host_allreduce caps a tile at 4096 elements; the multicore test
+  // does not, and aligns its FP32 rows and signal to 8 elements.
+  // The intrinsic test stages FP32 rows in 8192-element tiles and FP16 rows
+  // aligned, at most 8192.
+  Stage stage = StageTile(row.size, 4, 1 << 30);
+  if (row.tmpl == "allreduce_chunked") stage = StageTile(row.size, DTypeBytes(row.dtype), 4096);
+  if (row.tmpl == "mesh_allreduce_intrinsic") {
+    stage = StageTile(row.size, DTypeBytes(row.dtype), 8192);
+    if (row.size > 1 && row.dtype == "FP32") stage.cols = 8192;
+  }
+  const int sig_cols = (row.stride + 7) / 8 * 8;
   return absl::StrReplaceAll(out, {{"@ROUNDS@", absl::StrCat(row.rounds)},
+                                   {"@STAGE_ROWS@", absl::StrCat(stage.rows)},
+                                   {"@STAGE_COLS@", absl::StrCat(stage.cols)},
+                                   {"@SIG_COLS@", absl::StrCat(sig_cols)},
                                    {"@SIZE@", absl::StrCat(row.size)},
                                    {"@DTYPE@", row.dtype},
                                    {"@OP@", row.op},
@@ -446,14 +480,16 @@ std::vector<Row> Rows() {
     add({absl::StrCat("allreduce_reuse_p", p), "allreduce", p, 3, 256});
   }
   add({"allreduce_max_p2", "allreduce", 2, 1, 256, "FP32", "Max"});
+  // The lengths and ops run PyPTO's _build_host_allreduce form
+  // (allreduce_chunked: valid_shape tiles in a carried loop).
   for (int s : {1, 17, 257, 8193}) {
-    add({absl::StrCat("allreduce_fp16_len", s, "_p2"), "allreduce", 2, 1, s, "FP16"});
+    add({absl::StrCat("allreduce_fp16_len", s, "_p2"), "allreduce_chunked", 2, 1, s, "FP16"});
   }
   for (const char* op : {"Max", "Min", "Prod"}) {
-    add({absl::StrCat("allreduce_fp16_", op, "_p2"), "allreduce", 2, 1, 17, "FP16", op});
+    add({absl::StrCat("allreduce_fp16_", op, "_p2"), "allreduce_chunked", 2, 1, 17, "FP16", op});
   }
   for (int s : {17, 257}) {
-    add({absl::StrCat("allreduce_fp32_len", s, "_p2"), "allreduce", 2, 1, s});
+    add({absl::StrCat("allreduce_fp32_len", s, "_p2"), "allreduce_chunked", 2, 1, s});
   }
   // test_l3_host_tensor_allreduce_multicore.py: (P, core_num, SIZE, lanes)
   // = (2, 2, 1, 2) with an idle lane, (2, 4, 4127, 6) wider than the lanes
@@ -498,14 +534,24 @@ std::vector<Row> Rows() {
   for (int p : {2, 4}) add({absl::StrCat("all_to_all_v_p", p), "all_to_all_v", p, 1, 64});
   // tests/st/distributed/collectives/test_l3_*.py: the collectives written
   // in the kernel, P = 2, 4; allreduce SIZE 256, the others 64; broadcast
-  // root 0. allreduce and reduce_scatter in SSA-shaped form (the programs
-  // reassign the accumulator inside an `if`, which needs ConvertToSSA).
+  // root 0. allreduce and reduce_scatter in PyPTO's exact form (the
+  // accumulator reassigned inside an `if`, `return pl.store(...)`, the
+  // reduce-scatter row's STAGED bound by the call).
   for (int p : {2, 4}) {
     for (const char* c : {"allreduce", "reduce_scatter", "broadcast", "allgather", "all_to_all"}) {
       const int size = std::string(c) == "allreduce" ? 256 : 64;
       add({absl::StrCat("mesh_", c, "_p", p), absl::StrCat("mesh_", c), p, 1, size});
     }
   }
+  // tests/st/distributed/collectives/test_l3_tensor_allreduce_intrinsic.py:
+  // the kernel's one `pld.tensor.allreduce` between partial-tile stage
+  // loops; lengths 1 (a [8, 1] tile, one valid element) and 17 on P = 2,
+  // 4097 (one partial [1, 8192] tile) on P = 4, and FP16 Max at 17.
+  add({"mesh_allreduce_intrinsic_len1_p2", "mesh_allreduce_intrinsic", 2, 1, 1});
+  add({"mesh_allreduce_intrinsic_len17_p2", "mesh_allreduce_intrinsic", 2, 1, 17});
+  add({"mesh_allreduce_intrinsic_len4097_p4", "mesh_allreduce_intrinsic", 4, 1, 4097});
+  add({"mesh_allreduce_intrinsic_fp16_max_p2", "mesh_allreduce_intrinsic", 2, 1, 17, "FP16",
+       "Max"});
   return rows;
 }
 
