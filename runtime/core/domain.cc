@@ -13,7 +13,8 @@ absl::StatusOr<DomainLayout> LayOutDomain(const DomainSpec& spec,
   const size_t n = spec.devices.size();
   if (n == 0 || n > static_cast<size_t>(kCommMaxRankNum)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "domain '", spec.name, "' needs 1..", kCommMaxRankNum, " devices"));
+        "domain '", spec.name, "' needs 1..", kCommMaxRankNum,
+        " devices (the CommContext rank table), got ", n));
   }
   std::set<int> seen;
   for (int d : spec.devices) {

@@ -24,7 +24,7 @@ struct DomainLayout {
   uint64_t used_bytes = 0;
 };
 
-// Checks the spec (1..64 distinct devices in [0, device_count), unique
+// Checks the spec (1..kCommMaxRankNum distinct devices in [0, device_count), unique
 // non-empty buffer names, buffers fit the window) before anything is
 // allocated; buffers are laid out in order, each starting at the next
 // multiple of kCommBufferAlignmentBytes, so a window sized as the sum of the

@@ -1,6 +1,10 @@
 #include "runtime/core/domain.h"
 
+#include <numeric>
+#include <string>
+
 #include "gtest/gtest.h"
+#include "platforms/platform.h"
 
 namespace pto::rt {
 namespace {
@@ -33,6 +37,29 @@ TEST(DomainTest, RejectsBadSpecsBeforeAllocating) {
   EXPECT_NE(big.message().find("buffers need 128 bytes but window_size is 100"),
             std::string::npos)
       << big;
+}
+
+// The rank table's cap: a domain of kCommMaxRankNum devices is laid out, one
+// more is refused with the cap named.
+TEST(DomainTest, RankCapBoundary) {
+  std::vector<int> devices(kCommMaxRankNum + 1);
+  std::iota(devices.begin(), devices.end(), 0);
+  DomainSpec s{"ep", {devices.begin(), devices.end() - 1}, 64, {{"sig", 64}}};
+  ASSERT_TRUE(LayOutDomain(s, kCommMaxRankNum + 1).ok());
+  s.devices = devices;
+  absl::Status st = LayOutDomain(s, kCommMaxRankNum + 1).status();
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(st.message(),
+            "domain 'ep' needs 1..8192 devices (the CommContext rank table), got 8193");
+}
+
+// Every platform's devices fit one domain: the cap follows the widest fabric.
+TEST(DomainTest, EveryPlatformFitsTheRankTable) {
+  for (const std::string& name : platforms::PlatformNames()) {
+    absl::StatusOr<platforms::Platform> p = platforms::LoadPlatform(name);
+    ASSERT_TRUE(p.ok()) << name << ": " << p.status();
+    EXPECT_LE(p->fabric().max_chips(), static_cast<uint32_t>(kCommMaxRankNum)) << name;
+  }
 }
 
 TEST(DomainTest, CommContextMapsEveryRanksWindow) {
