@@ -28,6 +28,14 @@ for k in ["dispatch_step", "local_expert_step", "combine_step"]:
     pids = {e["pid"] for e in xs if k in e["name"]}
     assert len(pids) == 8, (k, sorted(pids))
 PY
+# Timing-only (docs/simulator.md): the same simulated time and phase spans,
+# no outputs to check; it cannot record a golden.
+tonly="$("$bin" --timing-only)" || { echo "$tonly"; fail "timing-only: exit status"; }
+for k in "simulated time" "dispatch " "local_expert " "combine "; do
+  [ "$(grep "^$k" <<<"$out")" = "$(grep "^$k" <<<"$tonly")" ] || fail "timing-only differs: $k"
+done
+grep -q "^result: timing-only run complete (outputs not checked)$" <<<"$tonly" || fail "timing-only result"
+if "$bin" --timing-only --record-golden=/dev/null >/dev/null 2>&1; then fail "timing-only recorded a golden"; fi
 # A bad flag is a usage error, not a run.
 if "$bin" --bogus >/dev/null 2>&1; then fail "accepted --bogus"; fi
 echo PASS
