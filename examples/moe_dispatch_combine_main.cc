@@ -12,12 +12,14 @@
 // traffic per peer against the link bound.
 //
 //   bazel run //examples:moe_dispatch_combine -- [--trace=PATH] [--record-golden=FILE]
-//       [--platform=NAME] [--timing-only]
+//       [--platform=NAME] [--timing-only] [--op-timeout-ms=N]
 //
 // --platform simulates another platform of //platforms (a3 for EP16 and
 // wider); --timing-only runs the simulator's timing-only mode: x is not
 // staged, no payload moves, the outputs are not checked (they are not
 // defined in that mode), no trace is written unless --trace asks for one.
+// --op-timeout-ms replaces the platform's simulated op timeout (10 ms, an
+// assumption): from EP32 one dispatch block runs longer than that.
 //
 // --record-golden writes the run's sim golden (testing/golden/README.md):
 // the outputs' digests (routed_y alone is 16 MiB) and the kernel timings.
@@ -34,6 +36,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "platforms/platform.h"
 #include "runtime/api/generated_program.h"
@@ -254,6 +257,7 @@ int Main(int argc, char** argv) {
   std::string golden_path;
   std::string platform = "a2a3";
   bool timing_only = false;
+  double op_timeout_ms = 0;  // 0: the platform's
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg.rfind("--trace=", 0) == 0) {
@@ -265,10 +269,12 @@ int Main(int argc, char** argv) {
       platform = arg.substr(11);
     } else if (arg == "--timing-only") {
       timing_only = true;
+    } else if (arg.rfind("--op-timeout-ms=", 0) == 0 &&
+               absl::SimpleAtod(arg.substr(16), &op_timeout_ms) && op_timeout_ms > 0) {
     } else {
       std::fprintf(stderr,
                    "usage: %s [--trace=PATH] [--record-golden=FILE] [--platform=NAME] "
-                   "[--timing-only]\n",
+                   "[--timing-only] [--op-timeout-ms=N]\n",
                    argv[0]);
       return 2;
     }
@@ -291,6 +297,11 @@ int Main(int argc, char** argv) {
   o.chips = kNr;
   o.trace = !timing_only || trace_asked;
   o.timing_only = timing_only;
+  if (op_timeout_ms > 0) {
+    o.tweak = [op_timeout_ms](platforms::Platform& p) {
+      p.mutable_timeouts()->set_op_timeout_ns(op_timeout_ms * 1e6);
+    };
+  }
   absl::StatusOr<std::unique_ptr<sim::SimSystem>> sys = sim::SimSystem::Create(o);
   if (!sys.ok()) {
     std::fprintf(stderr, "simulator: %s\n", std::string(sys.status().message()).c_str());
