@@ -241,7 +241,8 @@ void PrintPhase(const sim::RunReport& report, const bench::LinkModel& link, bool
     std::printf("%-14s %9.2f us\n", label, t * 1e6);
     return;
   }
-  const double busbw = bench::AllToAllBusBandwidth(mean_peer_bytes, t);
+  // What a rank sends to its n - 1 peers over the phase's span.
+  const double busbw = bench::AllToAllBusBandwidth((kNr - 1) * mean_peer_bytes, t);
   std::printf("%-14s %9.2f us  %7.0f B per peer (mean)  busbw %6.2f GB/s", label, t * 1e6,
               mean_peer_bytes, busbw / 1e9);
   if (full_mesh) {
