@@ -32,7 +32,10 @@ struct DomainLayout {
 absl::StatusOr<DomainLayout> LayOutDomain(const DomainSpec& spec,
                                           int device_count);
 
-// Rank `rank`'s context given every rank's window base.
+// Rank `rank`'s context given every rank's window base. `ctx` must start
+// zeroed (a fresh Gm::Alloc, `CommContext{}`): only the header and the
+// windows' entries are written, so a context touches what its ranks use, not
+// the whole kCommMaxRankNum table.
 void FillCommContext(CommContext* ctx, uint32_t rank,
                      const std::vector<uint64_t>& windows,
                      uint64_t window_size);

@@ -63,7 +63,8 @@ TEST(DomainTest, EveryPlatformFitsTheRankTable) {
 }
 
 TEST(DomainTest, CommContextMapsEveryRanksWindow) {
-  CommContext ctx;
+  CommContext ctx{};
+  ctx.workSpace = 0x77;  // the header is always written
   FillCommContext(&ctx, 2, {0x1000, 0x2000, 0x3000}, 0x800);
   EXPECT_EQ(ctx.rankId, 2u);
   EXPECT_EQ(ctx.rankNum, 3u);
