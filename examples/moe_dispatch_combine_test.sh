@@ -28,6 +28,18 @@ for k in ["dispatch_step", "local_expert_step", "combine_step"]:
     pids = {e["pid"] for e in xs if k in e["name"]}
     assert len(pids) == 8, (k, sorted(pids))
 PY
+# Timing-only (docs/simulator.md): the same simulated time and phase spans,
+# no outputs to check; it cannot record a golden.
+tonly="$("$bin" --timing-only)" || { echo "$tonly"; fail "timing-only: exit status"; }
+for k in "simulated time" "dispatch " "local_expert " "combine "; do
+  [ "$(grep "^$k" <<<"$out")" = "$(grep "^$k" <<<"$tonly")" ] || fail "timing-only differs: $k"
+done
+grep -q "^result: timing-only run complete (outputs not checked)$" <<<"$tonly" || fail "timing-only result"
+if "$bin" --timing-only --record-golden=/dev/null >/dev/null 2>&1; then fail "timing-only recorded a golden"; fi
+# A shorter op timeout than the run needs is the located timeout error.
+if short="$("$bin" --timing-only --op-timeout-ms=0.5)"; then fail "0.5 ms op timeout passed"; fi
+grep -q "run failed at .*code=100 SCHEDULER_TIMEOUT: .*op timeout of 500000 ns" <<<"$short" || { echo "$short"; fail "op timeout error"; }
+if "$bin" --op-timeout-ms=0 >/dev/null 2>&1; then fail "accepted --op-timeout-ms=0"; fi
 # A bad flag is a usage error, not a run.
 if "$bin" --bogus >/dev/null 2>&1; then fail "accepted --bogus"; fi
 echo PASS

@@ -1,5 +1,8 @@
 #include "platforms/platform.h"
 
+#include <vector>
+
+#include <google/protobuf/descriptor.h>
 #include <google/protobuf/text_format.h>
 
 #include "absl/strings/str_cat.h"
@@ -135,29 +138,72 @@ absl::Status ValidatePlatform(const Platform& p) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Platform> ParsePlatform(const std::string& text) {
+namespace {
+
+// A platform is based on another that is based on ...: deeper than this is a
+// cycle, or a design nobody can follow.
+constexpr int kMaxExtendsDepth = 4;
+
+const internal::EmbeddedPlatform* FindEmbedded(const std::string& name) {
+  for (int i = 0; i < internal::kNumEmbeddedPlatforms; ++i) {
+    if (name == internal::kEmbeddedPlatforms[i].name) return &internal::kEmbeddedPlatforms[i];
+  }
+  return nullptr;
+}
+
+absl::Status Unknown(const std::string& name) {
+  return absl::NotFoundError(absl::StrCat("unknown platform '", name, "' (known platforms: ",
+                                          absl::StrJoin(PlatformNames(), ", "), ")"));
+}
+
+// Parses `text` and resolves its `extends` chain; not validated.
+absl::StatusOr<Platform> ParseResolved(const std::string& text, int depth) {
   Platform p;
   if (!google::protobuf::TextFormat::ParseFromString(text, &p)) {
     return absl::InvalidArgumentError("platform textproto does not parse");
   }
-  absl::Status s = ValidatePlatform(p);
+  if (p.extends().empty()) return p;
+  if (depth >= kMaxExtendsDepth) {
+    return Invalid(p.name(), absl::StrCat("extends '", p.extends(), "': a chain deeper than ",
+                                          kMaxExtendsDepth, " platforms (a cycle?)"));
+  }
+  const internal::EmbeddedPlatform* base = FindEmbedded(p.extends());
+  if (base == nullptr) {
+    return Invalid(p.name(), absl::StrCat("extends: ", Unknown(p.extends()).message()));
+  }
+  absl::StatusOr<Platform> out = ParseResolved(base->text, depth + 1);
+  if (!out.ok()) return out.status();
+  // Every field the file sets replaces the base's, a message as a whole:
+  // clear them in the base, then merge.
+  std::vector<const google::protobuf::FieldDescriptor*> set;
+  p.GetReflection()->ListFields(p, &set);
+  for (const google::protobuf::FieldDescriptor* f : set) {
+    out->GetReflection()->ClearField(&*out, f);
+  }
+  out->MergeFrom(p);
+  out->clear_extends();
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Platform> ParsePlatform(const std::string& text) {
+  absl::StatusOr<Platform> p = ParseResolved(text, 0);
+  if (!p.ok()) return p.status();
+  absl::Status s = ValidatePlatform(*p);
   if (!s.ok()) return s;
   return p;
 }
 
 absl::StatusOr<Platform> LoadPlatform(const std::string& name) {
-  for (int i = 0; i < internal::kNumEmbeddedPlatforms; ++i) {
-    const internal::EmbeddedPlatform& e = internal::kEmbeddedPlatforms[i];
-    if (name != e.name) continue;
-    absl::StatusOr<Platform> p = ParsePlatform(e.text);
-    if (p.ok() && p->name() != name) {
-      return absl::InternalError(absl::StrCat("platforms/", name,
-                                              ".textproto names itself '", p->name(), "'"));
-    }
-    return p;
+  const internal::EmbeddedPlatform* e = FindEmbedded(name);
+  if (e == nullptr) return Unknown(name);
+  absl::StatusOr<Platform> p = ParsePlatform(e->text);
+  if (p.ok() && p->name() != name) {
+    return absl::InternalError(absl::StrCat("platforms/", name,
+                                            ".textproto names itself '", p->name(), "'"));
   }
-  return absl::NotFoundError(absl::StrCat("unknown platform '", name, "' (known platforms: ",
-                                          absl::StrJoin(PlatformNames(), ", "), ")"));
+  return p;
 }
 
 std::vector<std::string> PlatformNames() {

@@ -11,7 +11,9 @@
 
 namespace pto::platforms {
 
-// Parses a Platform textproto and validates it.
+// Parses a Platform textproto, resolves its `extends` (the built-in platform
+// it is based on: every field the text sets replaces the base's) and
+// validates the result.
 absl::StatusOr<Platform> ParsePlatform(const std::string& text);
 // Loads a built-in platform by name (one of PlatformNames()).
 absl::StatusOr<Platform> LoadPlatform(const std::string& name);

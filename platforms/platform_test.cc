@@ -1,5 +1,9 @@
 #include "platforms/platform.h"
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "gtest/gtest.h"
 
 namespace pto::platforms {
@@ -112,6 +116,49 @@ TEST(PlatformTest, BadTiersAreRejectedWithTheTierNamed) {
   p = *LoadPlatform("a2a3");
   *p.mutable_fabric()->add_tiers() = LoadPlatform("a3")->fabric().tiers(0);
   EXPECT_EQ(ValidatePlatform(p).message(), "platform 'a2a3': fabric.tiers need kind HIERARCHY");
+}
+
+// `extends`: the base's figures, then every field the text sets; a message
+// field replaces the base's whole message (a3's fabric keeps nothing of
+// a2a3's full mesh).
+TEST(PlatformTest, ExtendsInheritsTheBaseAndReplacesWhatTheFileSets) {
+  absl::StatusOr<Platform> p = ParsePlatform(R"pb(
+    name: "mine" extends: "a2a3" clock_ghz: 2.0
+    fabric { kind: SWITCH max_chips: 4 link_bandwidth_gbps: 100 hop_latency_ns: 10 }
+  )pb");
+  ASSERT_TRUE(p.ok()) << p.status();
+  const Platform base = *LoadPlatform("a2a3");
+  EXPECT_EQ(p->name(), "mine");
+  EXPECT_TRUE(p->extends().empty());
+  EXPECT_DOUBLE_EQ(p->clock_ghz(), 2.0);
+  EXPECT_EQ(p->aiv_cores(), base.aiv_cores());
+  EXPECT_EQ(p->ub_bytes(), base.ub_bytes());
+  EXPECT_EQ(p->aicpu().task_window(), base.aicpu().task_window());
+  EXPECT_DOUBLE_EQ(p->gm().latency_ns(), base.gm().latency_ns());
+  EXPECT_EQ(p->fabric().kind(), FabricSpec::SWITCH);
+  EXPECT_EQ(p->fabric().links_per_chip(), 0u);  // not a2a3's 7: the message is replaced
+  // The built-in scale platforms share their chip's figures with the base.
+  for (const auto& [name, base_name] : std::vector<std::pair<std::string, std::string>>{
+           {"a3", "a2a3"}, {"a2a3_cluster", "a2a3"}, {"a5_supernode", "a5"}}) {
+    const Platform d = *LoadPlatform(name);
+    const Platform b = *LoadPlatform(base_name);
+    EXPECT_EQ(d.ub_bytes(), b.ub_bytes()) << name;
+    EXPECT_DOUBLE_EQ(d.mte_bytes_per_cycle(), b.mte_bytes_per_cycle()) << name;
+    EXPECT_DOUBLE_EQ(d.clock_ghz(), b.clock_ghz()) << name;
+    EXPECT_EQ(d.urma().present(), b.urma().present()) << name;
+    EXPECT_NE(d.fabric().kind(), b.fabric().kind()) << name;
+  }
+}
+
+TEST(PlatformTest, ExtendsErrorsNameThePlatform) {
+  EXPECT_EQ(ParsePlatform(R"pb(name: "mine" extends: "tpu")pb").status().message(),
+            "platform 'mine': extends: unknown platform 'tpu' (known platforms: a2a3, a5, "
+            "a2a3_cluster, a3, a5_supernode)");
+  // The merged result is validated like any platform.
+  EXPECT_EQ(ParsePlatform(R"pb(name: "mine" extends: "a2a3" fabric { max_chips: 8 })pb")
+                .status()
+                .message(),
+            "platform 'mine': fabric.kind must be FULL_MESH, SWITCH or HIERARCHY");
 }
 
 }  // namespace

@@ -62,10 +62,16 @@ class Specializer : public ir::IRMutator {
     return std::make_shared<ir::ConstInt>(it->second.value, ir::DataType::kIndex, dim->span());
   }
 
-  // A dispatch loop keeps `pl.range(pld.world_size())`: it runs over the
-  // devices the runtime has, which the HOST code generation checks.
+  ir::FunctionPtr MutateFunction(const ir::FunctionPtr& func) override {
+    in_host_ = func->IsHostOrch();
+    return ir::IRMutator::MutateFunction(func);
+  }
+
+  // A HOST dispatch loop keeps `pl.range(pld.world_size())`: it runs over the
+  // devices the runtime has, which the HOST code generation checks. A loop
+  // over the ranks inside a kernel gets the constant like any other use.
   ir::StmtPtr MutateForStmt(const std::shared_ptr<const ir::ForStmt>& stmt) override {
-    keep_ = stmt->stop().get();
+    keep_ = in_host_ ? stmt->stop().get() : nullptr;
     return ir::IRMutator::MutateForStmt(stmt);
   }
 
@@ -81,6 +87,7 @@ class Specializer : public ir::IRMutator {
   const DimValues& values_;
   const int world_size_;
   const ir::Expr* keep_ = nullptr;
+  bool in_host_ = false;
   absl::Status status_;
 };
 

@@ -173,6 +173,13 @@ class W:
     def chip(self, sig: pld.DistributedTensor[[4], pl.INT32]):
         return sig
 
+    @pl.function(type=pl.FunctionType.InCore)
+    def zero(self, c: pl.Out[pl.Tensor[[pld.world_size()], pl.INT32]]) -> pl.Tensor[[pld.world_size()], pl.INT32]:
+        for peer, (c0,) in pl.range(pld.world_size(), init_values=(c,)):
+            c1 = pl.write(c0, [peer], pl.const(0, pl.INT32))
+            c_out = pl.yield_(c1)
+        return c_out
+
     @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
     def host_orch(self, x: pl.Tensor[[4, 8], pl.FP32]):
         buf = pld.alloc_window_buffer(pld.world_size() * 4)
@@ -193,6 +200,11 @@ class W:
       << printed;
   EXPECT_NE(printed.find("for r in pl.range(pld.system.world_size())"), std::string::npos)
       << printed;
+  // A loop over the ranks in a kernel is not a dispatch loop: its bound and
+  // the kernel's shapes become the constant, the dispatch loop's alone stays.
+  EXPECT_NE(printed.find("in pl.range(pl.const(4, pl.INT64), init_values"), std::string::npos)
+      << printed;
+  EXPECT_EQ(printed.find("world_size()"), printed.rfind("world_size()")) << printed;
   // Without a world size (pto-compile), nothing is bound.
   absl::StatusOr<ir::ProgramPtr> kept = SpecializeDynDims(*p, {});
   ASSERT_TRUE(kept.ok()) << kept.status();

@@ -1,7 +1,7 @@
 // pto-compile: compile a PTO program to the C++ a backend links.
 //
 //   pto-compile FILE -o DIR [--templates=DIR] [--single-file=OUT.cc]
-//               [--platform=a2a3|a5]
+//               [--platform=a2a3|a5] [--world-size=N]
 // (`pto-compile --help`, generated from the ABSL_FLAG definitions below)
 //
 // Exit status: 0 success, 1 user error (diagnostics on stderr), 2 usage or
@@ -15,9 +15,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "compiler/codegen/builtin_kernels.h"
+#include "absl/strings/str_cat.h"
 #include "compiler/passes/target.h"
+#include "runtime/device/comm_context.h"
 #include "tools/cli_flags.h"
 #include "tools/compile_program.h"
+#include "tools/dyn_dims.h"
 
 ABSL_FLAG(std::string, o, "", "DIR: write the bundle under DIR (created)");
 ABSL_FLAG(std::string, single_file, "",
@@ -29,6 +32,11 @@ ABSL_FLAG(std::string, platform, "",
           "NAME: compile for a2a3 (910B) or a5 (950): passes reject what would exceed its "
           "limits; empty: no platform limits are checked (the pto_program rule passes "
           "a2a3 unless told otherwise)");
+
+ABSL_FLAG(int32_t, world_size, 0,
+          "N: compile for N ranks, as pto-run --ranks=N does: every pld.world_size() but the "
+          "bound of the HOST dispatch loop becomes N, so shapes written with it are static; "
+          "0: the world size stays a run-time value");
 
 namespace {
 
@@ -89,6 +97,7 @@ struct Options {
   std::string single_file;
   std::string templates;
   pto::passes::Target target;
+  int world_size = 0;
 };
 
 // Returns -1 to continue, or an exit status.
@@ -105,6 +114,12 @@ int ParseArgs(int argc, char** argv, Options* opts) {
     if (!target.ok()) return pto::tools::UsageError(Info(), target.status().message());
     opts->target = *target;
   }
+  opts->world_size = absl::GetFlag(FLAGS_world_size);
+  if (opts->world_size < 0 || opts->world_size > pto::kCommMaxRankNum) {
+    return pto::tools::UsageError(
+        Info(), absl::StrCat("--world-size=", opts->world_size, ": a domain holds 1 to ",
+                             pto::kCommMaxRankNum, " ranks (0: decided at run time)"));
+  }
   if (opts->output_dir.empty() && opts->single_file.empty()) {
     return pto::tools::UsageError(Info(), "no output (-o DIR or --single-file=OUT.cc)");
   }
@@ -117,8 +132,14 @@ int main(int argc, char** argv) {
   Options opts;
   if (int rc = ParseArgs(argc, argv, &opts); rc >= 0) return rc;
   pto::tools::CompiledProgram compiled;
+  pto::tools::Specialize specialize = nullptr;
+  if (opts.world_size > 0) {
+    specialize = [n = opts.world_size](const pto::ir::ProgramPtr& p) {
+      return pto::tools::run::SpecializeDynDims(p, {}, n);
+    };
+  }
   if (int rc = pto::tools::CompileProgram("pto-compile", opts.input, opts.target, opts.templates,
-                                          &compiled);
+                                          &compiled, specialize);
       rc != 0) {
     return rc;
   }

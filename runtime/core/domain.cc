@@ -1,6 +1,5 @@
 #include "runtime/core/domain.h"
 
-#include <cstring>
 #include <set>
 #include <string>
 
@@ -13,7 +12,8 @@ absl::StatusOr<DomainLayout> LayOutDomain(const DomainSpec& spec,
   const size_t n = spec.devices.size();
   if (n == 0 || n > static_cast<size_t>(kCommMaxRankNum)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "domain '", spec.name, "' needs 1..", kCommMaxRankNum, " devices"));
+        "domain '", spec.name, "' needs 1..", kCommMaxRankNum,
+        " devices (the CommContext rank table), got ", n));
   }
   std::set<int> seen;
   for (int d : spec.devices) {
@@ -53,7 +53,8 @@ absl::StatusOr<DomainLayout> LayOutDomain(const DomainSpec& spec,
 void FillCommContext(CommContext* ctx, uint32_t rank,
                      const std::vector<uint64_t>& windows,
                      uint64_t window_size) {
-  std::memset(ctx, 0, sizeof(*ctx));
+  ctx->workSpace = 0;
+  ctx->workSpaceSize = 0;
   ctx->rankId = rank;
   ctx->rankNum = static_cast<uint32_t>(windows.size());
   ctx->winSize = window_size;

@@ -1,6 +1,10 @@
 #include "runtime/core/domain.h"
 
+#include <numeric>
+#include <string>
+
 #include "gtest/gtest.h"
+#include "platforms/platform.h"
 
 namespace pto::rt {
 namespace {
@@ -35,8 +39,32 @@ TEST(DomainTest, RejectsBadSpecsBeforeAllocating) {
       << big;
 }
 
+// The rank table's cap: a domain of kCommMaxRankNum devices is laid out, one
+// more is refused with the cap named.
+TEST(DomainTest, RankCapBoundary) {
+  std::vector<int> devices(kCommMaxRankNum + 1);
+  std::iota(devices.begin(), devices.end(), 0);
+  DomainSpec s{"ep", {devices.begin(), devices.end() - 1}, 64, {{"sig", 64}}};
+  ASSERT_TRUE(LayOutDomain(s, kCommMaxRankNum + 1).ok());
+  s.devices = devices;
+  absl::Status st = LayOutDomain(s, kCommMaxRankNum + 1).status();
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(st.message(),
+            "domain 'ep' needs 1..8192 devices (the CommContext rank table), got 8193");
+}
+
+// Every platform's devices fit one domain: the cap follows the widest fabric.
+TEST(DomainTest, EveryPlatformFitsTheRankTable) {
+  for (const std::string& name : platforms::PlatformNames()) {
+    absl::StatusOr<platforms::Platform> p = platforms::LoadPlatform(name);
+    ASSERT_TRUE(p.ok()) << name << ": " << p.status();
+    EXPECT_LE(p->fabric().max_chips(), static_cast<uint32_t>(kCommMaxRankNum)) << name;
+  }
+}
+
 TEST(DomainTest, CommContextMapsEveryRanksWindow) {
-  CommContext ctx;
+  CommContext ctx{};
+  ctx.workSpace = 0x77;  // the header is always written
   FillCommContext(&ctx, 2, {0x1000, 0x2000, 0x3000}, 0x800);
   EXPECT_EQ(ctx.rankId, 2u);
   EXPECT_EQ(ctx.rankNum, 3u);

@@ -1,6 +1,8 @@
 // The device ABI every communicating kernel receives (runtime-and-sim.md §2.1).
-// The layout is pinned: it must stay byte-identical to pto-isa's
-// HcclDeviceContext mirror.
+// The field order and the header are those of pto-isa's HcclDeviceContext
+// mirror; the rank tables are sized for the largest domain a platform of
+// //platforms holds instead of that mirror's 64 (docs/simulator.md "Rank
+// caps"), so windowsOut moves with kCommMaxRankNum.
 #ifndef PTO_RUNTIME_DEVICE_COMM_CONTEXT_H_
 #define PTO_RUNTIME_DEVICE_COMM_CONTEXT_H_
 
@@ -9,7 +11,12 @@
 
 namespace pto {
 
-inline constexpr int kCommMaxRankNum = 64;
+// Ranks one domain may hold: the largest fabric.max_chips of //platforms
+// (a5_supernode, the Atlas 950 SuperPoD's 8,192 NPUs; a3 needs 768 device
+// ids), so any platform's devices form one domain; a test checks every
+// platform against it. LayOutDomain refuses wider domains. The tables cost
+// 128 KiB per rank and domain, which the simulator's lazy GM maps on write.
+inline constexpr int kCommMaxRankNum = 8192;
 
 struct CommContext {
   uint64_t workSpace;       // async-DMA workspace; 0 if none
@@ -27,8 +34,8 @@ static_assert(offsetof(CommContext, rankId) == 16);
 static_assert(offsetof(CommContext, rankNum) == 20);
 static_assert(offsetof(CommContext, winSize) == 24);
 static_assert(offsetof(CommContext, windowsIn) == 32);
-static_assert(offsetof(CommContext, windowsOut) == 544);
-static_assert(sizeof(CommContext) == 1056);
+static_assert(offsetof(CommContext, windowsOut) == 32 + 8 * kCommMaxRankNum);
+static_assert(sizeof(CommContext) == 32 + 16 * kCommMaxRankNum);
 
 // The same offset inside peer `pe`'s window: windowsIn[pe] + (local - mine).
 template <typename T>

@@ -10,13 +10,14 @@ namespace {
 
 TEST(CommContextTest, LayoutIsTheDocumentedOne) {
   // Byte-level check on top of the static_asserts: a reader of the raw
-  // 1056 bytes finds each field at its documented offset.
+  // bytes finds each field at its documented offset, the last rank's
+  // windowsOut entry in the struct's last 8 bytes.
   CommContext ctx{};
   ctx.rankId = 3;
   ctx.rankNum = 8;
   ctx.winSize = 0x1234;
   ctx.windowsIn[2] = 0xAA;
-  ctx.windowsOut[63] = 0xBB;
+  ctx.windowsOut[kCommMaxRankNum - 1] = 0xBB;
   unsigned char raw[sizeof(CommContext)];
   std::memcpy(raw, &ctx, sizeof(ctx));
   uint32_t u32;
@@ -29,7 +30,8 @@ TEST(CommContextTest, LayoutIsTheDocumentedOne) {
   EXPECT_EQ(u64, 0x1234u);
   std::memcpy(&u64, raw + 32 + 2 * 8, 8);
   EXPECT_EQ(u64, 0xAAu);
-  std::memcpy(&u64, raw + 544 + 63 * 8, 8);
+  EXPECT_EQ(sizeof(CommContext), 131104u);
+  std::memcpy(&u64, raw + 32 + 8 * kCommMaxRankNum + (kCommMaxRankNum - 1) * 8, 8);
   EXPECT_EQ(u64, 0xBBu);
 }
 

@@ -1,7 +1,6 @@
 #include "sim/system/test_kernels.h"
 
 #include <algorithm>
-#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -67,89 +66,7 @@ void AllToAllKernel(int64_t* args) {
   }
 }
 
-// args: t0 = send, t1 = recv, t2 = sig, t3 = table (u64 [2n]: rank r's recv
-// at 2r, its sig at 2r + 1); s0 = rank, s1 = ranks, s2 = chunk bytes, s3 =
-// staging tile bytes. The push protocol of AllToAllKernel, one slice per
-// peer, addresses from the table.
-void WideAllToAllKernel(int64_t* args) {
-  uint8_t* my_send = TensorArg(args, 0)->data<uint8_t>();
-  int32_t* my_sig = TensorArg(args, 2)->data<int32_t>();
-  const uint64_t* table = TensorArg(args, 3)->data<uint64_t>();
-  const int me = static_cast<int>(args[4]);
-  const int n = static_cast<int>(args[5]);
-  const uint64_t chunk = static_cast<uint64_t>(args[6]);
-  const uint64_t stage_bytes = static_cast<uint64_t>(args[7]);
-  const int b = get_block_idx(args);
-  const int nb = get_block_num(args);
-  Tile<uint8_t> stage[2] = {TASSIGN<uint8_t>(0, stage_bytes),
-                            TASSIGN<uint8_t>(stage_bytes, stage_bytes)};
-  int pp = 0;
-  for (int item = b; item < n; item += nb) {
-    const int peer = (me + 1 + item) % n;
-    uint8_t* dst = reinterpret_cast<uint8_t*>(ReadGm(table + 2 * peer)) + me * chunk;
-    for (uint64_t p = 0; p < chunk; p += stage_bytes) {
-      const uint64_t m = std::min(stage_bytes, chunk - p);
-      Tile<uint8_t> t{stage[pp].data, m};
-      TPUT(GlobalTensor<uint8_t>{dst + p, m}, GlobalTensor<uint8_t>{my_send + peer * chunk + p, m},
-           t);
-      pp ^= 1;
-    }
-  }
-  pipe_barrier(PIPE_ALL);
-  for (int item = b; item < n; item += nb) {
-    const int peer = (me + 1 + item) % n;
-    int32_t* sig = reinterpret_cast<int32_t*>(ReadGm(table + 2 * peer + 1));
-    TNOTIFY(sig + me, 1, NotifyOp::AtomicAdd);
-  }
-  for (int src = b; src < n; src += nb) TWAIT(my_sig + src, 1, WaitCmp::GE);
-}
-
 }  // namespace
-
-absl::StatusOr<WideAllToAllSetup> SetUpWideAllToAll(SimSystem& sys, uint64_t chunk_bytes,
-                                                    int blocks, bool stage_payload) {
-  const int n = sys.device_count();
-  WideAllToAllSetup s;
-  s.chunk_bytes = chunk_bytes;
-  std::vector<rt::Tensor> send, sig;
-  std::vector<uint64_t> table(2 * n);
-  for (int r = 0; r < n; ++r) {
-    for (auto [list, name, bytes] :
-         {std::tuple{&send, "send", n * chunk_bytes}, std::tuple{&s.recv, "recv", n * chunk_bytes},
-          std::tuple{&sig, "sig", n * sizeof(int32_t)}}) {
-      absl::StatusOr<rt::Tensor> t = sys.Alloc(r, bytes, name);
-      if (!t.ok()) return t.status();
-      list->push_back(*t);
-    }
-    table[2 * r] = s.recv[r].addr();
-    table[2 * r + 1] = sig[r].addr();
-  }
-  std::vector<uint32_t> words(stage_payload ? n * chunk_bytes / 4 : 0);
-  std::vector<rt::ChipArgs> args;
-  std::vector<int> devices;
-  for (int r = 0; r < n; ++r) {
-    absl::StatusOr<rt::Tensor> tab = sys.Alloc(r, table.size() * 8, "table");
-    if (!tab.ok()) return tab.status();
-    absl::Status st = sys.CopyTo(*tab, table.data(), table.size() * 8);
-    if (!st.ok()) return st;
-    if (stage_payload) {
-      for (int d = 0; d < n; ++d) {
-        for (uint64_t j = 0; j < chunk_bytes / 4; ++j) words[d * chunk_bytes / 4 + j] = A2aWord(r, d, j);
-      }
-      st = sys.CopyTo(send[r], words.data(), words.size() * 4);
-      if (!st.ok()) return st;
-    }
-    rt::ChipArgs a;
-    a.tensors = {send[r], s.recv[r], sig[r], *tab};
-    a.scalars = {static_cast<uint64_t>(r), static_cast<uint64_t>(n), chunk_bytes, 64 * 1024};
-    args.push_back(a);
-    devices.push_back(r);
-  }
-  absl::Status st = sys.DispatchGroup(
-      devices, SingleTask("all_to_all", &WideAllToAllKernel, blocks, true), args);
-  if (!st.ok()) return st;
-  return s;
-}
 
 rt::ChipCallable SingleTask(const std::string& name, KernelEntry kernel, int core_num,
                             bool sync_start) {

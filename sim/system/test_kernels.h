@@ -34,17 +34,6 @@ struct AllToAllSetup {
 absl::StatusOr<AllToAllSetup> SetUpAllToAll(SimSystem& sys, uint64_t chunk_bytes, int blocks,
                                             uint64_t stage_bytes = 64 * 1024,
                                             bool stage_payload = true);
-// The same all-to-all for any number of chips, beyond the 64 ranks a
-// CommContext holds: each chip gets plain GM buffers ("send", "recv",
-// "sig") and a table of every rank's recv and sig addresses, which the
-// kernel reads with scalar loads. `recv` lists each rank's recv buffer.
-struct WideAllToAllSetup {
-  std::vector<rt::Tensor> recv;
-  uint64_t chunk_bytes = 0;
-};
-absl::StatusOr<WideAllToAllSetup> SetUpWideAllToAll(SimSystem& sys, uint64_t chunk_bytes,
-                                                    int blocks, bool stage_payload);
-
 // Number of words of rank r's recv buffer that differ from the expected data.
 uint64_t AllToAllErrors(SimSystem& sys, const AllToAllSetup& s);
 

@@ -78,19 +78,11 @@ RunReport AllToAll(const std::string& platform, int chips, uint64_t chunk, bool 
       return r;
     }
     const int blocks = static_cast<int>((*sys)->platform().aiv_cores());
-    // The CommContext ABI holds 64 ranks; beyond, the kernel takes its
-    // peers' addresses from a table (test_kernels.h).
     std::optional<testing::AllToAllSetup> setup;
-    absl::Status st;
-    if (chips <= 64) {
-      auto s = testing::SetUpAllToAll(**sys, chunk, blocks, 64 * 1024,
-                                      /*stage_payload=*/!timing_only);
-      st = s.status();
-      if (s.ok()) setup = *s;
-    } else {
-      st = testing::SetUpWideAllToAll(**sys, chunk, blocks, /*stage_payload=*/!timing_only)
-               .status();
-    }
+    absl::StatusOr<testing::AllToAllSetup> s = testing::SetUpAllToAll(
+        **sys, chunk, blocks, 64 * 1024, /*stage_payload=*/!timing_only);
+    const absl::Status st = s.status();
+    if (s.ok()) setup = *s;
     if (!st.ok()) {
       r.set_error_code(-3);
       r.set_error_text(std::string(st.message()));

@@ -26,13 +26,16 @@ _TEMPLATES = [
     "//runtime/builtins/indexed_all_to_all_v:kernel.cpp.in",
 ]
 
-def pto_program(name, src, platform = "a2a3", visibility = None, **kwargs):
+def pto_program(name, src, platform = "a2a3", world_size = 0, tags = None, visibility = None, **kwargs):
     """A cc_library `name` with the C++ of the PTO program `src`.
 
     Args:
       name: the cc_library; the generated source is `name + ".pto.cc"`.
       src: the .pto file.
       platform: the --platform of pto-compile (a2a3 or a5).
+      world_size: the --world-size of pto-compile: > 0 compiles a program
+        written with pld.world_size() for that many ranks.
+      tags: of the genrule and the cc_library (e.g. manual).
       visibility: of the cc_library.
       **kwargs: passed to the cc_library (e.g. testonly).
     """
@@ -43,10 +46,12 @@ def pto_program(name, src, platform = "a2a3", visibility = None, **kwargs):
         outs = [name + ".pto.cc"],
         cmd = ("$(location //tools:pto-compile) $(location %s) " % src +
                "--platform=%s " % platform +
+               ("--world-size=%d " % world_size if world_size else "") +
                "--templates=$$(dirname $$(dirname " +
                "$(location //runtime/builtins/all_to_all_v:kernel.cpp.in))) " +
                "--single-file=$@"),
         tools = ["//tools:pto-compile"],
+        tags = tags,
         visibility = ["//visibility:private"],
     )
     cc_library(
@@ -54,6 +59,7 @@ def pto_program(name, src, platform = "a2a3", visibility = None, **kwargs):
         srcs = [":" + gen],
         copts = ["-Werror"],
         deps = ["//runtime/builtins:program_support"],
+        tags = tags,
         visibility = visibility,
         **kwargs
     )

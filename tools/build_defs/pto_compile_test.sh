@@ -32,6 +32,9 @@ grep -qx '(see pto-compile --help)' "$tmp/err" || fail "no pointer to --help"
 grep -qx "pto-compile: unknown flag '--bogus'" "$tmp/err" || fail "bad flag: $(cat "$tmp/err")"
 "$compile" "$program" -o "$tmp/x" --platform=zz > /dev/null 2> "$tmp/err"; [ $? -eq 2 ] || fail "bad platform: exit 2"
 grep -q "unknown platform 'zz'" "$tmp/err" || fail "bad platform: $(cat "$tmp/err")"
+"$compile" "$program" -o "$tmp/x" --world-size=8193 > /dev/null 2> "$tmp/err"; [ $? -eq 2 ] || fail "world size past the cap: exit 2"
+grep -qx "pto-compile: --world-size=8193: a domain holds 1 to 8192 ranks (0: decided at run time)" "$tmp/err" || fail "world size: $(cat "$tmp/err")"
+"$compile" "$program" -o "$tmp/x" --world-size=-1 > /dev/null 2> "$tmp/err"; [ $? -eq 2 ] || fail "negative world size: exit 2"
 "$compile" "$program" -o > /dev/null 2> "$tmp/err"; [ $? -eq 2 ] || fail "-o without a value: exit 2"
 grep -qx 'pto-compile: --o needs a value' "$tmp/err" || fail "-o: $(cat "$tmp/err")"
 
@@ -77,6 +80,21 @@ grep -q 'void AllToAllVKernel(int64_t\* args)' "$tmp/one.cc" || fail "rendered k
 grep -A8 'c.name = "chip_pipeline"' "$tmp/one.cc" | grep 'kernel_names' | tr -d ' \n' \
   | grep -q '"stage_step".*"__builtin_all_to_all_v__fp32".*"consume_step"' \
   || fail "callable kernels not in func_id order"
+# --world-size: the MoE example is written with pld.world_size(); it compiles
+# for the rank cap (8192, the CommContext's table) and, without a world size,
+# stops at the first rank loop of a kernel with a located error.
+moe=
+for f in "$@"; do
+  case $f in */moe_dispatch_combine.pto) moe=$f ;; esac
+done
+[ -n "$moe" ] || fail "no examples/moe_dispatch_combine.pto"
+"$compile" "$moe" --templates="$templates" --world-size=8192 --single-file="$tmp/moe8192.cc" \
+  || fail "moe at --world-size=8192"
+grep -qF '< int64_t{8192}; ++peer)' "$tmp/moe8192.cc" || fail "moe8192.cc: no loop over 8192 ranks"
+"$compile" "$moe" --templates="$templates" --single-file="$tmp/moe.cc" 2> "$tmp/err"; [ $? -eq 1 ] || fail "moe without a world size: exit 1"
+grep -qE "moe_dispatch_combine.pto:[0-9]+:[0-9]+: error: code generation does not support pld.system.world_size in a kernel yet" "$tmp/err" \
+  || fail "moe without a world size: $(cat "$tmp/err")"
+
 # Deterministic output.
 "$compile" "$program" --templates="$templates" --single-file="$tmp/two.cc" || fail "recompile"
 cmp -s "$tmp/one.cc" "$tmp/two.cc" || fail "output is not deterministic"

@@ -64,6 +64,7 @@ struct Config {
   int64_t shape_size = 0;    // SIZE in the tensors' shapes; 0 = size
   bool consume = true;       // a consumer task snapshots each call
   std::vector<Call> calls;   // consecutive calls on the same target/signal
+  std::string platform = "a2a3";
 };
 
 struct Outcome {
@@ -184,7 +185,7 @@ Outcome RunAllToAllV(const Config& c) {
   const uint64_t data_bytes = c.p * c.max_recv * c.size * sizeof(T);
   const uint64_t sig_bytes = c.p * (c.stride == 0 ? 1 : c.stride) * 4;
   const uint64_t count_bytes = c.p * 4;
-  SimOptions o = testing::Opts(c.p);
+  SimOptions o = testing::Opts(c.p, c.platform);
   o.trace = false;
   std::optional<rt::Domain> dom;
   out.report = testing::Simulate(
@@ -560,6 +561,20 @@ TEST(AllToAllVKernelTest, LaneBoundariesAre32ByteAligned) {
     std::sort(lane_bytes.begin(), lane_bytes.end());
     EXPECT_THAT(lane_bytes, ::testing::ElementsAre(64, 64, 96, 96, 96, 96)) << "chip " << chip;
   }
+}
+
+// The kernel's rank cap is the CommContext's (kCommMaxRankNum): 65 ranks on
+// A3, past the 16 of PyPTO's kernel and the 64 of the HcclDeviceContext
+// mirror, exchange every skew row correctly.
+TEST(AllToAllVKernelTest, RunsPastSixtyFourRanksOnA3) {
+  Config c;
+  c.p = 65;
+  c.max_recv = 2;
+  c.size = 8;
+  c.consume = false;
+  c.platform = "a3";
+  c.calls = {SkewCall(Skew::kZeroAndFull, 65, 2), SkewCall(Skew::kNegative, 65, 2)};
+  RunAndCheck<float>(c);
 }
 
 // Same program, inputs and platform: same simulated time and statistics.
