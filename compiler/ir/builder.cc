@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compiler/ir/arena.h"
 #include "compiler/support/diagnostics.h"
 
 namespace pto::ir {
@@ -9,23 +10,23 @@ namespace pto::ir {
 // ---- Vars, constants and types ----
 
 VarPtr MakeVar(std::string name, TypePtr type, Span span) {
-  return std::make_shared<Var>(std::move(name), std::move(type), std::move(span));
+  return MakeNode<Var>(std::move(name), std::move(type), std::move(span));
 }
 
 ExprPtr ConstIndex(int64_t value, Span span) {
-  return std::make_shared<ConstInt>(value, DataType::kIndex, std::move(span));
+  return MakeNode<ConstInt>(value, DataType::kIndex, std::move(span));
 }
 
 ExprPtr MakeConstInt(int64_t value, DataType dtype, Span span) {
-  return std::make_shared<ConstInt>(value, dtype, std::move(span));
+  return MakeNode<ConstInt>(value, dtype, std::move(span));
 }
 
 ExprPtr MakeConstFloat(double value, DataType dtype, Span span) {
-  return std::make_shared<ConstFloat>(value, dtype, std::move(span));
+  return MakeNode<ConstFloat>(value, dtype, std::move(span));
 }
 
 ExprPtr MakeConstBool(bool value, Span span) {
-  return std::make_shared<ConstBool>(value, std::move(span));
+  return MakeNode<ConstBool>(value, std::move(span));
 }
 
 TypePtr ScalarOf(DataType dtype) { return ScalarType::Get(dtype); }
@@ -38,24 +39,24 @@ std::vector<ExprPtr> ShapeOf(const std::vector<int64_t>& dims) {
 }
 
 std::shared_ptr<const TensorType> TensorOf(const std::vector<int64_t>& shape, DataType dtype) {
-  return std::make_shared<TensorType>(ShapeOf(shape), dtype);
+  return MakeNode<TensorType>(ShapeOf(shape), dtype);
 }
 
 std::shared_ptr<const DistributedTensorType> DistTensorOf(
     const std::vector<int64_t>& shape, DataType dtype,
     std::optional<WindowBufferPtr> window_buffer) {
-  return std::make_shared<DistributedTensorType>(ShapeOf(shape), dtype, std::nullopt, std::nullopt,
+  return MakeNode<DistributedTensorType>(ShapeOf(shape), dtype, std::nullopt, std::nullopt,
                                                  std::move(window_buffer));
 }
 
 std::shared_ptr<const TileType> TileOf(const std::vector<int64_t>& shape, DataType dtype) {
-  return std::make_shared<TileType>(ShapeOf(shape), dtype);
+  return MakeNode<TileType>(ShapeOf(shape), dtype);
 }
 
 TypePtr ReturnTypeOf(const std::vector<TypePtr>& types) {
   if (types.empty()) return UnknownType::Get();
   if (types.size() == 1) return types[0];
-  return std::make_shared<TupleType>(types);
+  return MakeNode<TupleType>(types);
 }
 
 // ---- Scalar arithmetic ----
@@ -189,7 +190,7 @@ absl::StatusOr<ExprPtr> MakeBinary(BinaryOp op, ExprPtr lhs, ExprPtr rhs, Span s
         break;
     }
   }
-  return ExprPtr(std::make_shared<BinaryExpr>(op, std::move(lhs), std::move(rhs),
+  return ExprPtr(MakeNode<BinaryExpr>(op, std::move(lhs), std::move(rhs),
                                               ScalarType::Get(result), std::move(span)));
 }
 
@@ -204,7 +205,7 @@ absl::StatusOr<ExprPtr> MakeUnary(UnaryOp op, ExprPtr operand, Span span) {
   } else if (*t == DataType::kTaskId) {
     return UserError(span, "operand of a unary operator must be a number, got TASK_ID");
   }
-  return ExprPtr(std::make_shared<UnaryExpr>(op, std::move(operand), ScalarType::Get(result),
+  return ExprPtr(MakeNode<UnaryExpr>(op, std::move(operand), ScalarType::Get(result),
                                              std::move(span)));
 }
 
@@ -212,14 +213,14 @@ absl::StatusOr<ExprPtr> MakeUnary(UnaryOp op, ExprPtr operand, Span span) {
 
 CallPtr MakeOpCall(std::string op_name, std::vector<ExprPtr> args, TypePtr type, AttrList kwargs,
                    AttrList attrs, Span span) {
-  return std::make_shared<Call>(std::make_shared<Op>(std::move(op_name), span), std::move(args),
+  return MakeNode<Call>(MakeNode<Op>(std::move(op_name), span), std::move(args),
                                 std::move(kwargs), std::move(attrs), std::move(type),
                                 std::move(span));
 }
 
 CallPtr MakeGlobalCall(std::string func_name, std::vector<ExprPtr> args, TypePtr type,
                        AttrList attrs, Span span) {
-  return std::make_shared<Call>(std::make_shared<GlobalVar>(std::move(func_name), span),
+  return MakeNode<Call>(MakeNode<GlobalVar>(std::move(func_name), span),
                                 std::move(args), AttrList{}, std::move(attrs), std::move(type),
                                 std::move(span));
 }
@@ -285,12 +286,12 @@ VarPtr FunctionBuilder::Let(std::string name, TypePtr type, ExprPtr value, Span 
     RecordError(InternalErrorF(span, "no value for '", name, "'"));
     return v;
   }
-  Emit(std::make_shared<AssignStmt>(v, std::move(value), std::move(span)));
+  Emit(MakeNode<AssignStmt>(v, std::move(value), std::move(span)));
   return v;
 }
 
 void FunctionBuilder::Eval(ExprPtr expr, Span span) {
-  Emit(std::make_shared<EvalStmt>(std::move(expr), std::vector<std::string>{}, std::move(span)));
+  Emit(MakeNode<EvalStmt>(std::move(expr), std::vector<std::string>{}, std::move(span)));
 }
 
 void FunctionBuilder::Return(std::vector<ExprPtr> values, Span span) {
@@ -300,11 +301,11 @@ void FunctionBuilder::Return(std::vector<ExprPtr> values, Span span) {
     return_types_ = std::move(types);
   }
   Emit(
-      std::make_shared<ReturnStmt>(std::move(values), std::vector<std::string>{}, std::move(span)));
+      MakeNode<ReturnStmt>(std::move(values), std::vector<std::string>{}, std::move(span)));
 }
 
 void FunctionBuilder::Yield(std::vector<ExprPtr> values, Span span) {
-  Emit(std::make_shared<YieldStmt>(std::move(values), std::move(span)));
+  Emit(MakeNode<YieldStmt>(std::move(values), std::move(span)));
 }
 
 void FunctionBuilder::Emit(StmtPtr stmt) { blocks_.back().push_back(std::move(stmt)); }
@@ -330,7 +331,7 @@ ExprPtr FunctionBuilder::Unary(UnaryOp op, ExprPtr operand, Span span) {
 StmtPtr FunctionBuilder::PopBlock(const Span& span) {
   std::vector<StmtPtr> stmts = std::move(blocks_.back());
   blocks_.pop_back();
-  return std::make_shared<SeqStmts>(std::move(stmts), span);
+  return MakeNode<SeqStmts>(std::move(stmts), span);
 }
 
 std::vector<VarPtr> FunctionBuilder::For(std::string loop_var, ExprPtr start, ExprPtr stop,
@@ -342,7 +343,7 @@ std::vector<VarPtr> FunctionBuilder::For(std::string loop_var, ExprPtr start, Ex
   for (IterArgInit& ia : iter_args) {
     TypePtr type = ia.init != nullptr ? ia.init->type() : UnknownType::Get();
     ias.push_back(
-        std::make_shared<IterArg>(std::move(ia.name), std::move(type), std::move(ia.init), span));
+        MakeNode<IterArg>(std::move(ia.name), std::move(type), std::move(ia.init), span));
   }
   blocks_.emplace_back();
   std::vector<ExprPtr> yields = body ? body(lv, ias) : std::vector<ExprPtr>{};
@@ -357,7 +358,7 @@ std::vector<VarPtr> FunctionBuilder::For(std::string loop_var, ExprPtr start, Ex
   for (const IterArgPtr& ia : ias) {
     return_vars.push_back(MakeVar(ia->name_hint() + "_out", ia->type(), span));
   }
-  Emit(std::make_shared<ForStmt>(std::move(lv), std::move(start), std::move(stop), std::move(step),
+  Emit(MakeNode<ForStmt>(std::move(lv), std::move(start), std::move(stop), std::move(step),
                                  std::move(ias), std::move(loop_body), return_vars, kind,
                                  AttrList{}, span));
   return return_vars;
@@ -403,7 +404,7 @@ std::vector<VarPtr> FunctionBuilder::If(ExprPtr cond, const BranchBody& then_bod
                                                                        : UnknownType::Get();
     return_vars.push_back(MakeVar(std::move(return_names[i]), std::move(type), span));
   }
-  Emit(std::make_shared<IfStmt>(std::move(cond), std::move(then_stmt), std::move(else_stmt),
+  Emit(MakeNode<IfStmt>(std::move(cond), std::move(then_stmt), std::move(else_stmt),
                                 return_vars, span));
   return return_vars;
 }
@@ -413,7 +414,7 @@ absl::StatusOr<FunctionPtr> FunctionBuilder::Build() {
   if (blocks_.size() != 1) {
     return InternalErrorF(span_, "function '", name_, "' has an unfinished nested body");
   }
-  StmtPtr body = std::make_shared<SeqStmts>(blocks_[0], span_);
+  StmtPtr body = MakeNode<SeqStmts>(blocks_[0], span_);
   return Function::Create(name_, params_, directions_,
                           return_types_.value_or(std::vector<TypePtr>{}), std::move(body),
                           func_type_, level_, role_, attrs_, requires_runtime_binding_, span_);

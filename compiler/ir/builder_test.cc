@@ -1,8 +1,10 @@
 #include "compiler/ir/builder.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
+#include "compiler/ir/arena.h"
 #include "compiler/ir/structural_equal.h"
 #include "compiler/support/diagnostics.h"
 #include "gtest/gtest.h"
@@ -24,6 +26,63 @@ TEST(BuilderTest, TypesFromIntShapes) {
   EXPECT_EQ(ReturnTypeOf({}), UnknownType::Get());
   EXPECT_EQ(ReturnTypeOf({t}), t);
   EXPECT_TRUE(Is<TupleType>(ReturnTypeOf({t, t})));
+}
+
+TEST(ArenaTest, MakeNodeTakesTheScopesArenaAndNodesOutliveIt) {
+  EXPECT_EQ(CurrentArena(), nullptr);
+  VarPtr kept;
+  std::vector<ExprPtr> many;
+  NodeArena* arena = nullptr;
+  {
+    ArenaScope scope;
+    arena = scope.arena();
+    EXPECT_EQ(CurrentArena(), arena);
+    EXPECT_EQ(arena->ref_count(), 1);
+    kept = MakeVar("x", ScalarType::Get(DataType::kInt32));
+    EXPECT_EQ(arena->ref_count(), 2);  // the scope's and the node's
+    // Enough nodes for several chunks; each holds one reference.
+    for (int i = 0; i < 20000; ++i) many.push_back(ConstIndex(i));
+    EXPECT_EQ(arena->ref_count(), 20002);
+    EXPECT_GT(arena->reserved_bytes(), size_t{256} << 10);
+    {
+      ArenaScope inner;  // nested: a fresh arena, the outer one restored after
+      EXPECT_NE(CurrentArena(), arena);
+      ExprPtr temp = ConstIndex(7);
+      EXPECT_EQ(inner.arena()->ref_count(), 2);
+    }
+    EXPECT_EQ(CurrentArena(), arena);
+    // A node freed inside the scope gives its reference back.
+    many.pop_back();
+    EXPECT_EQ(arena->ref_count(), 20001);
+  }
+  EXPECT_EQ(CurrentArena(), nullptr);
+  // The nodes outlive the scope (ASan checks they are still valid memory).
+  EXPECT_EQ(arena->ref_count(), 20000);
+  EXPECT_EQ(kept->name_hint(), "x");
+  EXPECT_EQ(GetConstInt(many[1234]), 1234);
+  // Outside any scope MakeNode is make_shared.
+  ExprPtr heap = ConstIndex(1);
+  EXPECT_EQ(arena->ref_count(), 20000);
+  many.clear();
+  EXPECT_EQ(arena->ref_count(), 1);
+  kept.reset();  // the last node: the arena frees its chunks (LSan checks)
+}
+
+TEST(ArenaTest, LargeAllocationsGetTheirOwnChunk) {
+  ArenaScope scope;
+  NodeArena* arena = scope.arena();
+  auto big = std::allocate_shared<std::array<char, 200000>>(
+      ArenaAllocator<std::array<char, 200000>>(arena));
+  big->fill(1);
+  size_t after_big = arena->reserved_bytes();
+  EXPECT_GE(after_big, sizeof(*big));
+  // Small nodes still come from a normal chunk.
+  ExprPtr small = ConstIndex(3);
+  EXPECT_GT(arena->reserved_bytes(), after_big);
+  EXPECT_EQ(arena->ref_count(), 3);
+  big.reset();
+  EXPECT_EQ(arena->ref_count(), 2);
+  EXPECT_EQ(GetConstInt(small), 3);
 }
 
 TEST(BuilderTest, PromotesDtypes) {

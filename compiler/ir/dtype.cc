@@ -43,8 +43,10 @@ const DTypeInfo& Info(DataType t) { return kInfo[static_cast<int>(t)]; }
 std::string_view DataTypeName(DataType t) { return Info(t).name; }
 
 std::optional<DataType> DataTypeFromName(std::string_view name) {
+  // Every name is upper case: the parser asks about every `pl.<attribute>`.
+  if (name.empty() || name[0] < 'A' || name[0] > 'Z') return std::nullopt;
   for (const DTypeInfo& i : kInfo) {
-    if (i.name == name) return i.type;
+    if (i.name.size() == name.size() && i.name[0] == name[0] && i.name == name) return i.type;
   }
   // Common aliases accepted by the DSL.
   if (name == "FLOAT32") return DataType::kFP32;

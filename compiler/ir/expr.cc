@@ -1,5 +1,7 @@
 #include "compiler/ir/expr.h"
 
+#include "compiler/ir/arena.h"
+
 namespace pto::ir {
 
 MemRef::MemRef(std::string name_hint, MemorySpace space, ExprPtr addr, int64_t size, int64_t id,
@@ -96,7 +98,7 @@ TypePtr TupleTypeOf(const std::vector<ExprPtr>& elements) {
   std::vector<TypePtr> types;
   types.reserve(elements.size());
   for (const ExprPtr& e : elements) types.push_back(e->type());
-  return std::make_shared<TupleType>(std::move(types));
+  return MakeNode<TupleType>(std::move(types));
 }
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/ir/arena.h"
 #include "compiler/support/diagnostics.h"
 
 namespace pto::ir {
@@ -65,7 +66,7 @@ absl::StatusOr<FunctionPtr> Function::Create(std::string name, std::vector<VarPt
     }
     role = derived;
   }
-  return std::make_shared<const Function>(Private{}, std::move(name), std::move(params),
+  return MakeNode<const Function>(Private{}, std::move(name), std::move(params),
                                           std::move(param_directions), std::move(return_types),
                                           std::move(body), func_type, level, role,
                                           std::move(attrs), requires_runtime_binding,
@@ -90,7 +91,7 @@ Function::Function(Private, std::string name, std::vector<VarPtr> params,
       requires_runtime_binding_(requires_runtime_binding) {}
 
 FunctionPtr Function::WithBody(StmtPtr body) const {
-  return std::make_shared<const Function>(Private{}, name_, params_, param_directions_,
+  return MakeNode<const Function>(Private{}, name_, params_, param_directions_,
                                           return_types_, std::move(body), func_type_, level_,
                                           role_, attrs_, requires_runtime_binding_, span());
 }
@@ -110,7 +111,7 @@ absl::StatusOr<ProgramPtr> Program::Create(std::vector<FunctionPtr> functions, s
   std::vector<std::pair<GlobalVarPtr, FunctionPtr>> entries;
   entries.reserve(functions.size());
   for (FunctionPtr& f : functions) {
-    entries.emplace_back(std::make_shared<GlobalVar>(f->name(), f->span()), std::move(f));
+    entries.emplace_back(MakeNode<GlobalVar>(f->name(), f->span()), std::move(f));
   }
   std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
     return a.first->name() < b.first->name();
@@ -121,7 +122,7 @@ absl::StatusOr<ProgramPtr> Program::Create(std::vector<FunctionPtr> functions, s
                         "' is defined more than once (GlobalVar names must be unique)");
     }
   }
-  return std::make_shared<const Program>(Private{}, std::move(entries), std::move(name),
+  return MakeNode<const Program>(Private{}, std::move(entries), std::move(name),
                                          std::move(span));
 }
 

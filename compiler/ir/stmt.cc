@@ -1,5 +1,7 @@
 #include "compiler/ir/stmt.h"
 
+#include "compiler/ir/arena.h"
+
 namespace pto::ir {
 namespace {
 
@@ -17,7 +19,7 @@ StmtPtr SeqStmts::Flatten(const std::vector<StmtPtr>& stmts, Span span) {
   std::vector<StmtPtr> flat;
   for (const StmtPtr& s : stmts) FlattenInto(s, &flat);
   if (flat.size() == 1) return flat[0];
-  return std::make_shared<SeqStmts>(std::move(flat), std::move(span));
+  return MakeNode<SeqStmts>(std::move(flat), std::move(span));
 }
 
 }  // namespace pto::ir

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 
+#include "compiler/ir/arena.h"
 #include "compiler/ir/structural_equal.h"
 #include "compiler/ops/deduce_util.h"
 #include "compiler/ops/register_ops.h"
@@ -77,13 +78,13 @@ absl::Status CanonicalAllocWindowBuffer(std::vector<ir::ExprPtr>& args, ir::Attr
     }
     product = product == nullptr
                   ? d
-                  : std::make_shared<ir::BinaryExpr>(ir::BinaryOp::kMul, product, d,
+                  : ir::MakeNode<ir::BinaryExpr>(ir::BinaryOp::kMul, product, d,
                                                      ir::ScalarType::Get(ir::DataType::kIndex),
                                                      span);
   }
-  ir::ExprPtr bytes = std::make_shared<ir::ConstInt>(folded, ir::DataType::kIndex, span);
+  ir::ExprPtr bytes = ir::MakeNode<ir::ConstInt>(folded, ir::DataType::kIndex, span);
   if (product != nullptr) {
-    bytes = std::make_shared<ir::BinaryExpr>(ir::BinaryOp::kMul, product, bytes,
+    bytes = ir::MakeNode<ir::BinaryExpr>(ir::BinaryOp::kMul, product, bytes,
                                              ir::ScalarType::Get(ir::DataType::kIndex), span);
   }
   args[0] = std::move(bytes);
@@ -102,7 +103,7 @@ absl::StatusOr<TypePtr> DeduceWindow(const CallSite& s) {
   }
   ASSIGN_OR_RETURN(std::vector<ir::ExprPtr> shape, TupleArg(s, 1, op, "shape"));
   ASSIGN_OR_RETURN(ir::DataType dtype, DTypeKwarg(s, "dtype", op));
-  return TypePtr(std::make_shared<ir::DistributedTensorType>(std::move(shape), dtype));
+  return TypePtr(ir::MakeNode<ir::DistributedTensorType>(std::move(shape), dtype));
 }
 
 absl::StatusOr<TypePtr> DeduceWorldSize(const CallSite& s) {

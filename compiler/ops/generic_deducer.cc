@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/ir/arena.h"
 #include "compiler/ops/deduce_util.h"
 #include "compiler/ops/op_signature.h"
 #include "compiler/ops/register_ops.h"
@@ -32,9 +33,9 @@ std::shared_ptr<const ir::ShapedType> FirstShaped(const CallSite& s) {
 // A shaped type like `like` (tile or tensor) with another shape / dtype.
 TypePtr Reshaped(const ir::ShapedType& like, std::vector<ir::ExprPtr> shape, DataType dtype) {
   if (like.kind() == ir::NodeKind::kTileType) {
-    return std::make_shared<ir::TileType>(std::move(shape), dtype);
+    return ir::MakeNode<ir::TileType>(std::move(shape), dtype);
   }
-  return std::make_shared<ir::TensorType>(std::move(shape), dtype);
+  return ir::MakeNode<ir::TensorType>(std::move(shape), dtype);
 }
 
 std::optional<DataType> DTypeAttr(const CallSite& s, const Signature& sig, std::string_view key) {
@@ -61,7 +62,7 @@ std::optional<std::vector<ir::ExprPtr>> ShapeOperand(const CallSite& s, const Si
 // Drops dimension `from_end` (1 = last) to 1.
 TypePtr Reduced(const ir::ShapedType& t, size_t from_end, std::optional<DataType> dtype) {
   std::vector<ir::ExprPtr> shape = t.shape();
-  if (shape.size() >= from_end) shape[shape.size() - from_end] = std::make_shared<ir::ConstInt>(1);
+  if (shape.size() >= from_end) shape[shape.size() - from_end] = ir::MakeNode<ir::ConstInt>(1);
   return Reshaped(t, std::move(shape), dtype.value_or(t.dtype()));
 }
 
@@ -86,8 +87,8 @@ absl::StatusOr<TypePtr> Result(const std::string& op, const Signature& sig, cons
     if (!shape || !dt) {
       return UserErrorF(s.span, op, " needs a shape list and a dtype such as pl.FP32");
     }
-    if (op.rfind("pl.tile.", 0) == 0) return TypePtr(std::make_shared<ir::TileType>(*shape, *dt));
-    return TypePtr(std::make_shared<ir::TensorType>(*shape, *dt));
+    if (op.rfind("pl.tile.", 0) == 0) return TypePtr(ir::MakeNode<ir::TileType>(*shape, *dt));
+    return TypePtr(ir::MakeNode<ir::TensorType>(*shape, *dt));
   }
   if (shaped == nullptr) return TypePtr(ir::UnknownType::Get());
   if (rule == "same") return Reshaped(*shaped, shaped->shape(), shaped->dtype());
@@ -105,7 +106,7 @@ absl::StatusOr<TypePtr> Result(const std::string& op, const Signature& sig, cons
   if (rule == "reshape" || rule == "load") {
     std::optional<std::vector<ir::ExprPtr>> shape = ShapeOperand(s, sig);
     if (!shape) return UserErrorF(s.span, op, " needs a shape list");
-    if (rule == "load") return TypePtr(std::make_shared<ir::TileType>(*shape, shaped->dtype()));
+    if (rule == "load") return TypePtr(ir::MakeNode<ir::TileType>(*shape, shaped->dtype()));
     return Reshaped(*shaped, *shape, shaped->dtype());
   }
   if (rule == "matmul" || rule == "acc") {
@@ -139,7 +140,7 @@ absl::StatusOr<TypePtr> Result(const std::string& op, const Signature& sig, cons
   }
   if (rule == "pair") {
     TypePtr t = Reshaped(*shaped, shaped->shape(), shaped->dtype());
-    return TypePtr(std::make_shared<ir::TupleType>(std::vector<TypePtr>{t, t}));
+    return TypePtr(ir::MakeNode<ir::TupleType>(std::vector<TypePtr>{t, t}));
   }
   return TypePtr(ir::UnknownType::Get());
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "compiler/ir/arena.h"
 #include "compiler/ops/deduce_util.h"
 #include "compiler/ops/enum_spellings.h"
 #include "compiler/support/diagnostics.h"
@@ -307,11 +308,11 @@ absl::StatusOr<ExprPtr> ScalarForm(const UnifiedOp& u, DispatchArgs& args, const
                           ": a scalar cast supports only the default mode \"round\"");
       }
     }
-    return ExprPtr(std::make_shared<ir::Cast>(std::move(lhs), std::get<ir::DataType>(v), span));
+    return ExprPtr(ir::MakeNode<ir::Cast>(std::move(lhs), std::get<ir::DataType>(v), span));
   }
   if (short_name == "abs" || short_name == "neg") {
     ir::TypePtr t = lhs->type();
-    return ExprPtr(std::make_shared<ir::UnaryExpr>(
+    return ExprPtr(ir::MakeNode<ir::UnaryExpr>(
         short_name == "abs" ? ir::UnaryOp::kAbs : ir::UnaryOp::kNeg, std::move(lhs), t, span));
   }
   if (!slot[1].has_value()) return UserErrorF(span, u.name, " needs two operands");
@@ -326,7 +327,7 @@ absl::StatusOr<ExprPtr> ScalarForm(const UnifiedOp& u, DispatchArgs& args, const
                                            : ir::BinaryOp::kDiv;
   ir::DataType dt = ScalarDType(lhs);
   if (!ir::IsFloat(dt) && ir::IsFloat(ScalarDType(rhs))) dt = ScalarDType(rhs);
-  return ExprPtr(std::make_shared<ir::BinaryExpr>(bop, std::move(lhs), std::move(rhs),
+  return ExprPtr(ir::MakeNode<ir::BinaryExpr>(bop, std::move(lhs), std::move(rhs),
                                                   ir::ScalarType::Get(dt), span));
 }
 

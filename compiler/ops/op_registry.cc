@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compiler/ir/arena.h"
 #include "compiler/ops/register_ops.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
@@ -74,7 +75,7 @@ absl::StatusOr<ir::CallPtr> OpRegistry::MakeCall(std::string_view name,
   if (def == nullptr) return UserErrorF(span, "unknown operator '", name, "'");
   RETURN_IF_ERROR(NormalizeCoreNum(def->name, args, kwargs, span));
   ASSIGN_OR_RETURN(ir::TypePtr type, def->deduce(CallSite{args, kwargs, span}));
-  return std::make_shared<const ir::Call>(def->op, std::move(args), std::move(kwargs),
+  return ir::MakeNode<const ir::Call>(def->op, std::move(args), std::move(kwargs),
                                           std::move(attrs), std::move(type), span);
 }
 

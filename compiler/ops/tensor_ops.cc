@@ -1,4 +1,5 @@
 // pl.tensor.* operators a kernel or orchestration needs (DDR tensors).
+#include "compiler/ir/arena.h"
 #include "compiler/ops/deduce_util.h"
 #include "compiler/ops/register_ops.h"
 #include "compiler/support/diagnostics.h"
@@ -14,7 +15,7 @@ constexpr ArgEffect W = ArgEffect::kWrite;
 constexpr ArgEffect RW = ArgEffect::kReadWrite;
 
 TypePtr TensorOf(std::vector<ir::ExprPtr> shape, ir::DataType dtype) {
-  return std::make_shared<ir::TensorType>(std::move(shape), dtype);
+  return ir::MakeNode<ir::TensorType>(std::move(shape), dtype);
 }
 
 absl::StatusOr<TypePtr> DeduceCreate(const CallSite& s) {
@@ -102,7 +103,7 @@ absl::StatusOr<TypePtr> DeduceReshape(const CallSite& s) {
   // A reshape is a zero-copy view: a window stays a window of the same buffer,
   // so peers can still address it (LowerCompositeOps' flattened allreduce view).
   if (auto dt = ir::As<ir::DistributedTensorType>(s.args[0]->type())) {
-    return TypePtr(std::make_shared<ir::DistributedTensorType>(
+    return TypePtr(ir::MakeNode<ir::DistributedTensorType>(
         std::move(shape), t->dtype(), std::nullopt, std::nullopt, dt->window_buffer()));
   }
   return TensorOf(std::move(shape), t->dtype());
@@ -148,7 +149,7 @@ absl::StatusOr<TypePtr> DeduceSetValidShape(const CallSite& s) {
   }
   ir::TensorView view = t->tensor_view().value_or(ir::TensorView{});
   view.valid_shape = std::move(valid);
-  return TypePtr(std::make_shared<ir::TensorType>(t->shape(), t->dtype(), t->memref(), view));
+  return TypePtr(ir::MakeNode<ir::TensorType>(t->shape(), t->dtype(), t->memref(), view));
 }
 
 // x[i, j]: the sub-tensor at the leading indices.

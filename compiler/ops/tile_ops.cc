@@ -1,4 +1,5 @@
 // pl.tile.* operators: on-chip tiles inside InCore/AIV kernels.
+#include "compiler/ir/arena.h"
 #include "compiler/ops/deduce_util.h"
 #include "compiler/ops/register_ops.h"
 #include "compiler/support/diagnostics.h"
@@ -13,7 +14,7 @@ constexpr ArgEffect R = ArgEffect::kRead;
 constexpr ArgEffect W = ArgEffect::kWrite;
 
 TypePtr TileOf(std::vector<ir::ExprPtr> shape, ir::DataType dtype) {
-  return std::make_shared<ir::TileType>(std::move(shape), dtype);
+  return ir::MakeNode<ir::TileType>(std::move(shape), dtype);
 }
 
 // load(tensor, offsets, shape[, valid_shape]) -> Tile[shape]. A valid_shape

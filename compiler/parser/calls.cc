@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "absl/container/flat_hash_set.h"
+#include "compiler/ir/arena.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ops/op_binding.h"
 #include "compiler/parser/parser_impl.h"
@@ -105,7 +106,7 @@ absl::StatusOr<ExprPtr> Parser::LowerCall(const Ast* a, std::string_view alloc_n
     DataType dt = PromoteDType(static_cast<const ir::ScalarType&>(*l->type()).dtype(),
                                static_cast<const ir::ScalarType&>(*r->type()).dtype(),
                                IsLiteral(PosArg(a, 0)), IsLiteral(PosArg(a, 1)));
-    return ExprPtr(std::make_shared<ir::BinaryExpr>(
+    return ExprPtr(ir::MakeNode<ir::BinaryExpr>(
         path == "pl.min" ? ir::BinaryOp::kMin : ir::BinaryOp::kMax, std::move(l), std::move(r),
         ir::ScalarType::Get(dt), span));
   }
@@ -165,7 +166,7 @@ absl::StatusOr<ExprPtr> Parser::LowerOpArg(const Ast* a, std::string_view op) {
       ASSIGN_OR_RETURN(ExprPtr e, LowerOpArg(Kid(a, i), op));
       elems.push_back(std::move(e));
     }
-    return ExprPtr(std::make_shared<ir::MakeTuple>(std::move(elems), SpanOf(a)));
+    return ExprPtr(ir::MakeNode<ir::MakeTuple>(std::move(elems), SpanOf(a)));
   }
   if (std::optional<DataType> dt = ResolveDType(a)) {
     return ErrorAt(a, pto::StrCat("data type pl.", ir::DataTypeName(*dt),
@@ -293,9 +294,9 @@ absl::StatusOr<ExprPtr> Parser::LowerSubmit(const Ast* a) {
   types.push_back(ir::ScalarType::Get(DataType::kTaskId));
   ir::AttrList attrs = call->attrs();
   attrs.insert(attrs.begin(), {ir::kAttrSubmit, true});
-  return ExprPtr(std::make_shared<ir::Call>(call->op(), call->args(), call->kwargs(),
+  return ExprPtr(ir::MakeNode<ir::Call>(call->op(), call->args(), call->kwargs(),
                                             std::move(attrs),
-                                            std::make_shared<ir::TupleType>(std::move(types)),
+                                            ir::MakeNode<ir::TupleType>(std::move(types)),
                                             SpanOf(a)));
 }
 
@@ -344,7 +345,7 @@ absl::StatusOr<ExprPtr> Parser::LowerFunctionCall(const Ast* a, std::string_view
     }
     type = ir::Substitute(type, map);
   }
-  return ExprPtr(std::make_shared<ir::Call>(callee->gv, std::move(args), ir::AttrList{},
+  return ExprPtr(ir::MakeNode<ir::Call>(callee->gv, std::move(args), ir::AttrList{},
                                             std::move(attrs), std::move(type), SpanOf(a)));
 }
 

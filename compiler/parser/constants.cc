@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "compiler/ir/arena.h"
 #include "compiler/parser/parser_impl.h"
 
 namespace pto::parser::internal {
@@ -61,7 +62,7 @@ VarPtr Parser::AssignTarget(std::string_view name, const TypePtr& type, const Sp
     *reassigned = true;
     return it->second.var;
   }
-  return std::make_shared<const ir::Var>(std::string(name), type, span);
+  return ir::MakeNode<const ir::Var>(std::string(name), type, span);
 }
 
 absl::Status Parser::StaleName(std::string_view name, const Span& span) const {
@@ -449,11 +450,11 @@ absl::StatusOr<ConstVal> Parser::ConstBinary(const Ast* a, const ConstVal& l, co
 
 absl::StatusOr<ExprPtr> Parser::ConstToExpr(const ConstVal& v, const Span& span) {
   switch (v.kind) {
-    case ConstVal::kInt: return ExprPtr(std::make_shared<ir::ConstInt>(v.i, DataType::kIndex, span));
+    case ConstVal::kInt: return ExprPtr(ir::MakeNode<ir::ConstInt>(v.i, DataType::kIndex, span));
     case ConstVal::kFloat:
-      return ExprPtr(std::make_shared<ir::ConstFloat>(v.f, DataType::kFP32, span));
-    case ConstVal::kBool: return ExprPtr(std::make_shared<ir::ConstBool>(v.i != 0, span));
-    case ConstVal::kStr: return ExprPtr(std::make_shared<ir::ConstString>(v.s, span));
+      return ExprPtr(ir::MakeNode<ir::ConstFloat>(v.f, DataType::kFP32, span));
+    case ConstVal::kBool: return ExprPtr(ir::MakeNode<ir::ConstBool>(v.i != 0, span));
+    case ConstVal::kStr: return ExprPtr(ir::MakeNode<ir::ConstString>(v.s, span));
     case ConstVal::kDType:
       return UserError(span, pto::StrCat("data type pl.", ir::DataTypeName(v.dtype),
                                          " is not a value here (use pl.const(v, pl.",
@@ -467,7 +468,7 @@ absl::StatusOr<ExprPtr> Parser::ConstToExpr(const ConstVal& v, const Span& span)
         ASSIGN_OR_RETURN(ExprPtr x, ConstToExpr(e, span));
         elems.push_back(std::move(x));
       }
-      return ExprPtr(std::make_shared<ir::MakeTuple>(std::move(elems), span));
+      return ExprPtr(ir::MakeNode<ir::MakeTuple>(std::move(elems), span));
     }
   }
   return UserError(span, "unsupported constant");
@@ -488,14 +489,14 @@ absl::StatusOr<ExprPtr> Parser::TypedConst(const ConstVal& v, DataType dtype, co
     case ConstVal::kInt:
     case ConstVal::kBool:
       if (v.kind == ConstVal::kBool && dtype == DataType::kBool) {
-        return ExprPtr(std::make_shared<ir::ConstBool>(v.i != 0, span));
+        return ExprPtr(ir::MakeNode<ir::ConstBool>(v.i != 0, span));
       }
       if (ir::IsFloat(dtype)) {
-        return ExprPtr(std::make_shared<ir::ConstFloat>(static_cast<double>(v.i), dtype, span));
+        return ExprPtr(ir::MakeNode<ir::ConstFloat>(static_cast<double>(v.i), dtype, span));
       }
-      return ExprPtr(std::make_shared<ir::ConstInt>(v.i, dtype, span));
+      return ExprPtr(ir::MakeNode<ir::ConstInt>(v.i, dtype, span));
     case ConstVal::kFloat:
-      if (ir::IsFloat(dtype)) return ExprPtr(std::make_shared<ir::ConstFloat>(v.f, dtype, span));
+      if (ir::IsFloat(dtype)) return ExprPtr(ir::MakeNode<ir::ConstFloat>(v.f, dtype, span));
       return UserError(span, pto::StrCat("a float constant cannot have the non-float type pl.",
                                          ir::DataTypeName(dtype)));
     default:

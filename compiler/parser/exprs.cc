@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "compiler/ir/arena.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/parser/parser_impl.h"
 
@@ -18,7 +19,7 @@ absl::StatusOr<ExprPtr> Parser::LowerExpr(const Ast* a) {
   switch (a->kind) {
     case AstKind::kInt:
       if (!a->negative && a->int_value <= static_cast<uint64_t>(INT64_MAX)) {
-        return ExprPtr(std::make_shared<ir::ConstInt>(static_cast<int64_t>(a->int_value),
+        return ExprPtr(ir::MakeNode<ir::ConstInt>(static_cast<int64_t>(a->int_value),
                                                       DataType::kIndex, SpanOf(a)));
       }
       [[fallthrough]];
@@ -27,10 +28,10 @@ absl::StatusOr<ExprPtr> Parser::LowerExpr(const Ast* a) {
       return ConstToExpr(v, SpanOf(a));
     }
     case AstKind::kFloat:
-      return ExprPtr(std::make_shared<ir::ConstFloat>(a->float_value, DataType::kFP32, SpanOf(a)));
+      return ExprPtr(ir::MakeNode<ir::ConstFloat>(a->float_value, DataType::kFP32, SpanOf(a)));
     case AstKind::kTrue:
     case AstKind::kFalse:
-      return ExprPtr(std::make_shared<ir::ConstBool>(a->kind == AstKind::kTrue, SpanOf(a)));
+      return ExprPtr(ir::MakeNode<ir::ConstBool>(a->kind == AstKind::kTrue, SpanOf(a)));
     case AstKind::kNone:
       return ErrorAt(a, "None is not a value here");
     case AstKind::kEllipsis:
@@ -55,7 +56,7 @@ absl::StatusOr<ExprPtr> Parser::LowerExpr(const Ast* a) {
         ASSIGN_OR_RETURN(ExprPtr e, LowerExpr(Kid(a, i)));
         elems.push_back(std::move(e));
       }
-      return ExprPtr(std::make_shared<ir::MakeTuple>(std::move(elems), SpanOf(a)));
+      return ExprPtr(ir::MakeNode<ir::MakeTuple>(std::move(elems), SpanOf(a)));
     }
     case AstKind::kDict:
       return ErrorAt(a, "a dict is only allowed as the value of attrs=...");
@@ -110,7 +111,7 @@ absl::StatusOr<ExprPtr> Parser::LowerAttribute(const Ast* a) {
     return ErrorAt(a, pto::StrCat("unknown function '", path, "'"));
   }
   if (std::optional<int64_t> code = ops::IntEnumConstant(path)) {
-    return ExprPtr(std::make_shared<ir::ConstInt>(*code, DataType::kIndex, SpanOf(a)));
+    return ExprPtr(ir::MakeNode<ir::ConstInt>(*code, DataType::kIndex, SpanOf(a)));
   }
   if (const ops::OpDef* def = registry_.Find(path)) return ExprPtr(def->op);
   if (root->text != "pl" && root->text != "pld" && root->text != "builtin") {
@@ -193,7 +194,7 @@ absl::StatusOr<ExprPtr> Parser::LowerBinaryOp(AstOp op, const Ast* lhs_ast, cons
                       static_cast<const ir::ScalarType&>(*r->type()).dtype(), IsLiteral(lhs_ast),
                       IsLiteral(rhs_ast));
   }
-  return ExprPtr(std::make_shared<ir::BinaryExpr>(ToBinaryOp(op), std::move(l), std::move(r),
+  return ExprPtr(ir::MakeNode<ir::BinaryExpr>(ToBinaryOp(op), std::move(l), std::move(r),
                                                   ir::ScalarType::Get(dt), span));
 }
 
@@ -204,28 +205,28 @@ absl::StatusOr<ExprPtr> Parser::LowerUnary(const Ast* a) {
     case AstOp::kPos:
       return e;
     case AstOp::kNot:
-      return ExprPtr(std::make_shared<ir::UnaryExpr>(ir::UnaryOp::kNot, std::move(e),
+      return ExprPtr(ir::MakeNode<ir::UnaryExpr>(ir::UnaryOp::kNot, std::move(e),
                                                      ir::ScalarType::Get(DataType::kBool),
                                                      SpanOf(a)));
     case AstOp::kInvert: {
       TypePtr t = e->type();
       return ExprPtr(
-          std::make_shared<ir::UnaryExpr>(ir::UnaryOp::kBitNot, std::move(e), t, SpanOf(a)));
+          ir::MakeNode<ir::UnaryExpr>(ir::UnaryOp::kBitNot, std::move(e), t, SpanOf(a)));
     }
     default: {
       // `-(4)` and `-SIZE` are the literal -4 / -64: the printer writes a negated
       // literal of the default dtype exactly as it writes a negative literal.
       if (auto c = ir::As<ir::ConstInt>(e);
           c != nullptr && c->dtype() == DataType::kIndex && c->value() >= 0) {
-        return ExprPtr(std::make_shared<ir::ConstInt>(-c->value(), DataType::kIndex, SpanOf(a)));
+        return ExprPtr(ir::MakeNode<ir::ConstInt>(-c->value(), DataType::kIndex, SpanOf(a)));
       }
       if (auto c = ir::As<ir::ConstFloat>(e);
           c != nullptr && c->dtype() == DataType::kFP32 && !std::signbit(c->value())) {
-        return ExprPtr(std::make_shared<ir::ConstFloat>(-c->value(), DataType::kFP32, SpanOf(a)));
+        return ExprPtr(ir::MakeNode<ir::ConstFloat>(-c->value(), DataType::kFP32, SpanOf(a)));
       }
       TypePtr t = e->type();
       return ExprPtr(
-          std::make_shared<ir::UnaryExpr>(ir::UnaryOp::kNeg, std::move(e), t, SpanOf(a)));
+          ir::MakeNode<ir::UnaryExpr>(ir::UnaryOp::kNeg, std::move(e), t, SpanOf(a)));
     }
   }
 }
@@ -250,7 +251,7 @@ absl::StatusOr<ExprPtr> Parser::LowerSubscript(const Ast* a) {
                                       n == 1 ? "" : "s"));
     }
     TypePtr et = tt->types()[static_cast<size_t>(k)];
-    return ExprPtr(std::make_shared<ir::TupleGetItem>(std::move(b), static_cast<int>(k),
+    return ExprPtr(ir::MakeNode<ir::TupleGetItem>(std::move(b), static_cast<int>(k),
                                                       std::move(et), SpanOf(a)));
   }
   if (ir::Is<ir::ShapedType>(b->type())) return LowerTensorSubscript(a, std::move(b), idx);
@@ -303,7 +304,7 @@ absl::StatusOr<ExprPtr> Parser::LowerMemRef(const Ast* call) {
     auto it = cur_func_->memrefs.find(key);
     if (it != cur_func_->memrefs.end()) return ExprPtr(it->second);
   }
-  auto m = std::make_shared<const ir::MemRef>("memref", *space, std::move(addr), size, id,
+  auto m = ir::MakeNode<const ir::MemRef>("memref", *space, std::move(addr), size, id,
                                               SpanOf(call));
   if (cur_func_ != nullptr) cur_func_->memrefs.emplace(key, m);
   return ExprPtr(std::move(m));
@@ -330,7 +331,7 @@ absl::StatusOr<ir::WindowBufferPtr> Parser::LowerWindowBufferRef(const Ast* call
                                      v.s, " = pld.tensor.alloc_window_buffer(size)` before it)"));
   }
   if (w->wb == nullptr) {
-    w->wb = std::make_shared<const ir::WindowBuffer>(w->base, w->size, false, false, w->span);
+    w->wb = ir::MakeNode<const ir::WindowBuffer>(w->base, w->size, false, false, w->span);
   }
   return w->wb;
 }

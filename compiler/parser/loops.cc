@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/ir/arena.h"
 #include "compiler/parser/parser_impl.h"
 
 namespace pto::parser::internal {
@@ -123,14 +124,14 @@ absl::Status Parser::LowerRangeFor(const Ast* stmt, ir::ForKind kind, std::vecto
   Span iter_span = SpanOf(iter);
   ExprPtr start_e, stop_e, step_e;
   if (NumPos(iter) == 1) {
-    start_e = std::make_shared<ir::ConstInt>(0, DataType::kIndex, iter_span);
+    start_e = ir::MakeNode<ir::ConstInt>(0, DataType::kIndex, iter_span);
     stop_e = bounds[0];
   } else {
     start_e = bounds[0];
     stop_e = bounds[1];
   }
   step_e = NumPos(iter) == 3 ? bounds[2]
-                             : std::make_shared<ir::ConstInt>(1, DataType::kIndex, iter_span);
+                             : ir::MakeNode<ir::ConstInt>(1, DataType::kIndex, iter_span);
   std::vector<ExprPtr> inits;
   if (init_ast != nullptr) {
     ASSIGN_OR_RETURN(inits, LowerInitValues(init_ast));
@@ -167,7 +168,7 @@ absl::Status Parser::LowerRangeFor(const Ast* stmt, ir::ForKind kind, std::vecto
   }
   Span header = SpanOf(stmt);
   PushScope("for loop body");
-  auto loop_var = std::make_shared<const ir::Var>(
+  auto loop_var = ir::MakeNode<const ir::Var>(
       std::string(loop_name->text), ir::ScalarType::Get(DataType::kIndex), SpanOf(loop_name));
   Define(loop_name->text, loop_var);
   std::vector<ir::IterArgPtr> iter_args;
@@ -193,9 +194,9 @@ absl::Status Parser::LowerRangeFor(const Ast* stmt, ir::ForKind kind, std::vecto
   if (y.has_names) {
     ASSIGN_OR_RETURN(return_vars, MakeResultVars(y, types));
   }
-  out->push_back(std::make_shared<ir::ForStmt>(
+  out->push_back(ir::MakeNode<ir::ForStmt>(
       std::move(loop_var), std::move(start_e), std::move(stop_e), std::move(step_e),
-      std::move(iter_args), std::make_shared<ir::SeqStmts>(std::move(body), header), return_vars,
+      std::move(iter_args), ir::MakeNode<ir::SeqStmts>(std::move(body), header), return_vars,
       kind, std::move(attrs), header));
   for (const VarPtr& v : return_vars) Define(v->name_hint(), v);
   return absl::OkStatus();
@@ -207,7 +208,7 @@ void Parser::DefineIterArgs(const std::vector<const Ast*>& carried,
                             std::vector<ir::IterArgPtr>* iter_args,
                             std::vector<TypePtr>* types) {
   for (size_t i = 0; i < carried.size(); ++i) {
-    auto ia = std::make_shared<const ir::IterArg>(std::string(carried[i]->text),
+    auto ia = ir::MakeNode<const ir::IterArg>(std::string(carried[i]->text),
                                                   inits[i]->type(), inits[i], SpanOf(carried[i]));
     types->push_back(inits[i]->type());
     Define(carried[i]->text, ia);
@@ -271,9 +272,9 @@ absl::Status Parser::LowerWhileFor(const Ast* stmt, std::vector<StmtPtr>* out) {
   if (y.has_names) {
     ASSIGN_OR_RETURN(return_vars, MakeResultVars(y, types));
   }
-  out->push_back(std::make_shared<ir::WhileStmt>(
+  out->push_back(ir::MakeNode<ir::WhileStmt>(
       std::move(cond), std::move(iter_args),
-      std::make_shared<ir::SeqStmts>(std::move(body), header), return_vars, header));
+      ir::MakeNode<ir::SeqStmts>(std::move(body), header), return_vars, header));
   for (const VarPtr& v : return_vars) Define(v->name_hint(), v);
   return absl::OkStatus();
 }
@@ -293,9 +294,9 @@ absl::Status Parser::LowerWhile(const Ast* stmt, std::vector<StmtPtr>* out) {
     return UserError(y.span, "a plain while loop has no loop-carried values; write `for (x,) in "
                              "pl.while_(init_values=(...))` to carry values");
   }
-  out->push_back(std::make_shared<ir::WhileStmt>(
+  out->push_back(ir::MakeNode<ir::WhileStmt>(
       std::move(cond), std::vector<ir::IterArgPtr>{},
-      std::make_shared<ir::SeqStmts>(std::move(body), header), std::vector<VarPtr>{}, header));
+      ir::MakeNode<ir::SeqStmts>(std::move(body), header), std::vector<VarPtr>{}, header));
   return absl::OkStatus();
 }
 

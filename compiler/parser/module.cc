@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/ir/arena.h"
 #include "compiler/parser/parser_impl.h"
 
 namespace pto::parser::internal {
@@ -182,7 +183,7 @@ absl::StatusOr<ExprPtr> Parser::InlineDynDim(const Ast* call) {
     }
   }
   ExprPtr& slot = inline_dyn_dims_[dim];
-  if (slot == nullptr) slot = std::make_shared<ir::DynDim>(dim, SpanOf(call));
+  if (slot == nullptr) slot = ir::MakeNode<ir::DynDim>(dim, SpanOf(call));
   return slot;
 }
 
@@ -198,7 +199,7 @@ absl::Status Parser::DefineDynDim(const Token& name, const Ast* call, SvMap<Cons
   }
   ConstVal v;
   v.kind = ConstVal::kDynDim;
-  v.dyn = std::make_shared<ir::DynDim>(dim, SpanOf(call));
+  v.dyn = ir::MakeNode<ir::DynDim>(dim, SpanOf(call));
   (*table)[name.text()] = std::move(v);
   return absl::OkStatus();
 }
@@ -605,7 +606,7 @@ absl::Status Parser::ParseFunctionHeader(FuncDecor decor) {
       }
       ASSIGN_OR_RETURN(pt, LowerParamType(ann));
     }
-    auto var = std::make_shared<const ir::Var>(std::string(pname->text()), pt.type,
+    auto var = ir::MakeNode<const ir::Var>(std::string(pname->text()), pt.type,
                                                SpanOf(*pname));
     Define(pname->text(), var);
     fs->params.push_back(std::move(var));
@@ -638,7 +639,7 @@ absl::Status Parser::ParseFunctionHeader(FuncDecor decor) {
   fs->role = role;
   fs->attrs = std::move(attrs);
   fs->runtime_binding = runtime_binding;
-  fs->gv = std::make_shared<const ir::GlobalVar>(std::string(fs->name), fs->span);
+  fs->gv = ir::MakeNode<const ir::GlobalVar>(std::string(fs->name), fs->span);
   SetCallType(fs.get());
   funcs_by_name_[fs->name] = fs.get();
   funcs_.push_back(std::move(fs));
@@ -652,7 +653,7 @@ void Parser::SetCallType(FuncState* fs) {
   } else if (fs->ret_types.size() == 1) {
     fs->call_type = fs->ret_types[0];
   } else {
-    fs->call_type = std::make_shared<ir::TupleType>(fs->ret_types);
+    fs->call_type = ir::MakeNode<ir::TupleType>(fs->ret_types);
   }
   // The only values of the callee a result type can name are its params.
   fs->call_type_uses_params = TypeNamesAVar(fs->call_type, 0);
@@ -756,7 +757,7 @@ absl::Status Parser::ParseFunctionBody(FuncState* f) {
   if (yield.present) {
     return UserError(yield.span, "pl.yield_ outside of a loop or if body");
   }
-  f->body = std::make_shared<ir::SeqStmts>(std::move(stmts), f->span);
+  f->body = ir::MakeNode<ir::SeqStmts>(std::move(stmts), f->span);
   f->body_active = false;
   f->body_done = true;
   if (f->derive_results) SetCallType(f);
@@ -791,6 +792,8 @@ absl::StatusOr<ir::ProgramPtr> ParseProgram(std::shared_ptr<const SourceFile> fi
   const ops::OpRegistry& registry =
       options.registry != nullptr ? *options.registry : ops::OpRegistry::Global();
   internal::Parser parser(*tokens, registry, options.allow_internal_ops);
+  // Every node of the program comes from one arena (compiler/ir/arena.h).
+  ir::ArenaScope arena;
   return parser.Run();
 }
 

@@ -33,6 +33,7 @@
 #define PTO_COMPILER_PARSER_PARSER_IMPL_H_
 
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -65,9 +66,31 @@ using ir::StmtPtr;
 using ir::TypePtr;
 using ir::VarPtr;
 
+// Names are short identifiers looked up on every use: eight bytes at a time
+// and a 64-bit finaliser (absl::Hash's general string hash was 3% of parsing,
+// docs/performance.md). Every bit is mixed, as flat_hash_map needs.
 struct SvHash {
   size_t operator()(std::string_view s) const {
-    return absl::Hash<absl::string_view>()(ToAbsl(s));
+    const char* p = s.data();
+    size_t n = s.size();
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+    while (n >= 8) {
+      uint64_t w;
+      std::memcpy(&w, p, 8);
+      h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+      h ^= h >> 32;
+      p += 8;
+      n -= 8;
+    }
+    if (n > 0) {
+      uint64_t w = 0;
+      std::memcpy(&w, p, n);
+      h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+    }
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 32;
+    return static_cast<size_t>(h);
   }
 };
 template <typename V>
@@ -171,19 +194,31 @@ struct Ast {
 class AstPool {
  public:
   Ast* New() {
-    if (used_ == chunks_.size() * kChunk) chunks_.push_back(std::make_unique<Ast[]>(kChunk));
-    Ast* a = &chunks_[used_ / kChunk][used_ % kChunk];
+    if (next_ == end_) Position();
     ++used_;
+    Ast* a = next_++;
     *a = Ast();
     return a;
   }
   size_t size() const { return used_; }
-  void Truncate(size_t n) { used_ = n; }
+  void Truncate(size_t n) {
+    used_ = n;
+    next_ = end_ = nullptr;  // the next New finds its chunk
+  }
 
  private:
   static constexpr size_t kChunk = 1024;
+  // Points next_/end_ into the chunk of node number used_, adding it if new.
+  void Position() {
+    size_t c = used_ / kChunk;
+    if (c == chunks_.size()) chunks_.push_back(std::make_unique<Ast[]>(kChunk));
+    next_ = chunks_[c].get() + used_ % kChunk;
+    end_ = chunks_[c].get() + kChunk;
+  }
   std::vector<std::unique_ptr<Ast[]>> chunks_;
   size_t used_ = 0;
+  Ast* next_ = nullptr;
+  Ast* end_ = nullptr;
 };
 
 struct KwName {

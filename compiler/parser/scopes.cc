@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/ir/arena.h"
 #include "compiler/parser/parser_impl.h"
 
 namespace pto::parser::internal {
@@ -79,9 +80,9 @@ absl::Status Parser::LowerWith(const Ast* stmt, std::vector<StmtPtr>* out, Yield
   // `with` bodies do not open a scope: their definitions stay visible.
   std::vector<StmtPtr> body;
   RETURN_IF_ERROR(LowerBlock(Kid(stmt, 1), &body, yield));
-  auto body_stmt = std::make_shared<ir::SeqStmts>(std::move(body), header);
+  auto body_stmt = ir::MakeNode<ir::SeqStmts>(std::move(body), header);
   if (!comm) {
-    out->push_back(std::make_shared<ir::RuntimeScopeStmt>(std::move(name), manual,
+    out->push_back(ir::MakeNode<ir::RuntimeScopeStmt>(std::move(name), manual,
                                                           std::move(body_stmt), std::move(attrs),
                                                           header));
     return absl::OkStatus();
@@ -101,11 +102,11 @@ absl::Status Parser::LowerWith(const Ast* stmt, std::vector<StmtPtr>* out, Yield
                                          slot, " = pld.tensor.alloc_window_buffer(size)`)"));
     }
     if (w->wb == nullptr) {
-      w->wb = std::make_shared<const ir::WindowBuffer>(w->base, w->size, false, false, w->span);
+      w->wb = ir::MakeNode<const ir::WindowBuffer>(w->base, w->size, false, false, w->span);
     }
     slots.push_back(w->wb);
   }
-  out->push_back(std::make_shared<ir::CommDomainScopeStmt>(
+  out->push_back(ir::MakeNode<ir::CommDomainScopeStmt>(
       std::move(name), std::move(devices), std::move(slots), std::move(body_stmt),
       std::move(attrs), header));
   return absl::OkStatus();
@@ -204,9 +205,9 @@ absl::Status Parser::LowerExecScope(const Ast* stmt, std::string_view what,
   Span header = SpanOf(stmt);
   std::vector<StmtPtr> body;
   RETURN_IF_ERROR(LowerBlock(Kid(stmt, 1), &body, yield));
-  out->push_back(std::make_shared<ir::ExecScopeStmt>(
+  out->push_back(ir::MakeNode<ir::ExecScopeStmt>(
       kind, std::move(name), level, role, std::move(core_num), sync_start,
-      std::make_shared<ir::SeqStmts>(std::move(body), header), std::move(attrs), header));
+      ir::MakeNode<ir::SeqStmts>(std::move(body), header), std::move(attrs), header));
   return absl::OkStatus();
 }
 
@@ -241,8 +242,8 @@ absl::Status Parser::LowerScopeAlias(const Ast* stmt, std::string_view what,
   Span header = SpanOf(stmt);
   std::vector<StmtPtr> body;
   RETURN_IF_ERROR(LowerBlock(Kid(stmt, 1), &body, yield));
-  out->push_back(std::make_shared<ir::RuntimeScopeStmt>(
-      "", manual, std::make_shared<ir::SeqStmts>(std::move(body), header), ir::AttrList{},
+  out->push_back(ir::MakeNode<ir::RuntimeScopeStmt>(
+      "", manual, ir::MakeNode<ir::SeqStmts>(std::move(body), header), ir::AttrList{},
       header));
   return absl::OkStatus();
 }

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/ir/arena.h"
 #include "compiler/parser/parser_impl.h"
 
 namespace pto::parser::internal {
@@ -76,9 +77,9 @@ absl::Status Parser::LowerStmt(const Ast* s, std::vector<StmtPtr>* out, YieldInf
                                       "body"));
       }
       if (brk) {
-        out->push_back(std::make_shared<ir::BreakStmt>(SpanOf(s)));
+        out->push_back(ir::MakeNode<ir::BreakStmt>(SpanOf(s)));
       } else {
-        out->push_back(std::make_shared<ir::ContinueStmt>(SpanOf(s)));
+        out->push_back(ir::MakeNode<ir::ContinueStmt>(SpanOf(s)));
       }
       return absl::OkStatus();
     }
@@ -153,7 +154,7 @@ absl::Status Parser::LowerAssign(const Ast* stmt, const Ast* target, const Ast* 
       w.span = SpanOf(stmt);
       w.wb = nullptr;
     }
-    out->push_back(std::make_shared<ir::AssignStmt>(var, std::move(v), SpanOf(stmt)));
+    out->push_back(ir::MakeNode<ir::AssignStmt>(var, std::move(v), SpanOf(stmt)));
     if (!reassigned) Define(name, std::move(var));
     return absl::OkStatus();
   }
@@ -179,16 +180,16 @@ absl::Status Parser::LowerAssign(const Ast* stmt, const Ast* target, const Ast* 
                                         " values into ", target->num_kids, " names"));
     }
     Span span = SpanOf(stmt);
-    auto tmp = std::make_shared<const ir::Var>("_tuple_tmp", v->type(), span);
-    out->push_back(std::make_shared<ir::AssignStmt>(tmp, std::move(v), span));
+    auto tmp = ir::MakeNode<const ir::Var>("_tuple_tmp", v->type(), span);
+    out->push_back(ir::MakeNode<ir::AssignStmt>(tmp, std::move(v), span));
     std::vector<std::pair<std::string_view, VarPtr>> defs;
     for (uint32_t i = 0; i < target->num_kids; ++i) {
       const Ast* e = Kid(target, i);
       TypePtr et = tt->types()[i];
       bool reassigned = false;
       VarPtr var = AssignTarget(e->text, et, SpanOf(e), &reassigned);
-      auto get = std::make_shared<ir::TupleGetItem>(tmp, static_cast<int>(i), et, SpanOf(e));
-      out->push_back(std::make_shared<ir::AssignStmt>(var, std::move(get), span));
+      auto get = ir::MakeNode<ir::TupleGetItem>(tmp, static_cast<int>(i), et, SpanOf(e));
+      out->push_back(ir::MakeNode<ir::AssignStmt>(var, std::move(get), span));
       if (!reassigned) defs.emplace_back(e->text, std::move(var));
     }
     for (auto& [n, var] : defs) Define(n, std::move(var));
@@ -246,7 +247,7 @@ absl::Status Parser::LowerYield(const Ast* stmt, const Ast* target, const Ast* a
     }
   }
   y.span = SpanOf(stmt);
-  out->push_back(std::make_shared<ir::YieldStmt>(y.values, y.span));
+  out->push_back(ir::MakeNode<ir::YieldStmt>(y.values, y.span));
   *yield = std::move(y);
   return absl::OkStatus();
 }
@@ -258,7 +259,7 @@ absl::Status Parser::LowerExprStatement(const Ast* stmt, std::vector<StmtPtr>* o
   if (a->kind == AstKind::kEllipsis || a->kind == AstKind::kString) return absl::OkStatus();
   if (IsPathCall(a, "pl.yield_")) return LowerYield(stmt, nullptr, nullptr, a, out, yield);
   ASSIGN_OR_RETURN(ExprPtr e, LowerExpr(a));
-  out->push_back(std::make_shared<ir::EvalStmt>(std::move(e), LeadingComments(stmt->line),
+  out->push_back(ir::MakeNode<ir::EvalStmt>(std::move(e), LeadingComments(stmt->line),
                                                 SpanOf(stmt)));
   return absl::OkStatus();
 }
@@ -286,7 +287,7 @@ absl::Status Parser::LowerReturn(const Ast* stmt, std::vector<StmtPtr>* out) {
                                        " but this return gives ", values.size(), " value",
                                        values.size() == 1 ? "" : "s"));
   }
-  out->push_back(std::make_shared<ir::ReturnStmt>(std::move(values), LeadingComments(stmt->line),
+  out->push_back(ir::MakeNode<ir::ReturnStmt>(std::move(values), LeadingComments(stmt->line),
                                                   span));
   return absl::OkStatus();
 }
@@ -324,7 +325,7 @@ absl::StatusOr<std::vector<VarPtr>> Parser::MakeResultVars(const YieldInfo& y,
   vars.reserve(y.names.size());
   for (size_t i = 0; i < y.names.size(); ++i) {
     TypePtr t = (i == 0 && y.annotation != nullptr) ? y.annotation : types[i];
-    vars.push_back(std::make_shared<const ir::Var>(std::string(y.names[i]), std::move(t),
+    vars.push_back(ir::MakeNode<const ir::Var>(std::string(y.names[i]), std::move(t),
                                                    y.name_spans[i]));
   }
   return vars;
@@ -364,7 +365,7 @@ absl::Status Parser::LowerIf(const Ast* stmt, std::vector<StmtPtr>* out, YieldIn
       ey.name_spans = inner.name_spans;
       ey.span = inner.span;
       for (const VarPtr& v : nested->return_vars()) ey.values.push_back(v);
-      else_stmts.push_back(std::make_shared<ir::YieldStmt>(ey.values, ey.span));
+      else_stmts.push_back(ir::MakeNode<ir::YieldStmt>(ey.values, ey.span));
     }
     PopScope();
   } else if (else_ast != nullptr) {
@@ -408,9 +409,9 @@ absl::Status Parser::LowerIf(const Ast* stmt, std::vector<StmtPtr>* out, YieldIn
     return UserError(ey.span, "both branches of an if must yield the same number of values");
   }
   std::optional<StmtPtr> else_body;
-  if (has_else) else_body = std::make_shared<ir::SeqStmts>(std::move(else_stmts), header);
-  out->push_back(std::make_shared<ir::IfStmt>(
-      std::move(cond), std::make_shared<ir::SeqStmts>(std::move(then_stmts), header),
+  if (has_else) else_body = ir::MakeNode<ir::SeqStmts>(std::move(else_stmts), header);
+  out->push_back(ir::MakeNode<ir::IfStmt>(
+      std::move(cond), ir::MakeNode<ir::SeqStmts>(std::move(then_stmts), header),
       std::move(else_body), return_vars, header));
   for (const VarPtr& v : return_vars) Define(v->name_hint(), v);
   return absl::OkStatus();

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/ir/arena.h"
 #include "compiler/parser/parser_impl.h"
 
 namespace pto::parser::internal {
@@ -25,7 +26,7 @@ absl::StatusOr<Parser::Window> Parser::LowerWindow(const Ast* idx,
   }
   Span span = SpanOf(idx);
   auto index_const = [&span](int64_t v) -> ExprPtr {
-    return std::make_shared<ir::ConstInt>(v, DataType::kIndex, span);
+    return ir::MakeNode<ir::ConstInt>(v, DataType::kIndex, span);
   };
   Window w;
   for (size_t d = 0; d < dims.size(); ++d) {
@@ -68,7 +69,7 @@ absl::StatusOr<Parser::Window> Parser::LowerWindow(const Ast* idx,
     } else if (lo && *lo == 0) {
       w.extents.push_back(upper);
     } else {
-      w.extents.push_back(std::make_shared<ir::BinaryExpr>(
+      w.extents.push_back(ir::MakeNode<ir::BinaryExpr>(
           ir::BinaryOp::kSub, upper, lower, ir::ScalarType::Get(DataType::kIndex), span));
     }
     w.offsets.push_back(std::move(lower));
@@ -92,15 +93,15 @@ absl::StatusOr<ExprPtr> Parser::LowerTensorSubscript(const Ast* a, ExprPtr base,
       std::vector<ExprPtr> indices(w.offsets.begin(), w.offsets.begin() + w.num_indices);
       std::vector<ExprPtr> args;
       args.push_back(std::move(base));
-      args.push_back(std::make_shared<ir::MakeTuple>(std::move(indices), span));
+      args.push_back(ir::MakeNode<ir::MakeTuple>(std::move(indices), span));
       const char* op = w.num_indices == dims.size() ? "pl.tensor.read" : "pl.tensor.index";
       return MakeOpCall(op, std::move(args), {}, {}, SpanOf(a));
     }
   }
   std::vector<ExprPtr> args;
   args.push_back(std::move(base));
-  args.push_back(std::make_shared<ir::MakeTuple>(w.extents, span));
-  args.push_back(std::make_shared<ir::MakeTuple>(std::move(w.offsets), span));
+  args.push_back(ir::MakeNode<ir::MakeTuple>(w.extents, span));
+  args.push_back(ir::MakeNode<ir::MakeTuple>(std::move(w.offsets), span));
   ASSIGN_OR_RETURN(ExprPtr slice, MakeOpCall("pl.tensor.slice", std::move(args), {}, {}, SpanOf(a)));
   if (w.num_indices == 0) return slice;
   std::vector<ExprPtr> kept;
@@ -109,7 +110,7 @@ absl::StatusOr<ExprPtr> Parser::LowerTensorSubscript(const Ast* a, ExprPtr base,
   }
   std::vector<ExprPtr> reshape_args;
   reshape_args.push_back(std::move(slice));
-  reshape_args.push_back(std::make_shared<ir::MakeTuple>(std::move(kept), span));
+  reshape_args.push_back(ir::MakeNode<ir::MakeTuple>(std::move(kept), span));
   return MakeOpCall("pl.tensor.reshape", std::move(reshape_args), {}, {}, SpanOf(a));
 }
 
@@ -161,20 +162,20 @@ absl::Status Parser::LowerSubscriptAssign(const Ast* stmt, const Ast* target, co
   if (src_dims.size() != dims.size()) {
     std::vector<ExprPtr> args;
     args.push_back(std::move(src));
-    args.push_back(std::make_shared<ir::MakeTuple>(w.extents, span));
+    args.push_back(ir::MakeNode<ir::MakeTuple>(w.extents, span));
     ASSIGN_OR_RETURN(src, MakeOpCall(tile ? "pl.tile.reshape" : "pl.tensor.reshape",
                                      std::move(args), {}, {}, SpanOf(value)));
   }
   std::vector<ExprPtr> args;
   args.push_back(dst);
   args.push_back(std::move(src));
-  args.push_back(std::make_shared<ir::MakeTuple>(std::move(w.offsets), span));
+  args.push_back(ir::MakeNode<ir::MakeTuple>(std::move(w.offsets), span));
   ASSIGN_OR_RETURN(ExprPtr assembled,
                    MakeOpCall(tile ? "pl.tile.assemble" : "pl.tensor.assemble", std::move(args),
                               {}, {}, SpanOf(stmt)));
   bool reassigned = false;
   VarPtr var = AssignTarget(base->text, assembled->type(), SpanOf(base), &reassigned);
-  out->push_back(std::make_shared<ir::AssignStmt>(var, std::move(assembled), SpanOf(stmt)));
+  out->push_back(ir::MakeNode<ir::AssignStmt>(var, std::move(assembled), SpanOf(stmt)));
   if (!reassigned) Define(base->text, std::move(var));
   return absl::OkStatus();
 }

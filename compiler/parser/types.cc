@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "compiler/ir/arena.h"
 #include "compiler/parser/parser_impl.h"
 
 namespace pto::parser::internal {
@@ -48,7 +49,7 @@ absl::StatusOr<std::vector<ExprPtr>> Parser::LowerShape(const Ast* a, std::strin
         if (e.kind != ConstVal::kInt) {
           return ErrorAt(a, pto::StrCat(what, " must be a list of integer dimensions"));
         }
-        dims.push_back(std::make_shared<ir::ConstInt>(e.i, DataType::kIndex, SpanOf(a)));
+        dims.push_back(ir::MakeNode<ir::ConstInt>(e.i, DataType::kIndex, SpanOf(a)));
       }
       return dims;
     }
@@ -142,13 +143,13 @@ absl::StatusOr<TypePtr> Parser::LowerShapedType(const Ast* a, int which) {
   Span span = SpanOf(a);
   switch (which) {
     case 0:
-      return TypePtr(std::make_shared<ir::TensorType>(std::move(shape), dtype, std::move(memref),
+      return TypePtr(ir::MakeNode<ir::TensorType>(std::move(shape), dtype, std::move(memref),
                                                       std::move(view), span));
     case 1:
-      return TypePtr(std::make_shared<ir::DistributedTensorType>(
+      return TypePtr(ir::MakeNode<ir::DistributedTensorType>(
           std::move(shape), dtype, std::move(memref), std::move(view), std::move(wb), span));
     default:
-      return TypePtr(std::make_shared<ir::TileType>(std::move(shape), dtype, std::move(memref),
+      return TypePtr(ir::MakeNode<ir::TileType>(std::move(shape), dtype, std::move(memref),
                                                     std::move(tile_valid), span));
   }
 }
@@ -190,7 +191,7 @@ absl::StatusOr<TypePtr> Parser::LowerType(const Ast* a) {
           ASSIGN_OR_RETURN(TypePtr t, LowerType(idx));
           types.push_back(std::move(t));
         }
-        return TypePtr(std::make_shared<ir::TupleType>(std::move(types), SpanOf(a)));
+        return TypePtr(ir::MakeNode<ir::TupleType>(std::move(types), SpanOf(a)));
       }
       if (path == "pl.Out" || path == "pl.InOut") {
         return ErrorAt(a, pto::StrCat(path, "[...] is only allowed on function parameters"));
@@ -310,7 +311,7 @@ bool Parser::TryParseSimpleType(TypePtr* out) {
     if (!accept_op(Op::kComma) || !accept_dtype(&dtype) || !accept_op(Op::kRBracket)) {
       return nullptr;
     }
-    return std::make_shared<ir::TensorType>(std::move(shape), dtype, std::nullopt, std::nullopt,
+    return ir::MakeNode<ir::TensorType>(std::move(shape), dtype, std::nullopt, std::nullopt,
                                             SpanFromTo(first, Prev()));
   };
   TypePtr t = lower();
