@@ -326,7 +326,13 @@ TEST(HostOrchestrationTest, ConstantRowOfAParameter) {
 // The device loop's variable is also the rank as a scalar argument
 // (PyPTO's `self.chip_orch(..., r, device=r)`).
 TEST(HostOrchestrationTest, RankAsAScalarArgument) {
-  ir::ProgramPtr program = Lower(ReadExample("moe_dispatch_combine.pto"));
+  // The example is written with pld.world_size(); compiled for 8 ranks as
+  // pto-compile --world-size=8 does: every use but the dispatch loop's bound.
+  const std::string loop = "for r in pl.range(pld.world_size()):";
+  std::string text = ReadExample("moe_dispatch_combine.pto");
+  ASSERT_NE(text.find(loop), std::string::npos);
+  text = ReplaceAll(ReplaceAll(text, "pld.world_size()", "8"), "for r in pl.range(8):", loop);
+  ir::ProgramPtr program = Lower(text);
   ASSERT_NE(program, nullptr);
   absl::StatusOr<std::string> code = GenerateHostOrchestration(program, "host_orch");
   ASSERT_TRUE(code.ok()) << code.status();
