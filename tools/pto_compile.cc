@@ -115,10 +115,10 @@ int ParseArgs(int argc, char** argv, Options* opts) {
     opts->target = *target;
   }
   opts->world_size = absl::GetFlag(FLAGS_world_size);
-  if (opts->world_size < 0 || opts->world_size > pto::kCommMaxRankNum) {
+  if (opts->world_size < 0 || opts->world_size > pto::kCommMaxDomainRanks) {
     return pto::tools::UsageError(
         Info(), absl::StrCat("--world-size=", opts->world_size, ": a domain holds 1 to ",
-                             pto::kCommMaxRankNum, " ranks (0: decided at run time)"));
+                             pto::kCommMaxDomainRanks, " ranks (0: decided at run time)"));
   }
   if (opts->output_dir.empty() && opts->single_file.empty()) {
     return pto::tools::UsageError(Info(), "no output (-o DIR or --single-file=OUT.cc)");

@@ -3,7 +3,7 @@
 // callable's orchestration on the host too, on a worker thread bound to the
 // device (rt::DeviceWorkers), and launches every ready AIV task on the
 // device's stream (rt::RunChipCallable on an HwLaunchQueue). Domains are
-// VMM windows, zeroed before export, with the 131,104-byte CommContext of
+// VMM windows, zeroed before export, with the 1056-byte CommContext of
 // rt::FillCommContext copied into each rank's device memory. One process
 // drives every device, so no HCCL bootstrap is needed here (HcclBootstrap
 // is for one process per rank).

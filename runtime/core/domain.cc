@@ -10,9 +10,9 @@ namespace pto::rt {
 absl::StatusOr<DomainLayout> LayOutDomain(const DomainSpec& spec,
                                           int device_count) {
   const size_t n = spec.devices.size();
-  if (n == 0 || n > static_cast<size_t>(kCommMaxRankNum)) {
+  if (n == 0 || n > static_cast<size_t>(kCommMaxDomainRanks)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "domain '", spec.name, "' needs 1..", kCommMaxRankNum,
+        "domain '", spec.name, "' needs 1..", kCommMaxDomainRanks,
         " devices (the CommContext rank table), got ", n));
   }
   std::set<int> seen;
@@ -58,9 +58,11 @@ void FillCommContext(CommContext* ctx, uint32_t rank,
   ctx->rankId = rank;
   ctx->rankNum = static_cast<uint32_t>(windows.size());
   ctx->winSize = window_size;
+  uint64_t* in = CommWindowsIn(ctx);
+  uint64_t* out = CommWindowsOut(ctx);
   for (size_t i = 0; i < windows.size(); ++i) {
-    ctx->windowsIn[i] = windows[i];
-    ctx->windowsOut[i] = windows[i];  // no separate out set (as simpler's sim)
+    in[i] = windows[i];
+    out[i] = windows[i];  // no separate out set (as simpler's sim)
   }
 }
 

@@ -24,7 +24,7 @@ struct DomainLayout {
   uint64_t used_bytes = 0;
 };
 
-// Checks the spec (1..kCommMaxRankNum distinct devices in [0, device_count), unique
+// Checks the spec (1..kCommMaxDomainRanks distinct devices in [0, device_count), unique
 // non-empty buffer names, buffers fit the window) before anything is
 // allocated; buffers are laid out in order, each starting at the next
 // multiple of kCommBufferAlignmentBytes, so a window sized as the sum of the
@@ -35,7 +35,7 @@ absl::StatusOr<DomainLayout> LayOutDomain(const DomainSpec& spec,
 // Rank `rank`'s context given every rank's window base. `ctx` must start
 // zeroed (a fresh Gm::Alloc, `CommContext{}`): only the header and the
 // windows' entries are written, so a context touches what its ranks use, not
-// the whole kCommMaxRankNum table.
+// the whole table.
 void FillCommContext(CommContext* ctx, uint32_t rank,
                      const std::vector<uint64_t>& windows,
                      uint64_t window_size);

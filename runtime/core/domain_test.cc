@@ -39,15 +39,15 @@ TEST(DomainTest, RejectsBadSpecsBeforeAllocating) {
       << big;
 }
 
-// The rank table's cap: a domain of kCommMaxRankNum devices is laid out, one
+// The rank table's cap: a domain of kCommMaxDomainRanks devices is laid out, one
 // more is refused with the cap named.
 TEST(DomainTest, RankCapBoundary) {
-  std::vector<int> devices(kCommMaxRankNum + 1);
+  std::vector<int> devices(kCommMaxDomainRanks + 1);
   std::iota(devices.begin(), devices.end(), 0);
   DomainSpec s{"ep", {devices.begin(), devices.end() - 1}, 64, {{"sig", 64}}};
-  ASSERT_TRUE(LayOutDomain(s, kCommMaxRankNum + 1).ok());
+  ASSERT_TRUE(LayOutDomain(s, kCommMaxDomainRanks + 1).ok());
   s.devices = devices;
-  absl::Status st = LayOutDomain(s, kCommMaxRankNum + 1).status();
+  absl::Status st = LayOutDomain(s, kCommMaxDomainRanks + 1).status();
   EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(st.message(),
             "domain 'ep' needs 1..8192 devices (the CommContext rank table), got 8193");
@@ -58,7 +58,7 @@ TEST(DomainTest, EveryPlatformFitsTheRankTable) {
   for (const std::string& name : platforms::PlatformNames()) {
     absl::StatusOr<platforms::Platform> p = platforms::LoadPlatform(name);
     ASSERT_TRUE(p.ok()) << name << ": " << p.status();
-    EXPECT_LE(p->fabric().max_chips(), static_cast<uint32_t>(kCommMaxRankNum)) << name;
+    EXPECT_LE(p->fabric().max_chips(), static_cast<uint32_t>(kCommMaxDomainRanks)) << name;
   }
 }
 

@@ -1,6 +1,7 @@
 #include "runtime/device/comm_context.h"
 
 #include <cstring>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "runtime/device/kernel_abi.h"
@@ -30,9 +31,36 @@ TEST(CommContextTest, LayoutIsTheDocumentedOne) {
   EXPECT_EQ(u64, 0x1234u);
   std::memcpy(&u64, raw + 32 + 2 * 8, 8);
   EXPECT_EQ(u64, 0xAAu);
-  EXPECT_EQ(sizeof(CommContext), 131104u);
-  std::memcpy(&u64, raw + 32 + 8 * kCommMaxRankNum + (kCommMaxRankNum - 1) * 8, 8);
+  EXPECT_EQ(sizeof(CommContext), 1056u);
+  std::memcpy(&u64, raw + 544 + (kCommMaxRankNum - 1) * 8, 8);
   EXPECT_EQ(u64, 0xBBu);
+  // Up to 64 ranks the accessors read the ABI's tables.
+  ctx.rankNum = kCommMaxRankNum;
+  EXPECT_EQ(CommWindowsIn(&ctx), ctx.windowsIn);
+  EXPECT_EQ(CommWindowsOut(&ctx), ctx.windowsOut);
+  EXPECT_EQ(CommContextBytes(1), sizeof(CommContext));
+}
+
+TEST(CommContextTest, AWiderDomainGrowsBothTablesInPlace) {
+  // 65 ranks: the header and windowsIn stay where the ABI has them, each
+  // table has 65 entries and windowsOut follows windowsIn.
+  constexpr uint32_t kRanks = kCommMaxRankNum + 1;
+  EXPECT_EQ(CommContextBytes(kRanks), 32u + 16u * kRanks);
+  std::vector<unsigned char> raw(CommContextBytes(kRanks));
+  auto* ctx = reinterpret_cast<CommContext*>(raw.data());
+  ctx->rankId = 64;
+  ctx->rankNum = kRanks;
+  CommWindowsIn(ctx)[64] = 0x40000;
+  CommWindowsIn(ctx)[0] = 0x10000;
+  CommWindowsOut(ctx)[64] = 0xCC;
+  uint64_t u64;
+  std::memcpy(&u64, raw.data() + 32 + 64 * 8, 8);
+  EXPECT_EQ(u64, 0x40000u);
+  std::memcpy(&u64, raw.data() + 32 + 8 * kRanks + 64 * 8, 8);
+  EXPECT_EQ(u64, 0xCCu);
+  EXPECT_EQ(raw.size(), 32u + 16u * kRanks);
+  int32_t* local = reinterpret_cast<int32_t*>(0x40010);
+  EXPECT_EQ(reinterpret_cast<uint64_t>(CommRemotePtr(ctx, local, 0)), 0x10010u);
 }
 
 TEST(CommContextTest, RemotePtrKeepsTheOffsetInsideThePeerWindow) {

@@ -120,7 +120,7 @@ inline pto::TensorDesc RemoteView(const pto::CommContext* ctx, const pto::Tensor
   if (pe < 0 || pe >= static_cast<int64_t>(ctx->rankNum)) {
     pto::CurrentCore()->Fault("peer rank out of range");
   }
-  const uint64_t base = ctx->windowsIn[ctx->rankId];
+  const uint64_t base = pto::CommWindowsIn(ctx)[ctx->rankId];
   if (t->addr < base || t->addr + t->start_offset + t->bytes > base + ctx->winSize) {
     pto::CurrentCore()->Fault("a remote access to a tensor outside the communication window");
   }

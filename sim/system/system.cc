@@ -120,7 +120,7 @@ absl::StatusOr<rt::Domain> SimSystem::CreateDomain(const rt::DomainSpec& spec) {
   for (size_t r = 0; r < n; ++r) {
     const int dev = spec.devices[r];
     absl::StatusOr<uint64_t> ctx_addr = chips_[dev]->gm().Alloc(
-        sizeof(CommContext), absl::StrCat("commctx ", spec.name, " r", r));
+        CommContextBytes(n), absl::StrCat("commctx ", spec.name, " r", r));
     if (!ctx_addr.ok()) return ctx_addr.status();
     rt::FillCommContext(reinterpret_cast<CommContext*>(*ctx_addr),
                         static_cast<uint32_t>(r), windows, spec.window_size);
@@ -128,7 +128,7 @@ absl::StatusOr<rt::Domain> SimSystem::CreateDomain(const rt::DomainSpec& spec) {
     c.domain_rank = static_cast<int>(r);
     c.domain_size = static_cast<int>(n);
     c.device = dev;
-    c.device_ctx = rt::Tensor{*ctx_addr, 0, sizeof(CommContext), dev, 8};
+    c.device_ctx = rt::Tensor{*ctx_addr, 0, CommContextBytes(n), dev, 8};
     c.local_window_base = windows[r];
     c.window_size = spec.window_size;
     for (size_t b = 0; b < spec.buffers.size(); ++b) {

@@ -563,9 +563,9 @@ TEST(AllToAllVKernelTest, LaneBoundariesAre32ByteAligned) {
   }
 }
 
-// The kernel's rank cap is the CommContext's (kCommMaxRankNum): 65 ranks on
+// The kernel's rank cap is the domain's (kCommMaxDomainRanks): 65 ranks on
 // A3, past the 16 of PyPTO's kernel and the 64 of the HcclDeviceContext
-// mirror, exchange every skew row correctly.
+// mirror (the context's wide layout), exchange every skew row correctly.
 TEST(AllToAllVKernelTest, RunsPastSixtyFourRanksOnA3) {
   Config c;
   c.p = 65;
