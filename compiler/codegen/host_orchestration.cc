@@ -541,7 +541,7 @@ class Generator {
         Line(loop_indent_, pto::StrCat("if (", term, " >= ", *dim, ") {"));
         Line(loop_indent_ + 1,
              pto::StrCat("return absl::OutOfRangeError(\"",
-                         absl::CEscape(pto::StrCat(index->span().ToString(), ": index ")),
+                         absl::CEscape(pto::StrCat(call.span().ToString(), ": index ")),
                          "\" + std::to_string(", term, ") + \" of '", s->name_hint(),
                          "' is outside dimension ", k, " of size ", *dim, "\");"));
         Line(loop_indent_, "}");

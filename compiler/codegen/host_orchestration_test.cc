@@ -404,9 +404,10 @@ TEST(HostOrchestrationTest, RoundLoopAroundDispatches) {
   EXPECT_THAT(*code, HasSubstr("  for (int64_t rd = int64_t{0}; rd < int64_t{2}; rd += 1) {\n"
                                "    for (int r = 0; r < world_size; ++r) {\n"));
   EXPECT_THAT(*code, HasSubstr("if (static_cast<uint64_t>(rd) >= 2) {"));
-  EXPECT_THAT(*code, HasSubstr("test.pto:20:32: index \" + std::to_string("
-                               "static_cast<uint64_t>(rd)) + \" of 'rd' is outside dimension 0 "
-                               "of size 2"));
+  // Located at the row expression `inputs[rd, r]` (line 23).
+  EXPECT_THAT(*code, HasSubstr("return absl::OutOfRangeError(\"test.pto:23:"));
+  EXPECT_THAT(*code, HasSubstr(": index \" + std::to_string(static_cast<uint64_t>(rd)) + \" of "
+                               "'rd' is outside dimension 0 of size 2\");"));
   EXPECT_THAT(*code, HasSubstr("Typed(inputs[r].View(((static_cast<uint64_t>(rd)) * 2 + "
                                "static_cast<uint64_t>(r)) * 32, 32)"));
 
@@ -422,7 +423,7 @@ TEST(HostOrchestrationTest, RoundLoopAroundDispatches) {
                         "loop-carried values in a HOST orchestrator yet"));
   std::optional<DiagnosticLocation> at = GetDiagnosticLocation(code.status());
   ASSERT_TRUE(at.has_value());
-  EXPECT_EQ(at->line, 17);
+  EXPECT_EQ(at->line, 20);
 }
 
 TEST(HostOrchestrationTest, UnknownFunctionIsNotFound) {
