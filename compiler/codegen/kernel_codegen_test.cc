@@ -346,6 +346,47 @@ class P:
                                "{2, 3, 4});\n"));
 }
 
+// An unstaged put gets its staging tile from AllocateMemoryAddr: without the
+// pass it is a located error, and a box of dynamic shape (which the pass
+// leaves alone) is unsupported.
+TEST(KernelCodegenTest, UnstagedPutNeedsItsStagingTile) {
+  const std::string text = R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.InOut[pl.Tensor[[8, 64], pl.FP32]], w: pl.InOut[pld.DistributedTensor[[8, 64], pl.FP32]], n: pl.Scalar[pl.INDEX]):
+        pld.tensor.put(w, 1, a, [0, 0], [0, 0], [2, 64])
+        return
+)";
+  // As MaterializeDistTensorCtx leaves it: one CommCtx param per window.
+  absl::StatusOr<ir::ProgramPtr> parsed = parser::ParseProgramText(
+      "test.pto",
+      ReplaceAll(text, "n: pl.Scalar[pl.INDEX]):", "n: pl.Scalar[pl.INDEX], w_ctx: pld.CommCtx):"));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  absl::StatusOr<std::string> code = GenerateKernel(*parsed, "k");
+  ASSERT_FALSE(code.ok());
+  EXPECT_THAT(std::string(code.status().message()),
+              HasSubstr("code generation needs a UB staging tile for pld.tensor.put: run "
+                        "AllocateMemoryAddr (the default pipeline) first"));
+  EXPECT_THAT(code.status().ToString(), HasSubstr("9:9:"));
+
+  ir::ProgramPtr lowered = Lower(text);
+  ASSERT_NE(lowered, nullptr);
+  code = GenerateKernel(lowered, "k");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("pto::Tile<float> stage = pto::TASSIGN<float>(0, 128);\n"));
+
+  ir::ProgramPtr dynamic = Lower(ReplaceAll(text, "[2, 64])", "[n, 64])"));
+  ASSERT_NE(dynamic, nullptr);
+  code = GenerateKernel(dynamic, "k");
+  ASSERT_FALSE(code.ok());
+  EXPECT_THAT(std::string(code.status().message()),
+              HasSubstr("code generation does not support pld.tensor.put of a non-constant box"));
+}
+
 TEST(KernelCodegenTest, UnsupportedConstructsAreLocatedUserErrors) {
   ir::ProgramPtr program = Lower(ReadFile("examples/kernels.pto"));
   ASSERT_NE(program, nullptr);

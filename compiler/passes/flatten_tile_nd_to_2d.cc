@@ -207,8 +207,9 @@ class Flattener : public ir::IRMutator {
     auto offsets = ir::As<ir::MakeTuple>(args[2]);
     const size_t rank = target->shape().size();
     if (source == nullptr || offsets == nullptr) {
-      Fail(UserErrorF(call->span(), "FlattenTileNdTo2D: pl.tile.assemble into a tile of rank ",
-                      rank, " needs a tile source and a literal offset list"));
+      // The operator's signature admits only these.
+      Fail(InternalErrorF(call->span(), "FlattenTileNdTo2D: pl.tile.assemble into a tile of rank ",
+                          rank, " needs a tile source and a literal offset list"));
       return call;
     }
     if (offsets->elements().size() != rank) {
