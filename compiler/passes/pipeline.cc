@@ -8,6 +8,7 @@
 #include "compiler/passes/ctrl_flow_transform.h"
 #include "compiler/passes/derive_call_directions.h"
 #include "compiler/passes/flatten_call_expr.h"
+#include "compiler/passes/fold_no_op_reshape.h"
 #include "compiler/passes/init_mem_ref.h"
 #include "compiler/passes/inline_functions.h"
 #include "compiler/passes/insert_comm_fence.h"
@@ -66,6 +67,7 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("AutoDeriveTaskDependencies",
                         [] { return CreateAutoDeriveTaskDependenciesPass(); });
   registry.RegisterPass("InsertCommFence", [] { return CreateInsertCommFencePass(); });
+  registry.RegisterPass("FoldNoOpReshape", [] { return CreateFoldNoOpReshapePass(); });
   // PyPTO's default pipeline (python/pypto/ir/pass_manager.py of
   // hw-native-sys/pypto) in its order and with its numbers, holding the passes
   // that exist here. LowerL2TensorCollectives and LegalizeSpmdLaunches have no
@@ -87,6 +89,7 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"31", "InitMemRef"},
                                            {"33", "MemoryReuse"},
                                            {"34", "AllocateMemoryAddr"},
+                                           {"35", "FoldNoOpReshape"},
                                            {"", "LowerL2TensorCollectives"},
                                            {"", "LegalizeSpmdLaunches"},
                                            {"37", "DeriveCallDirections"},
