@@ -442,8 +442,10 @@ class Parser {
     a->num_kids = static_cast<uint32_t>(scratch_.size() - base);
     int h = 0;
     for (size_t i = base; i < scratch_.size(); ++i) h = std::max<int>(h, scratch_[i]->height);
-    kids_.insert(kids_.end(), scratch_.begin() + base, scratch_.end());
-    scratch_.erase(scratch_.begin() + base, scratch_.end());
+    // Element by element: the ranges are a few kids, and vector::insert's
+    // out-of-line range insert cost more than the copy.
+    for (size_t i = base; i < scratch_.size(); ++i) kids_.push_back(scratch_[i]);
+    scratch_.resize(base);
     const Token& end = Prev();
     a->end_line = end.end_line();
     a->end_col = end.end_col;

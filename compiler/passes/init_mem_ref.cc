@@ -24,8 +24,9 @@ class MemRefAssigner {
     }
     if (auto a = ir::As<ir::AssignStmt>(stmt)) {
       if (!ir::Is<ir::TileType>(a->var()->type())) return absl::OkStatus();
-      // `b = a` names a's buffer; an operator writes a buffer of its own.
-      if (ir::MemRefPtr shared = Of(a->value())) {
+      // `b = a` names a's buffer, and so does the view `b = pl.tile.reshape(a,
+      // shape)` (PyPTO's view ops); an operator writes a buffer of its own.
+      if (ir::MemRefPtr shared = Of(ViewSource(a->value()))) {
         memrefs_[a->var().get()] = shared;
         return absl::OkStatus();
       }
@@ -53,6 +54,16 @@ class MemRefAssigner {
   absl::flat_hash_map<const ir::Var*, ir::MemRefPtr>& memrefs() { return memrefs_; }
 
  private:
+  // The tile a view operator reinterprets, else the value itself.
+  static ir::ExprPtr ViewSource(const ir::ExprPtr& e) {
+    auto call = ir::As<ir::Call>(e);
+    if (call != nullptr && !ir::Is<ir::GlobalVar>(call->op()) &&
+        call->op()->name() == "pl.tile.reshape" && !call->args().empty()) {
+      return call->args()[0];
+    }
+    return e;
+  }
+
   // The MemRef a value already has: a tile var's.
   ir::MemRefPtr Of(const ir::ExprPtr& e) const {
     auto var = ir::As<ir::Var>(e);

@@ -10,6 +10,7 @@
 #include "compiler/passes/derive_call_directions.h"
 #include "compiler/passes/flatten_call_expr.h"
 #include "compiler/passes/flatten_tile_nd_to_2d.h"
+#include "compiler/passes/fold_no_op_reshape.h"
 #include "compiler/passes/init_mem_ref.h"
 #include "compiler/passes/inline_functions.h"
 #include "compiler/passes/insert_comm_fence.h"
@@ -85,6 +86,7 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("ClassifyIterArgCarry", [] { return CreateClassifyIterArgCarryPass(); });
   registry.RegisterPass("MaterializeValidShapeSymbols",
                         [] { return CreateMaterializeValidShapeSymbolsPass(); });
+  registry.RegisterPass("FoldNoOpReshape", [] { return CreateFoldNoOpReshapePass(); });
   // PyPTO's default pipeline (python/pypto/ir/pass_manager.py of
   // hw-native-sys/pypto) in its order and with its numbers, holding the passes
   // that exist here. LowerL2TensorCollectives and LegalizeSpmdLaunches have no
@@ -110,6 +112,7 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"31", "InitMemRef"},
                                            {"33", "MemoryReuse"},
                                            {"34", "AllocateMemoryAddr"},
+                                           {"35", "FoldNoOpReshape"},
                                            {"", "LowerL2TensorCollectives"},
                                            {"", "LegalizeSpmdLaunches"},
                                            {"37", "DeriveCallDirections"},
