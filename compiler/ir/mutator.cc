@@ -582,4 +582,11 @@ FunctionPtr Substitute(const FunctionPtr& func, const VarSubstMap& map) {
   return m.MutateFunction(func);
 }
 
+StmtPtr FlatteningMutator::MutateSeqStmts(const std::shared_ptr<const SeqStmts>& stmt) {
+  StmtPtr out = IRMutator::MutateSeqStmts(stmt);
+  if (out == stmt) return out;
+  auto seq = As<SeqStmts>(out);
+  return SeqStmts::Flatten(seq->stmts(), seq->span());
+}
+
 }  // namespace pto::ir

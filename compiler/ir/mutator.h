@@ -107,6 +107,14 @@ class IRMutator {
   absl::flat_hash_map<const Var*, std::pair<VarPtr, VarPtr>> var_map_;
 };
 
+// An IRMutator that splices a statement rewritten into a SeqStmts into the
+// enclosing sequence, so passes that expand one statement into several keep
+// sequences flat (NormalizedStmtStructure).
+class FlatteningMutator : public IRMutator {
+ protected:
+  StmtPtr MutateSeqStmts(const std::shared_ptr<const SeqStmts>& stmt) override;
+};
+
 using VarSubstMap = absl::flat_hash_map<const Var*, ExprPtr>;
 
 // Replaces every use of a var in `map` by its value, including uses inside

@@ -48,7 +48,7 @@ class MaxMemRefId : public ir::IRVisitor {
 // before it with a fresh UB MemRef and passed as the staged form's `stage`
 // operand, so the box is placed and counted like every other buffer. A box
 // with a dynamic shape is left for code generation to reject.
-class StageBoxes : public ir::IRMutator {
+class StageBoxes : public ir::FlatteningMutator {
  public:
   explicit StageBoxes(int64_t next_id) : next_id_(next_id) {}
 
@@ -92,12 +92,6 @@ class StageBoxes : public ir::IRMutator {
         {std::make_shared<ir::AssignStmt>(stage, create, stmt->span()),
          std::make_shared<ir::EvalStmt>(moved, stmt->leading_comments(), stmt->span())},
         stmt->span());
-  }
-  ir::StmtPtr MutateSeqStmts(const std::shared_ptr<const ir::SeqStmts>& stmt) override {
-    ir::StmtPtr out = ir::IRMutator::MutateSeqStmts(stmt);
-    if (out == stmt) return out;
-    auto seq = ir::As<ir::SeqStmts>(out);
-    return ir::SeqStmts::Flatten(seq->stmts(), seq->span());
   }
 
  private:

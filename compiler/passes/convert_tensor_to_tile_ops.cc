@@ -35,7 +35,7 @@ ir::ExprPtr ZeroOffsets(size_t rank, const Span& span) {
   return std::make_shared<ir::MakeTuple>(zeros, span);
 }
 
-class Converter : public ir::IRMutator {
+class Converter : public ir::FlatteningMutator {
  public:
   explicit Converter(const absl::flat_hash_set<const ir::Var*>& blocked) : blocked_(blocked) {}
   absl::Status status;
@@ -151,12 +151,6 @@ class Converter : public ir::IRMutator {
     ir::StmtPtr out = ir::IRMutator::MutateIfStmt(stmt);
     loads_ = std::move(saved);
     return out;
-  }
-  ir::StmtPtr MutateSeqStmts(const std::shared_ptr<const ir::SeqStmts>& stmt) override {
-    ir::StmtPtr out = ir::IRMutator::MutateSeqStmts(stmt);
-    if (out == stmt) return out;
-    auto seq = ir::As<ir::SeqStmts>(out);
-    return ir::SeqStmts::Flatten(seq->stmts(), seq->span());
   }
 
  private:

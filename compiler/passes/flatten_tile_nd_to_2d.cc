@@ -67,7 +67,7 @@ bool CollapsesToRowBand(const std::vector<ir::ExprPtr>& src, const std::vector<i
   return true;
 }
 
-class Flattener : public ir::IRMutator {
+class Flattener : public ir::FlatteningMutator {
  public:
   absl::Status status;
 
@@ -112,13 +112,6 @@ class Flattener : public ir::IRMutator {
     ir::ExprPtr out = Rewrite(call);
     span_ = saved;
     return out;
-  }
-
-  ir::StmtPtr MutateSeqStmts(const std::shared_ptr<const ir::SeqStmts>& stmt) override {
-    ir::StmtPtr out = ir::IRMutator::MutateSeqStmts(stmt);
-    if (out == stmt) return out;
-    auto seq = ir::As<ir::SeqStmts>(out);
-    return ir::SeqStmts::Flatten(seq->stmts(), seq->span());
   }
 
  private:

@@ -110,7 +110,7 @@ class NestedReturnFinder : public ir::IRVisitor {
   }
 };
 
-class Inliner : public ir::IRMutator {
+class Inliner : public ir::FlatteningMutator {
  public:
   explicit Inliner(const InlineMap& inlines) : inlines_(inlines) {}
   absl::Status status;
@@ -134,12 +134,6 @@ class Inliner : public ir::IRMutator {
       return Splice(f, ir::As<ir::Call>(stmt->expr()), nullptr, stmt->span());
     }
     return ir::IRMutator::MutateEvalStmt(stmt);
-  }
-  ir::StmtPtr MutateSeqStmts(const std::shared_ptr<const ir::SeqStmts>& stmt) override {
-    ir::StmtPtr out = ir::IRMutator::MutateSeqStmts(stmt);
-    if (out == stmt) return out;
-    auto seq = ir::As<ir::SeqStmts>(out);
-    return ir::SeqStmts::Flatten(seq->stmts(), seq->span());
   }
   ir::ExprPtr MutateCall(const ir::CallPtr& call) override {
     if (ir::FunctionPtr f = InlineCallee(call, inlines_); f != nullptr && status.ok()) {

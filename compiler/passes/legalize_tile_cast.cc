@@ -62,7 +62,7 @@ int HopCost(DataType from, DataType to) {
   return ir::IsFloat(from) && ir::IsFloat(to) ? 1 : 2;
 }
 
-class CastLegalizer : public ir::IRMutator {
+class CastLegalizer : public ir::FlatteningMutator {
  public:
   CastLegalizer(const TcvtTable& table, std::string platform)
       : table_(table), platform_(std::move(platform)) {}
@@ -105,12 +105,6 @@ class CastLegalizer : public ir::IRMutator {
     out.push_back(std::make_shared<ir::AssignStmt>(
         var, Cast(call, cur, chain.back(), var->type()), stmt->span()));
     return ir::SeqStmts::Flatten(out, stmt->span());
-  }
-  ir::StmtPtr MutateSeqStmts(const std::shared_ptr<const ir::SeqStmts>& stmt) override {
-    ir::StmtPtr out = ir::IRMutator::MutateSeqStmts(stmt);
-    if (out == stmt) return out;
-    auto seq = ir::As<ir::SeqStmts>(out);
-    return ir::SeqStmts::Flatten(seq->stmts(), seq->span());
   }
 
  private:

@@ -316,7 +316,7 @@ ir::FunctionPtr WindowedClone(const ir::FunctionPtr& f, const Window& w) {
 }
 
 // `res = self.k(args)` becomes slice + windowed call + assemble.
-class WindowCallRewriter : public ir::IRMutator {
+class WindowCallRewriter : public ir::FlatteningMutator {
  public:
   WindowCallRewriter(const ir::ProgramPtr& program,
                      const absl::flat_hash_map<std::string, Window>& windows)
@@ -366,12 +366,6 @@ class WindowCallRewriter : public ir::IRMutator {
             stmt->span())};
     ++rewritten[f->name()];
     return ir::SeqStmts::Flatten(out, stmt->span());
-  }
-  ir::StmtPtr MutateSeqStmts(const std::shared_ptr<const ir::SeqStmts>& stmt) override {
-    ir::StmtPtr out = ir::IRMutator::MutateSeqStmts(stmt);
-    if (out == stmt) return out;
-    auto seq = ir::As<ir::SeqStmts>(out);
-    return ir::SeqStmts::Flatten(seq->stmts(), seq->span());
   }
 
  private:

@@ -118,7 +118,7 @@ class DirectionInference : public ir::IRVisitor {
 class Outliner;
 
 // Replaces the matching scopes of one function body by calls.
-class ScopeRewriter : public ir::IRMutator {
+class ScopeRewriter : public ir::FlatteningMutator {
  public:
   ScopeRewriter(Outliner* outliner, const ir::FunctionPtr& parent, const VarUses& uses)
       : outliner_(outliner), parent_(parent), uses_(uses) {}
@@ -127,12 +127,6 @@ class ScopeRewriter : public ir::IRMutator {
 
  protected:
   ir::StmtPtr MutateExecScopeStmt(const std::shared_ptr<const ir::ExecScopeStmt>& s) override;
-  ir::StmtPtr MutateSeqStmts(const std::shared_ptr<const ir::SeqStmts>& stmt) override {
-    ir::StmtPtr out = ir::IRMutator::MutateSeqStmts(stmt);
-    if (out == stmt) return out;
-    auto seq = ir::As<ir::SeqStmts>(out);
-    return ir::SeqStmts::Flatten(seq->stmts(), seq->span());
-  }
 
  private:
   Outliner* outliner_;

@@ -52,7 +52,7 @@ class RefCounter : public ir::IRVisitor {
   }
 };
 
-class Unroller : public ir::IRMutator {
+class Unroller : public ir::FlatteningMutator {
  public:
   explicit Unroller(const ir::FunctionPtr& f) {
     RefCounter all;
@@ -79,12 +79,6 @@ class Unroller : public ir::IRMutator {
     auto loop = ir::As<ir::ForStmt>(inner);
     if (loop == nullptr || loop->for_kind() != ir::ForKind::kUnroll || !status.ok()) return inner;
     return Unroll(loop, keep);
-  }
-  ir::StmtPtr MutateSeqStmts(const std::shared_ptr<const ir::SeqStmts>& stmt) override {
-    ir::StmtPtr out = ir::IRMutator::MutateSeqStmts(stmt);
-    if (out == stmt) return out;
-    auto seq = ir::As<ir::SeqStmts>(out);
-    return ir::SeqStmts::Flatten(seq->stmts(), seq->span());
   }
 
  private:
