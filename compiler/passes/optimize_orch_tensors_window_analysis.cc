@@ -1,0 +1,544 @@
+// OptimizeOrchTensors pattern 5, the analysis: which windows of a
+// windowize=True kernel's tensor params are provable from its body (PyPTO's
+// FinalStore, AggregateWindowLoop and PureInputWindowConsumer shapes). The
+// rewrite is optimize_orch_tensors_windows.cc; the rules are in
+// docs/passes/OptimizeOrchTensors.md.
+#include <algorithm>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "compiler/ir/builder.h"
+#include "compiler/passes/optimize_orch_tensors_internal.h"
+
+namespace pto::passes::orch_tensors {
+
+// ---- Linear forms ----------------------------------------------------------
+
+int64_t Linear::Coeff(const ir::Var* v) const {
+  for (const auto& [var, c] : terms) {
+    if (var.get() == v) return c;
+  }
+  return 0;
+}
+
+bool Linear::operator==(const Linear& o) const {
+  if (constant != o.constant || terms.size() != o.terms.size()) return false;
+  for (const auto& [var, c] : terms) {
+    if (o.Coeff(var.get()) != c) return false;
+  }
+  return true;
+}
+
+std::optional<Linear> AddLinear(const Linear& a, const Linear& b, int64_t scale_b) {
+  Linear out = a;
+  int64_t scaled = 0;
+  if (__builtin_mul_overflow(b.constant, scale_b, &scaled) ||
+      __builtin_add_overflow(out.constant, scaled, &out.constant)) {
+    return std::nullopt;
+  }
+  for (const auto& [var, c] : b.terms) {
+    if (__builtin_mul_overflow(c, scale_b, &scaled)) return std::nullopt;
+    auto it = std::find_if(out.terms.begin(), out.terms.end(),
+                           [&](const auto& t) { return t.first == var; });
+    if (it == out.terms.end()) {
+      out.terms.emplace_back(var, scaled);
+    } else if (__builtin_add_overflow(it->second, scaled, &it->second)) {
+      return std::nullopt;
+    }
+  }
+  out.terms.erase(std::remove_if(out.terms.begin(), out.terms.end(),
+                                 [](const auto& t) { return t.second == 0; }),
+                  out.terms.end());
+  return out;
+}
+
+std::optional<Linear> ParseLinear(const ir::ExprPtr& e, const ir::VarSubstMap& defs) {
+  if (std::optional<int64_t> c = ir::GetConstInt(e)) return Linear{{}, *c};
+  if (auto v = ir::As<ir::Var>(e)) {
+    if (auto it = defs.find(v.get()); it != defs.end()) return ParseLinear(it->second, defs);
+    if (!ir::Is<ir::ScalarType>(v->type())) return std::nullopt;
+    return Linear{{{v, 1}}, 0};
+  }
+  auto b = ir::As<ir::BinaryExpr>(e);
+  if (b == nullptr) return std::nullopt;
+  std::optional<Linear> l = ParseLinear(b->lhs(), defs);
+  std::optional<Linear> r = ParseLinear(b->rhs(), defs);
+  if (!l || !r) return std::nullopt;
+  switch (b->op()) {
+    case ir::BinaryOp::kAdd:
+      return AddLinear(*l, *r);
+    case ir::BinaryOp::kSub:
+      return AddLinear(*l, *r, -1);
+    case ir::BinaryOp::kMul:
+      if (r->terms.empty()) return AddLinear(Linear{}, *l, r->constant);
+      if (l->terms.empty()) return AddLinear(Linear{}, *r, l->constant);
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+ir::ExprPtr LinearExpr(const Linear& l, const Span& span) {
+  ir::ExprPtr out;
+  auto add = [&](ir::ExprPtr term) {
+    if (out == nullptr) {
+      out = std::move(term);
+    } else if (auto sum = ir::MakeBinary(ir::BinaryOp::kAdd, out, term, span); sum.ok()) {
+      out = *sum;
+    }
+  };
+  for (const auto& [var, c] : l.terms) {
+    if (c == 1) {
+      add(var);
+    } else if (auto prod = ir::MakeBinary(ir::BinaryOp::kMul, var, ir::ConstIndex(c, span), span);
+               prod.ok()) {
+      add(*prod);
+    }
+  }
+  if (l.constant != 0 || out == nullptr) add(ir::ConstIndex(l.constant, span));
+  return out;
+}
+
+namespace {
+
+// ---- Shared checks -----------------------------------------------------------
+
+bool Windowize(const ir::FunctionPtr& f) {
+  return ir::GetAttr<bool>(f->attrs(), "windowize").value_or(false);
+}
+
+std::optional<std::vector<int64_t>> ConstShape(const std::vector<ir::ExprPtr>& shape) {
+  std::vector<int64_t> out;
+  for (const ir::ExprPtr& d : shape) {
+    std::optional<int64_t> v = ir::GetConstInt(d);
+    if (!v || *v <= 0) return std::nullopt;
+    out.push_back(*v);
+  }
+  return out;
+}
+
+// The offsets, or nullopt unless each is linear in `params` (scalars
+// defined in the body read through `defs`).
+std::optional<std::vector<Linear>> ParamOffsets(const ir::ExprPtr& offsets,
+                                                const absl::flat_hash_set<const ir::Var*>& params,
+                                                const ir::VarSubstMap& defs = {}) {
+  auto t = ir::As<ir::MakeTuple>(offsets);
+  if (t == nullptr) return std::nullopt;
+  std::vector<Linear> out;
+  for (const ir::ExprPtr& e : t->elements()) {
+    std::optional<Linear> l = ParseLinear(e, defs);
+    if (!l) return std::nullopt;
+    for (const auto& [var, c] : l->terms) {
+      if (!params.contains(var.get())) return std::nullopt;
+    }
+    out.push_back(*l);
+  }
+  return out;
+}
+
+// The offsets, or nullopt unless they read only the kernel's scalar params
+// (the call site substitutes its arguments for them).
+std::optional<std::vector<ir::ExprPtr>> ParamOnly(
+    const ir::ExprPtr& offsets, const absl::flat_hash_set<const ir::Var*>& params) {
+  auto t = ir::As<ir::MakeTuple>(offsets);
+  if (t == nullptr) return std::nullopt;
+  VarCollector used;
+  used.VisitExpr(t);
+  for (const ir::Var* v : used.vars) {
+    if (!params.contains(v)) return std::nullopt;
+  }
+  return t->elements();
+}
+
+// The same expression over the same vars (StructuralEqual would pair up
+// distinct free vars).
+bool SameExpr(const ir::ExprPtr& a, const ir::ExprPtr& b) {
+  if (a == b) return true;
+  std::optional<int64_t> x = ir::GetConstInt(a);
+  if (x || ir::GetConstInt(b)) return x == ir::GetConstInt(b);
+  auto p = ir::As<ir::BinaryExpr>(a);
+  auto q = ir::As<ir::BinaryExpr>(b);
+  return p != nullptr && q != nullptr && p->op() == q->op() && SameExpr(p->lhs(), q->lhs()) &&
+         SameExpr(p->rhs(), q->rhs());
+}
+
+bool SameExprs(const std::vector<ir::ExprPtr>& a, const std::vector<ir::ExprPtr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!SameExpr(a[i], b[i])) return false;
+  }
+  return true;
+}
+
+// A window narrower than the whole tensor at offset 0 exposes a narrower
+// dependency; the whole tensor does not.
+bool Whole(const std::vector<int64_t>& box, const std::vector<ir::ExprPtr>& base,
+           const std::vector<int64_t>& shape) {
+  for (size_t d = 0; d < box.size(); ++d) {
+    if (box[d] != shape[d] || ir::GetConstInt(base[d]) != 0) return false;
+  }
+  return true;
+}
+
+Linear WithoutVar(Linear l, const ir::Var* v) {
+  l.terms.erase(std::remove_if(l.terms.begin(), l.terms.end(),
+                               [&](const auto& t) { return t.first.get() == v; }),
+                l.terms.end());
+  return l;
+}
+
+std::vector<ir::ExprPtr> Exprs(const std::vector<Linear>& ls, const Span& span) {
+  std::vector<ir::ExprPtr> out;
+  for (const Linear& l : ls) out.push_back(LinearExpr(l, span));
+  return out;
+}
+
+ir::ExprPtr Zeros(size_t rank, const Span& span) {
+  return std::make_shared<ir::MakeTuple>(
+      std::vector<ir::ExprPtr>(rank, ir::ConstIndex(0, span)), span);
+}
+
+struct Kernel {
+  const ir::FunctionPtr& f;
+  std::vector<ir::StmtPtr> stmts;
+  std::shared_ptr<const ir::ReturnStmt> ret;
+  absl::flat_hash_set<const ir::Var*> scalars;  // scalar params
+  UseCounter uses;
+};
+
+// ---- FinalStore: `r = pl.tile.store(t, offsets, out)` returned --------------
+
+std::optional<OutWindow> FinalStoreWindow(const Kernel& k, size_t p) {
+  const ir::VarPtr& param = k.f->params()[p];
+  auto tensor = ir::As<ir::TensorType>(param->type());
+  std::optional<std::vector<int64_t>> shape =
+      tensor ? ConstShape(tensor->shape()) : std::nullopt;
+  if (!shape || k.uses.Uses(param.get()) != 1) return std::nullopt;
+  for (const ir::StmtPtr& s : k.stmts) {
+    auto a = ir::As<ir::AssignStmt>(s);
+    if (a == nullptr || !IsOpCall(a->value(), "pl.tile.store")) continue;
+    auto call = ir::As<ir::Call>(a->value());
+    if (call->args().size() != 3 || call->args()[2] != param) continue;
+    size_t ret = k.ret->value().size();
+    for (size_t i = 0; i < k.ret->value().size(); ++i) {
+      if (k.ret->value()[i] == a->var()) ret = i;
+    }
+    auto tile = ir::As<ir::TileType>(call->args()[0]->type());
+    std::optional<std::vector<int64_t>> tshape = tile ? ConstShape(tile->shape()) : std::nullopt;
+    std::optional<std::vector<ir::ExprPtr>> base = ParamOnly(call->args()[1], k.scalars);
+    if (ret == k.ret->value().size() || k.uses.Uses(a->var().get()) != 1 || !tshape || !base ||
+        tshape->size() > shape->size() || base->size() != shape->size()) {
+      return std::nullopt;
+    }
+    // A tile of lower rank stores into the innermost dims.
+    OutWindow w{p, ret, std::vector<int64_t>(shape->size() - tshape->size(), 1), {}, {}, {}, false};
+    w.box.insert(w.box.end(), tshape->begin(), tshape->end());
+    if (Whole(w.box, *base, *shape)) return std::nullopt;
+    w.base = *base;
+    w.accesses.emplace_back(call.get(), Zeros(shape->size(), call->span()));
+    w.carriers.push_back(a->var().get());
+    return w;
+  }
+  return std::nullopt;
+}
+
+// ---- AggregateWindowLoop: an Out param carried through one loop -------------
+
+// A window-sized access to the carrier in one trip: box and offsets.
+struct Access {
+  const ir::Call* call = nullptr;
+  ir::ExprPtr offsets;
+  std::vector<int64_t> box;
+  std::vector<Linear> at;  // offsets, linear in the loop var and scalar params
+};
+
+std::optional<OutWindow> AggregateWindow(const Kernel& k, size_t p) {
+  const ir::VarPtr& param = k.f->params()[p];
+  auto tensor = ir::As<ir::TensorType>(param->type());
+  std::optional<std::vector<int64_t>> shape =
+      tensor ? ConstShape(tensor->shape()) : std::nullopt;
+  if (!shape || k.uses.Uses(param.get()) != 1) return std::nullopt;
+  const size_t rank = shape->size();
+  for (const ir::StmtPtr& s : k.stmts) {
+    auto loop = ir::As<ir::ForStmt>(s);
+    if (loop == nullptr) continue;
+    size_t it = loop->iter_args().size();
+    for (size_t i = 0; i < loop->iter_args().size(); ++i) {
+      if (loop->iter_args()[i]->init_value() == param) it = i;
+    }
+    if (it == loop->iter_args().size()) continue;
+    if (loop->return_vars().size() != loop->iter_args().size()) return std::nullopt;
+    const ir::VarPtr& result = loop->return_vars()[it];
+    size_t ret = k.ret->value().size();
+    for (size_t i = 0; i < k.ret->value().size(); ++i) {
+      if (k.ret->value()[i] == result) ret = i;
+    }
+    // A static trip count: the window is the union over every trip.
+    std::optional<int64_t> start = ir::GetConstInt(loop->start());
+    std::optional<int64_t> stop = ir::GetConstInt(loop->stop());
+    std::optional<int64_t> step = ir::GetConstInt(loop->step());
+    if (ret == k.ret->value().size() || k.uses.Uses(result.get()) != 1 || !start || !stop ||
+        !step || *step <= 0 || *stop <= *start) {
+      return std::nullopt;
+    }
+    const int64_t trips = (*stop - *start + *step - 1) / *step;
+    const ir::IterArgPtr& acc = loop->iter_args()[it];
+    std::vector<ir::StmtPtr> body = TopLevel(loop->body());
+    auto yield = body.empty() ? nullptr : ir::As<ir::YieldStmt>(body.back());
+    if (yield == nullptr || yield->value().size() != loop->iter_args().size()) return std::nullopt;
+    // Walk the carrier chain: stores into it advance it, loads read it.
+    absl::flat_hash_set<const ir::Var*> allowed = k.scalars;
+    allowed.insert(loop->loop_var().get());
+    ir::VarSubstMap defs;
+    const ir::Var* tail = acc.get();
+    OutWindow w{p, ret, {}, {}, {}, {acc.get()}, true};
+    std::vector<Access> stores, loads;
+    absl::flat_hash_map<const ir::Var*, int> expected;  // recognised uses per carrier
+    for (const ir::StmtPtr& b : body) {
+      auto a = ir::As<ir::AssignStmt>(b);
+      if (a == nullptr) continue;
+      auto call = ir::As<ir::Call>(a->value());
+      bool store = IsOpCall(a->value(), "pl.tile.store") && call->args().size() == 3 &&
+                   call->args()[2].get() == tail;
+      bool load = IsOpCall(a->value(), "pl.tile.load") && call->args().size() == 3 &&
+                  call->args()[0].get() == tail;
+      if (!store && !load) {
+        if (ir::Is<ir::ScalarType>(a->var()->type())) defs[a->var().get()] = a->value();
+        continue;
+      }
+      auto tile = ir::As<ir::TileType>(store ? call->args()[0]->type() : call->type());
+      std::optional<std::vector<int64_t>> box = tile ? ConstShape(tile->shape()) : std::nullopt;
+      std::optional<std::vector<Linear>> at = ParamOffsets(call->args()[1], allowed, defs);
+      if (!box || box->size() != rank || !at) return std::nullopt;
+      ++expected[tail];
+      (store ? stores : loads).push_back(Access{call.get(), call->args()[1], *box, *at});
+      if (store) {
+        tail = a->var().get();
+        w.carriers.push_back(tail);
+      }
+    }
+    if (stores.empty() || yield->value()[it].get() != tail) return std::nullopt;
+    ++expected[tail];  // the yield
+    // Every use of a carrier is one of the accesses above (nothing nested
+    // reads or writes it past the analysis).
+    for (const ir::Var* c : w.carriers) {
+      if (k.uses.Uses(c) != expected[c]) return std::nullopt;
+    }
+    // Every load reads a region a store of the same trip writes.
+    for (const Access& l : loads) {
+      bool matched = false;
+      for (const Access& st : stores) matched = matched || (st.box == l.box && st.at == l.at);
+      if (!matched) return std::nullopt;
+    }
+    // Per dim: all accesses share the param part, so the bounds are constants
+    // apart; the loop var moves at most one dim.
+    const ir::Var* iv = loop->loop_var().get();
+    std::vector<Linear> base(rank);
+    std::vector<int64_t> lo(rank), hi(rank), first_lo(rank), first_hi(rank);
+    int varying = -1;
+    for (size_t d = 0; d < rank; ++d) {
+      // The part without the loop var, constant aside, is the same for all.
+      Linear common = WithoutVar(stores[0].at[d], iv);
+      common.constant = 0;
+      for (size_t u = 0; u < stores.size(); ++u) {
+        const Linear& l = stores[u].at[d];
+        const int64_t c = l.Coeff(iv);
+        Linear rest = WithoutVar(l, iv);
+        const int64_t off = rest.constant;
+        rest.constant = 0;
+        if (!(rest == common)) return std::nullopt;
+        if (c != 0) {
+          if (varying >= 0 && varying != static_cast<int>(d)) return std::nullopt;
+          varying = static_cast<int>(d);
+        }
+        int64_t first = 0, last = 0;
+        if (__builtin_mul_overflow(c, *start, &first) || __builtin_add_overflow(first, off, &first) ||
+            __builtin_mul_overflow(c, *start + (trips - 1) * *step, &last) ||
+            __builtin_add_overflow(last, off, &last)) {
+          return std::nullopt;
+        }
+        const int64_t min = std::min(first, last), max = std::max(first, last);
+        const int64_t size = stores[u].box[d];
+        lo[d] = u == 0 ? min : std::min(lo[d], min);
+        hi[d] = u == 0 ? max + size : std::max(hi[d], max + size);
+        first_lo[d] = u == 0 ? first : std::min(first_lo[d], first);
+        first_hi[d] = u == 0 ? first + size : std::max(first_hi[d], first + size);
+      }
+      base[d] = common;
+      base[d].constant = lo[d];
+    }
+    // The first trip's stores tile their bounding box exactly (disjoint, no
+    // holes), and the trips tile the moving dim end to end.
+    int64_t volume = 1, covered = 0;
+    for (size_t d = 0; d < rank; ++d) volume *= first_hi[d] - first_lo[d];
+    for (size_t u = 0; u < stores.size(); ++u) {
+      int64_t v = 1;
+      for (size_t d = 0; d < rank; ++d) v *= stores[u].box[d];
+      covered += v;
+      for (size_t o = 0; o < u; ++o) {
+        bool apart = false;
+        for (size_t d = 0; d < rank; ++d) {
+          int64_t a0 = stores[u].at[d].constant + stores[u].at[d].Coeff(iv) * *start;
+          int64_t b0 = stores[o].at[d].constant + stores[o].at[d].Coeff(iv) * *start;
+          apart = apart || a0 + stores[u].box[d] <= b0 || b0 + stores[o].box[d] <= a0;
+        }
+        if (!apart) return std::nullopt;
+      }
+    }
+    if (covered != volume) return std::nullopt;
+    for (size_t d = 0; d < rank; ++d) {
+      w.box.push_back(hi[d] - lo[d]);
+      int64_t span = first_hi[d] - first_lo[d];
+      if (static_cast<int>(d) == varying ? w.box[d] != span * trips : w.box[d] != span) {
+        return std::nullopt;
+      }
+      if (w.box[d] > (*shape)[d]) return std::nullopt;
+    }
+    w.base = Exprs(base, k.f->span());
+    if (Whole(w.box, w.base, *shape)) return std::nullopt;
+    w.carriers.push_back(result.get());
+    // In the clone each access moves by -base (dims whose base is 0 keep
+    // their offset expressions).
+    for (const std::vector<Access>* group : {&stores, &loads}) {
+      for (const Access& x : *group) {
+        auto t = ir::As<ir::MakeTuple>(x.offsets);
+        std::vector<ir::ExprPtr> local;
+        for (size_t d = 0; d < rank; ++d) {
+          if (base[d] == Linear{}) {
+            local.push_back(t->elements()[d]);
+          } else {
+            local.push_back(LinearExpr(*AddLinear(x.at[d], base[d], -1), t->span()));
+          }
+        }
+        w.accesses.emplace_back(x.call, std::make_shared<ir::MakeTuple>(local, t->span()));
+      }
+    }
+    return w;
+  }
+  return std::nullopt;
+}
+
+// ---- PureInputWindowConsumer: an In param read through one window -----------
+
+class ParamReads : public ir::IRVisitor {
+ public:
+  explicit ParamReads(const ir::Var* param) : param_(param) {}
+  std::vector<Access> reads;
+  bool other = false;  // a read that is not a plain window load or slice
+
+ protected:
+  void VisitCall(const ir::CallPtr& call) override {
+    const auto& args = call->args();
+    if (!args.empty() && args[0].get() == param_) {
+      std::optional<std::vector<int64_t>> box;
+      ir::ExprPtr offsets;
+      if (IsOpCall(call, "pl.tile.load") && (args.size() == 3 || args.size() == 4) &&
+          !ir::GetAttr<bool>(call->kwargs(), "transpose").value_or(false)) {
+        // The read box is the tile (no valid_shape narrower than it).
+        auto tile = ir::As<ir::TileType>(call->type());
+        box = tile && tile->valid_shape().empty() ? ConstShape(tile->shape()) : std::nullopt;
+        auto read = ir::As<ir::MakeTuple>(args[2]);
+        if (box && (read == nullptr || ConstShape(read->elements()) != box)) box.reset();
+        offsets = args[1];
+      } else if (IsOpCall(call, "pl.tensor.slice") && args.size() == 3) {
+        auto t = ir::As<ir::TensorType>(call->type());
+        box = t ? ConstShape(t->shape()) : std::nullopt;
+        offsets = args[2];
+      }
+      if (box) {
+        reads.push_back(Access{call.get(), offsets, *box, {}});
+        for (size_t i = 1; i < args.size(); ++i) VisitExpr(args[i]);
+        return;
+      }
+    }
+    ir::IRVisitor::VisitCall(call);
+  }
+  void VisitVar(const ir::VarPtr& var) override { other = other || var.get() == param_; }
+
+ private:
+  const ir::Var* param_;
+};
+
+std::optional<InWindow> InputWindow(const Kernel& k, size_t p) {
+  const ir::VarPtr& param = k.f->params()[p];
+  auto tensor = ir::As<ir::TensorType>(param->type());
+  std::optional<std::vector<int64_t>> shape =
+      tensor ? ConstShape(tensor->shape()) : std::nullopt;
+  if (!shape || k.f->param_directions()[p] != ir::ParamDirection::kIn) return std::nullopt;
+  ParamReads reads(param.get());
+  reads.VisitStmt(k.f->body());
+  if (reads.other || reads.reads.empty()) return std::nullopt;
+  std::optional<std::vector<ir::ExprPtr>> base;
+  InWindow w{p, reads.reads[0].box, {}, {}};
+  for (const Access& r : reads.reads) {
+    std::optional<std::vector<ir::ExprPtr>> at = ParamOnly(r.offsets, k.scalars);
+    if (!at || r.box != w.box || at->size() != shape->size() || (base && !SameExprs(*at, *base))) {
+      return std::nullopt;
+    }
+    base = at;
+    w.accesses.emplace_back(r.call, Zeros(shape->size(), r.offsets->span()));
+  }
+  if (w.box.size() != shape->size() || Whole(w.box, *base, *shape)) return std::nullopt;
+  w.base = *base;
+  return w;
+}
+
+// An Out param written whole at offset 0 by a returned final store.
+bool WholeFinalStore(const Kernel& k, size_t p) {
+  const ir::VarPtr& param = k.f->params()[p];
+  for (const ir::StmtPtr& s : k.stmts) {
+    auto a = ir::As<ir::AssignStmt>(s);
+    if (a == nullptr || !IsOpCall(a->value(), "pl.tile.store")) continue;
+    auto call = ir::As<ir::Call>(a->value());
+    auto tile = ir::As<ir::TileType>(call->args()[0]->type());
+    auto tensor = ir::As<ir::TensorType>(param->type());
+    std::optional<std::vector<ir::ExprPtr>> at = ParamOnly(call->args()[1], k.scalars);
+    if (call->args()[2] != param || tile == nullptr || tensor == nullptr || !at) continue;
+    std::optional<std::vector<int64_t>> box = ConstShape(tile->shape());
+    std::optional<std::vector<int64_t>> shape = ConstShape(tensor->shape());
+    return box && shape && box->size() == shape->size() && Whole(*box, *at, *shape);
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<WindowPlan> PlanWindows(const ir::FunctionPtr& f) {
+  if (f->body() == nullptr || !ir::IsInCoreType(f->func_type()) || !Windowize(f)) {
+    return std::nullopt;
+  }
+  Kernel k{f, TopLevel(f->body()), nullptr, {}, {}};
+  k.ret = k.stmts.empty() ? nullptr : ir::As<ir::ReturnStmt>(k.stmts.back());
+  if (k.ret == nullptr) return std::nullopt;
+  for (const ir::VarPtr& p : f->params()) {
+    if (ir::Is<ir::ScalarType>(p->type())) k.scalars.insert(p.get());
+  }
+  k.uses.VisitFunction(f);
+  WindowPlan plan{f->name() + "__windowed", {}, {}};
+  bool outs_whole = true;  // every Out param is written whole at offset 0
+  for (size_t p = 0; p < f->params().size(); ++p) {
+    if (f->param_directions()[p] != ir::ParamDirection::kOut) continue;
+    std::optional<OutWindow> w = FinalStoreWindow(k, p);
+    if (!w) w = AggregateWindow(k, p);
+    if (w) {
+      plan.outs.push_back(std::move(*w));
+    } else {
+      outs_whole = outs_whole && WholeFinalStore(k, p);
+    }
+  }
+  // Input windows ride along with output windows, or stand alone when the
+  // outputs are written whole, and only in a kernel that returns data (one
+  // that does not may be a fence whose wide input is the point).
+  if (!f->return_types().empty() && (!plan.outs.empty() || outs_whole)) {
+    for (size_t p = 0; p < f->params().size(); ++p) {
+      if (std::optional<InWindow> w = InputWindow(k, p)) plan.ins.push_back(std::move(*w));
+    }
+  }
+  if (plan.outs.empty() && plan.ins.empty()) return std::nullopt;
+  return plan;
+}
+
+}  // namespace pto::passes::orch_tensors
