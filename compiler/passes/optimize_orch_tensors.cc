@@ -55,13 +55,13 @@ std::optional<FinalStore> FindFinalStore(const ir::FunctionPtr& f) {
   return std::nullopt;
 }
 
-ir::FunctionPtr Rebuilt(const ir::FunctionPtr& f, std::string name, std::vector<ir::VarPtr> params,
-                        std::vector<ir::ParamDirection> dirs, std::vector<ir::TypePtr> returns,
-                        ir::StmtPtr body) {
-  absl::StatusOr<ir::FunctionPtr> out = ir::Function::Create(
-      std::move(name), std::move(params), std::move(dirs), std::move(returns), std::move(body),
-      f->func_type(), f->level(), f->role(), f->attrs(), f->requires_runtime_binding(), f->span());
-  return out.ok() ? *out : nullptr;
+absl::StatusOr<ir::FunctionPtr> Rebuilt(const ir::FunctionPtr& f, std::string name,
+                                        std::vector<ir::VarPtr> params,
+                                        std::vector<ir::ParamDirection> dirs,
+                                        std::vector<ir::TypePtr> returns, ir::StmtPtr body) {
+  return ir::Function::Create(std::move(name), std::move(params), std::move(dirs),
+                              std::move(returns), std::move(body), f->func_type(), f->level(),
+                              f->role(), f->attrs(), f->requires_runtime_binding(), f->span());
 }
 
 void UseCounter::VisitCall(const ir::CallPtr& call) {

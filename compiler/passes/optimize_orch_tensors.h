@@ -1,15 +1,13 @@
-// OptimizeOrchTensors (PyPTO pass 11), two of its patterns:
-//  * iter-arg reuse: in an orchestration loop, a kernel call whose Out
-//    argument is a fresh `pl.tensor.create` and whose result is yielded into
-//    the loop-carried tensor it also reads (an In argument) writes that
-//    tensor in place: the Out param merges into the In param (now InOut) and
-//    the create goes;
-//  * static windows (opt-in, `windowize=True` on the kernel): a kernel whose
-//    only use of an Out param is its final `pl.tile.store` of a constant box
-//    at offsets given by its params gets a `<name>__windowed` clone whose Out
-//    param is just that box, and each orchestration call becomes
-//    slice + windowed call + assemble, so the runtime sees the window.
-// See docs/passes/OptimizeOrchTensors.md for the patterns not here and why.
+// OptimizeOrchTensors (PyPTO pass 11): how orchestration passes tensors to
+// kernels, in PyPTO's pattern order, one file per pattern:
+//  1 iter-arg reuse: a kernel's fresh Out tensor that the loop feeds back
+//    merges into the In param it replaces (now InOut);
+//  3 assemble-loop rewrite: a kernel's pl.tile.assemble loop followed by one
+//    final store stores each chunk into the Out param instead;
+//  5 static windows (opt-in, `windowize=True`): a kernel whose tensor params
+//    are provably accessed in one window gets a `<name>__windowed` clone over
+//    the windows, and its calls slice, call the clone and assemble.
+// See docs/passes/OptimizeOrchTensors.md for the rules and for patterns 2, 4.
 #ifndef PTO_COMPILER_PASSES_OPTIMIZE_ORCH_TENSORS_H_
 #define PTO_COMPILER_PASSES_OPTIMIZE_ORCH_TENSORS_H_
 

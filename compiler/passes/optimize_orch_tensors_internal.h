@@ -67,9 +67,8 @@ struct FinalStore {
 };
 std::optional<FinalStore> FindFinalStore(const ir::FunctionPtr& f);
 
-// `f` with a new name, signature and body, its other fields kept; nullptr if
-// the function does not build.
-ir::FunctionPtr Rebuilt(const ir::FunctionPtr& f, std::string name, std::vector<ir::VarPtr> params,
+// `f` with a new name, signature and body, its other fields kept.
+absl::StatusOr<ir::FunctionPtr> Rebuilt(const ir::FunctionPtr& f, std::string name, std::vector<ir::VarPtr> params,
                         std::vector<ir::ParamDirection> dirs, std::vector<ir::TypePtr> returns,
                         ir::StmtPtr body);
 

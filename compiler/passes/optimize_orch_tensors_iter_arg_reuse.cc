@@ -10,6 +10,7 @@
 #include "compiler/ir/builder.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/passes/optimize_orch_tensors_internal.h"
+#include "compiler/support/status_macros.h"
 
 namespace pto::passes::orch_tensors {
 namespace {
@@ -90,7 +91,7 @@ class ReuseFinder : public ir::IRVisitor {
   const UseCounter& counts_;
 };
 
-ir::FunctionPtr MergeParams(const ir::FunctionPtr& f, const Merge& m) {
+absl::StatusOr<ir::FunctionPtr> MergeParams(const ir::FunctionPtr& f, const Merge& m) {
   std::vector<ir::VarPtr> params;
   std::vector<ir::ParamDirection> dirs;
   for (size_t i = 0; i < f->params().size(); ++i) {
@@ -158,8 +159,7 @@ absl::StatusOr<ir::ProgramPtr> ReuseIterArgs(const ir::ProgramPtr& program) {
   std::vector<ir::FunctionPtr> funcs;
   for (const auto& [gv, f] : program->functions()) {
     if (auto it = finder.merges.find(f->name()); it != finder.merges.end()) {
-      ir::FunctionPtr merged = MergeParams(f, it->second);
-      if (merged == nullptr) return program;
+      ASSIGN_OR_RETURN(ir::FunctionPtr merged, MergeParams(f, it->second));
       funcs.push_back(merged);
     } else if (f->body() != nullptr && !ir::IsInCoreType(f->func_type())) {
       ReuseCallRewriter rewriter(finder.merges, counts);

@@ -21,6 +21,7 @@
 #include "compiler/ir/builder.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/passes/optimize_orch_tensors_internal.h"
+#include "compiler/support/status_macros.h"
 #include "compiler/support/strings.h"
 
 namespace pto::passes::orch_tensors {
@@ -92,7 +93,7 @@ class CloneRewriter : public ir::FlatteningMutator {
   absl::flat_hash_map<const ir::Call*, ir::ExprPtr> offsets_;
 };
 
-ir::FunctionPtr WindowedClone(const ir::FunctionPtr& f, const WindowPlan& plan) {
+absl::StatusOr<ir::FunctionPtr> WindowedClone(const ir::FunctionPtr& f, const WindowPlan& plan) {
   CloneRewriter rewriter(f, plan);
   ir::StmtPtr body = rewriter.MutateStmt(f->body());
   std::vector<ir::TypePtr> returns = f->return_types();
@@ -360,8 +361,7 @@ absl::StatusOr<ir::ProgramPtr> ExternalizeWindows(const ir::ProgramPtr& program)
       out.push_back(f);
       continue;
     }
-    ir::FunctionPtr clone = WindowedClone(f, plans.at(f->name()));
-    if (clone == nullptr) return program;
+    ASSIGN_OR_RETURN(ir::FunctionPtr clone, WindowedClone(f, plans.at(f->name())));
     out.push_back(clone);
     if (it->second != counts.calls.at(f->name())) out.push_back(f);
   }
