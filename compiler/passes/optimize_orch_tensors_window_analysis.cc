@@ -4,6 +4,7 @@
 // rewrite is optimize_orch_tensors_windows.cc; the rules are in
 // docs/passes/OptimizeOrchTensors.md.
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -82,23 +83,33 @@ std::optional<Linear> ParseLinear(const ir::ExprPtr& e, const ir::VarSubstMap& d
 }
 
 ir::ExprPtr LinearExpr(const Linear& l, const Span& span) {
+  // Positive terms first, then the negative ones subtracted: `c - col`.
   ir::ExprPtr out;
-  auto add = [&](ir::ExprPtr term) {
-    if (out == nullptr) {
+  auto combine = [&](ir::BinaryOp op, ir::ExprPtr term) {
+    if (out == nullptr && op == ir::BinaryOp::kAdd) {
       out = std::move(term);
-    } else if (auto sum = ir::MakeBinary(ir::BinaryOp::kAdd, out, term, span); sum.ok()) {
-      out = *sum;
+      return;
     }
+    if (out == nullptr) out = ir::ConstIndex(0, span);
+    if (auto e = ir::MakeBinary(op, out, std::move(term), span); e.ok()) out = *e;
   };
+  auto term = [&](const ir::VarPtr& var, int64_t c) -> ir::ExprPtr {
+    if (c == 1) return var;
+    auto e = ir::MakeBinary(ir::BinaryOp::kMul, var, ir::ConstIndex(c, span), span);
+    return e.ok() ? *e : ir::ExprPtr(var);
+  };
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();  // has no negation
   for (const auto& [var, c] : l.terms) {
-    if (c == 1) {
-      add(var);
-    } else if (auto prod = ir::MakeBinary(ir::BinaryOp::kMul, var, ir::ConstIndex(c, span), span);
-               prod.ok()) {
-      add(*prod);
-    }
+    if (c > 0 || c == kMin) combine(ir::BinaryOp::kAdd, term(var, c));
   }
-  if (l.constant != 0 || out == nullptr) add(ir::ConstIndex(l.constant, span));
+  for (const auto& [var, c] : l.terms) {
+    if (c < 0 && c != kMin) combine(ir::BinaryOp::kSub, term(var, -c));
+  }
+  if (l.constant > 0 || l.constant == kMin || out == nullptr) {
+    combine(ir::BinaryOp::kAdd, ir::ConstIndex(l.constant, span));
+  } else if (l.constant < 0) {
+    combine(ir::BinaryOp::kSub, ir::ConstIndex(-l.constant, span));
+  }
   return out;
 }
 
@@ -276,15 +287,21 @@ std::optional<OutWindow> AggregateWindow(const Kernel& k, size_t p) {
     for (size_t i = 0; i < k.ret->value().size(); ++i) {
       if (k.ret->value()[i] == result) ret = i;
     }
-    // A static trip count: the window is the union over every trip.
-    std::optional<int64_t> start = ir::GetConstInt(loop->start());
-    std::optional<int64_t> stop = ir::GetConstInt(loop->stop());
+    // A static trip count (start linear in the kernel's scalar params, stop
+    // a constant past it, a positive constant step): the window is the union
+    // over every trip.
+    std::optional<Linear> start = ParseLinear(loop->start());
+    std::optional<Linear> stop = ParseLinear(loop->stop());
     std::optional<int64_t> step = ir::GetConstInt(loop->step());
-    if (ret == k.ret->value().size() || k.uses.Uses(result.get()) != 1 || !start || !stop ||
-        !step || *step <= 0 || *stop <= *start) {
+    std::optional<Linear> extent = start && stop ? AddLinear(*stop, *start, -1) : std::nullopt;
+    if (ret == k.ret->value().size() || k.uses.Uses(result.get()) != 1 || !extent ||
+        !extent->terms.empty() || extent->constant <= 0 || !step || *step <= 0) {
       return std::nullopt;
     }
-    const int64_t trips = (*stop - *start + *step - 1) / *step;
+    for (const auto& [var, c] : start->terms) {
+      if (!k.scalars.contains(var.get())) return std::nullopt;
+    }
+    const int64_t trips = (extent->constant + *step - 1) / *step;
     const ir::IterArgPtr& acc = loop->iter_args()[it];
     std::vector<ir::StmtPtr> body = TopLevel(loop->body());
     auto yield = body.empty() ? nullptr : ir::As<ir::YieldStmt>(body.back());
@@ -339,35 +356,38 @@ std::optional<OutWindow> AggregateWindow(const Kernel& k, size_t p) {
     std::vector<Linear> base(rank);
     std::vector<int64_t> lo(rank), hi(rank), first_lo(rank), first_hi(rank);
     int varying = -1;
+    // first[u][d]: store u's offset in dim d on the first trip, as a constant
+    // beside the part over params, which must be the same for every store.
+    std::vector<std::vector<int64_t>> first(stores.size(), std::vector<int64_t>(rank));
     for (size_t d = 0; d < rank; ++d) {
-      // The part without the loop var, constant aside, is the same for all.
-      Linear common = WithoutVar(stores[0].at[d], iv);
-      common.constant = 0;
+      std::optional<Linear> common;
       for (size_t u = 0; u < stores.size(); ++u) {
         const Linear& l = stores[u].at[d];
         const int64_t c = l.Coeff(iv);
-        Linear rest = WithoutVar(l, iv);
-        const int64_t off = rest.constant;
-        rest.constant = 0;
-        if (!(rest == common)) return std::nullopt;
+        std::optional<Linear> rest = AddLinear(WithoutVar(l, iv), *start, c);  // loop var := start
+        if (!rest) return std::nullopt;
+        const int64_t off = rest->constant;
+        rest->constant = 0;
+        if (common && !(*rest == *common)) return std::nullopt;
+        common = rest;
         if (c != 0) {
           if (varying >= 0 && varying != static_cast<int>(d)) return std::nullopt;
           varying = static_cast<int>(d);
         }
-        int64_t first = 0, last = 0;
-        if (__builtin_mul_overflow(c, *start, &first) || __builtin_add_overflow(first, off, &first) ||
-            __builtin_mul_overflow(c, *start + (trips - 1) * *step, &last) ||
+        int64_t last = 0;
+        if (__builtin_mul_overflow(c, (trips - 1) * *step, &last) ||
             __builtin_add_overflow(last, off, &last)) {
           return std::nullopt;
         }
-        const int64_t min = std::min(first, last), max = std::max(first, last);
+        first[u][d] = off;
+        const int64_t min = std::min(off, last), max = std::max(off, last);
         const int64_t size = stores[u].box[d];
         lo[d] = u == 0 ? min : std::min(lo[d], min);
         hi[d] = u == 0 ? max + size : std::max(hi[d], max + size);
-        first_lo[d] = u == 0 ? first : std::min(first_lo[d], first);
-        first_hi[d] = u == 0 ? first + size : std::max(first_hi[d], first + size);
+        first_lo[d] = u == 0 ? off : std::min(first_lo[d], off);
+        first_hi[d] = u == 0 ? off + size : std::max(first_hi[d], off + size);
       }
-      base[d] = common;
+      base[d] = *common;
       base[d].constant = lo[d];
     }
     // The first trip's stores tile their bounding box exactly (disjoint, no
@@ -381,8 +401,7 @@ std::optional<OutWindow> AggregateWindow(const Kernel& k, size_t p) {
       for (size_t o = 0; o < u; ++o) {
         bool apart = false;
         for (size_t d = 0; d < rank; ++d) {
-          int64_t a0 = stores[u].at[d].constant + stores[u].at[d].Coeff(iv) * *start;
-          int64_t b0 = stores[o].at[d].constant + stores[o].at[d].Coeff(iv) * *start;
+          const int64_t a0 = first[u][d], b0 = first[o][d];
           apart = apart || a0 + stores[u].box[d] <= b0 || b0 + stores[o].box[d] <= a0;
         }
         if (!apart) return std::nullopt;
