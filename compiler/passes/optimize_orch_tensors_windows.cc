@@ -142,13 +142,16 @@ struct Placed {
 
 class WindowCallRewriter : public ir::FlatteningMutator {
  public:
+  // With `allowed`, only those calls are rewritten; without, none is and
+  // `eligible` collects the calls the local checks accept.
   WindowCallRewriter(const ir::ProgramPtr& program,
                      const absl::flat_hash_map<std::string, WindowPlan>& plans,
-                     const ir::FunctionPtr& orch)
-      : program_(program), plans_(plans) {
+                     const ir::FunctionPtr& orch, const absl::flat_hash_set<const ir::Call*>* allowed)
+      : program_(program), plans_(plans), allowed_(allowed) {
     uses_.VisitFunction(orch);
   }
   absl::flat_hash_map<std::string, int> rewritten;  // call sites rewritten per kernel
+  absl::flat_hash_set<const ir::Call*> eligible;
 
  protected:
   ir::StmtPtr MutateWhileStmt(const std::shared_ptr<const ir::WhileStmt>& s) override {
@@ -196,6 +199,15 @@ class WindowCallRewriter : public ir::FlatteningMutator {
       placed.push_back(Placed{&w, parent, at(w.base)});
       if (!Disjoint(placed.back())) return base;
     }
+    for (const InWindow& w : plan.ins) {
+      if (!ir::Is<ir::Var>(call->args()[w.param]) ||
+          !ir::Is<ir::TensorType>(call->args()[w.param]->type())) {
+        return base;
+      }
+    }
+    const ir::Call* original = ir::As<ir::Call>(stmt->value()).get();
+    eligible.insert(original);
+    if (allowed_ == nullptr || !allowed_->contains(original)) return base;
     std::vector<ir::StmtPtr> out;
     std::vector<ir::ExprPtr> args = call->args();
     auto slice = [&](const ir::ExprPtr& parent, const std::vector<int64_t>& box,
@@ -213,9 +225,6 @@ class WindowCallRewriter : public ir::FlatteningMutator {
       return v;
     };
     for (const InWindow& w : plan.ins) {
-      if (!ir::Is<ir::Var>(args[w.param]) || !ir::Is<ir::TensorType>(args[w.param]->type())) {
-        return base;
-      }
       args[w.param] = slice(args[w.param], w.box, at(w.base),
                             pto::StrCat(f->params()[w.param]->name_hint(), "_window"));
     }
@@ -324,11 +333,167 @@ class WindowCallRewriter : public ir::FlatteningMutator {
 
   const ir::ProgramPtr& program_;
   const absl::flat_hash_map<std::string, WindowPlan>& plans_;
+  const absl::flat_hash_set<const ir::Call*>* allowed_;
   TupleUses uses_;
   std::vector<std::shared_ptr<const ir::ForStmt>> loops_;
   int in_while_ = 0;
   absl::flat_hash_map<const ir::Var*, Tuple> tuples_;
 };
+
+// ---- Sibling writers ---------------------------------------------------------
+
+// The param a kernel's return value `i` is the written form of: a returned
+// param, a chain of stores into it, or a loop result carried from it.
+std::optional<size_t> WrittenParam(const ir::FunctionPtr& f, size_t i) {
+  std::vector<ir::StmtPtr> stmts = TopLevel(f->body());
+  auto ret = stmts.empty() ? nullptr : ir::As<ir::ReturnStmt>(stmts.back());
+  if (ret == nullptr || i >= ret->value().size()) return std::nullopt;
+  ir::ExprPtr v = ret->value()[i];
+  for (int hops = 0; hops < 64 && v != nullptr; ++hops) {
+    for (size_t p = 0; p < f->params().size(); ++p) {
+      if (v == f->params()[p]) return p;
+    }
+    ir::ExprPtr next;
+    for (const ir::StmtPtr& s : stmts) {
+      auto a = ir::As<ir::AssignStmt>(s);
+      if (a != nullptr && a->var() == v && IsOpCall(a->value(), "pl.tile.store")) {
+        next = ir::As<ir::Call>(a->value())->args()[2];
+      }
+      auto loop = ir::As<ir::ForStmt>(s);
+      for (size_t j = 0; loop != nullptr && j < loop->return_vars().size(); ++j) {
+        if (loop->return_vars()[j] == v && j < loop->iter_args().size()) {
+          next = loop->iter_args()[j]->init_value();
+        }
+      }
+    }
+    v = next;
+  }
+  return std::nullopt;
+}
+
+// Every call of a program function that writes a tensor (an Out or InOut
+// param), with the tensor it writes traced back through loop carries, call
+// results and assembles to the buffer it started as.
+class Writers : public ir::IRVisitor {
+ public:
+  explicit Writers(const ir::ProgramPtr& program) : program_(program) {}
+  struct Write {
+    const ir::Call* call;
+    size_t param;
+    const ir::Var* root;
+  };
+  std::vector<Write> writes;
+  const ir::Var* Root(const ir::ExprPtr& e) const {
+    auto v = ir::As<ir::Var>(e);
+    if (v == nullptr) return nullptr;
+    auto it = root_.find(v.get());
+    return it == root_.end() ? v.get() : it->second;
+  }
+
+ protected:
+  void VisitAssignStmt(const std::shared_ptr<const ir::AssignStmt>& s) override {
+    ir::IRVisitor::VisitAssignStmt(s);
+    const ir::Var* var = s->var().get();
+    if (auto get = ir::As<ir::TupleGetItem>(s->value())) {
+      auto t = ir::As<ir::Var>(get->tuple());
+      auto it = t != nullptr ? tuple_calls_.find(t.get()) : tuple_calls_.end();
+      if (it != tuple_calls_.end()) Alias(var, it->second, get->index());
+      return;
+    }
+    auto call = ir::As<ir::Call>(s->value());
+    if (call == nullptr) return;
+    if (IsOpCall(call, "pl.tensor.assemble") && !call->args().empty()) {
+      if (const ir::Var* r = Root(call->args()[0])) root_[var] = r;
+    } else if (ir::Is<ir::TupleType>(s->var()->type())) {
+      tuple_calls_[var] = call;
+    } else {
+      Alias(var, call, 0);
+    }
+  }
+  void VisitCall(const ir::CallPtr& call) override {
+    ir::IRVisitor::VisitCall(call);
+    ir::FunctionPtr f = ir::Is<ir::GlobalVar>(call->op())
+                            ? program_->GetFunction(call->op()->name())
+                            : nullptr;
+    for (size_t p = 0; f != nullptr && p < f->params().size() && p < call->args().size(); ++p) {
+      ir::ParamDirection d = f->param_directions()[p];
+      const ir::Var* r = Root(call->args()[p]);
+      if ((d == ir::ParamDirection::kOut || d == ir::ParamDirection::kInOut) && r != nullptr) {
+        writes.push_back(Write{call.get(), p, r});
+      }
+    }
+  }
+  void VisitForStmt(const std::shared_ptr<const ir::ForStmt>& s) override {
+    Carry(s->iter_args());
+    ir::IRVisitor::VisitForStmt(s);
+    Results(s->iter_args(), s->return_vars());
+  }
+  void VisitWhileStmt(const std::shared_ptr<const ir::WhileStmt>& s) override {
+    Carry(s->iter_args());
+    ir::IRVisitor::VisitWhileStmt(s);
+    Results(s->iter_args(), s->return_vars());
+  }
+
+ private:
+  void Alias(const ir::Var* var, const ir::CallPtr& call, int index) {
+    ir::FunctionPtr f = ir::Is<ir::GlobalVar>(call->op())
+                            ? program_->GetFunction(call->op()->name())
+                            : nullptr;
+    if (f == nullptr || f->body() == nullptr) return;
+    std::optional<size_t> p = WrittenParam(f, static_cast<size_t>(index));
+    if (p && *p < call->args().size()) {
+      if (const ir::Var* r = Root(call->args()[*p])) root_[var] = r;
+    }
+  }
+  void Carry(const std::vector<ir::IterArgPtr>& iter_args) {
+    for (const ir::IterArgPtr& ia : iter_args) {
+      if (const ir::Var* r = Root(ia->init_value())) root_[ia.get()] = r;
+    }
+  }
+  void Results(const std::vector<ir::IterArgPtr>& iter_args,
+               const std::vector<ir::VarPtr>& results) {
+    for (size_t i = 0; i < results.size() && i < iter_args.size(); ++i) {
+      root_[results[i].get()] = Root(iter_args[i]);
+    }
+  }
+
+  const ir::ProgramPtr& program_;
+  absl::flat_hash_map<const ir::Var*, const ir::Var*> root_;
+  absl::flat_hash_map<const ir::Var*, ir::CallPtr> tuple_calls_;
+};
+
+// The eligible calls that stay so once a buffer written whole by some other
+// call (one not windowed, or a param of a windowed call that is not a window)
+// keeps its windowed writers whole too: a whole writer beside window writers
+// could hide regions the windows leave unwritten (PyPTO's sibling rule).
+absl::flat_hash_set<const ir::Call*> Allowed(
+    const ir::ProgramPtr& program, const absl::flat_hash_map<std::string, WindowPlan>& plans,
+    const ir::FunctionPtr& orch, absl::flat_hash_set<const ir::Call*> eligible) {
+  Writers writers(program);
+  writers.VisitFunction(orch);
+  auto windowed = [&](const Writers::Write& w) {
+    if (!eligible.contains(w.call)) return false;
+    const WindowPlan& plan = plans.at(w.call->op()->name());
+    for (const OutWindow& o : plan.outs) {
+      if (o.param == w.param) return true;
+    }
+    return false;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    absl::flat_hash_set<const ir::Var*> whole;
+    for (const Writers::Write& w : writers.writes) {
+      if (!windowed(w)) whole.insert(w.root);
+    }
+    for (const Writers::Write& w : writers.writes) {
+      if (windowed(w) && whole.contains(w.root)) {
+        eligible.erase(w.call);
+        changed = true;
+      }
+    }
+  }
+  return eligible;
+}
 
 }  // namespace
 
@@ -344,7 +509,11 @@ absl::StatusOr<ir::ProgramPtr> ExternalizeWindows(const ir::ProgramPtr& program)
   std::vector<ir::FunctionPtr> funcs;
   for (const auto& [gv, f] : program->functions()) {
     if (f->body() != nullptr && !ir::IsInCoreType(f->func_type())) {
-      WindowCallRewriter rewriter(program, plans, f);
+      WindowCallRewriter dry_run(program, plans, f, nullptr);
+      dry_run.MutateStmt(f->body());
+      absl::flat_hash_set<const ir::Call*> allowed =
+          Allowed(program, plans, f, std::move(dry_run.eligible));
+      WindowCallRewriter rewriter(program, plans, f, &allowed);
       funcs.push_back(f->WithBody(rewriter.MutateStmt(f->body())));
       for (const auto& [name, n] : rewriter.rewritten) rewritten[name] += n;
     } else {
