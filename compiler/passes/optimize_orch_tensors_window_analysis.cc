@@ -266,6 +266,138 @@ struct Access {
   std::vector<Linear> at;  // offsets, linear in the loop var and scalar params
 };
 
+// The accesses of the tensor a loop carries from iter arg `it`: stores into
+// it advance it, loads read it. Every use of each carried var is one of them
+// (nothing nested reads or writes it), the last store's result is yielded,
+// and every load reads exactly a region a store of the same trip writes.
+struct Chain {
+  std::vector<Access> stores, loads;
+  std::vector<const ir::Var*> carriers;
+};
+
+std::optional<Chain> CarrierChain(const Kernel& k, const ir::ForStmt& loop, size_t it,
+                                  size_t rank) {
+  std::vector<ir::StmtPtr> body = TopLevel(loop.body());
+  auto yield = body.empty() ? nullptr : ir::As<ir::YieldStmt>(body.back());
+  if (yield == nullptr || yield->value().size() != loop.iter_args().size()) return std::nullopt;
+  absl::flat_hash_set<const ir::Var*> allowed = k.scalars;
+  allowed.insert(loop.loop_var().get());
+  ir::VarSubstMap defs;  // scalars defined in the body, read through
+  const ir::Var* tail = loop.iter_args()[it].get();
+  Chain chain{{}, {}, {tail}};
+  absl::flat_hash_map<const ir::Var*, int> expected;  // recognised uses per carrier
+  for (const ir::StmtPtr& b : body) {
+    auto a = ir::As<ir::AssignStmt>(b);
+    if (a == nullptr) continue;
+    auto call = ir::As<ir::Call>(a->value());
+    bool store = IsOpCall(a->value(), "pl.tile.store") && call->args().size() == 3 &&
+                 call->args()[2].get() == tail;
+    bool load = IsOpCall(a->value(), "pl.tile.load") && call->args().size() == 3 &&
+                call->args()[0].get() == tail;
+    if (!store && !load) {
+      if (ir::Is<ir::ScalarType>(a->var()->type())) defs[a->var().get()] = a->value();
+      continue;
+    }
+    auto tile = ir::As<ir::TileType>(store ? call->args()[0]->type() : call->type());
+    std::optional<std::vector<int64_t>> box = tile ? ConstShape(tile->shape()) : std::nullopt;
+    std::optional<std::vector<Linear>> at = ParamOffsets(call->args()[1], allowed, defs);
+    if (!box || box->size() != rank || !at) return std::nullopt;
+    ++expected[tail];
+    (store ? chain.stores : chain.loads).push_back(Access{call.get(), call->args()[1], *box, *at});
+    if (store) {
+      tail = a->var().get();
+      chain.carriers.push_back(tail);
+    }
+  }
+  if (chain.stores.empty() || yield->value()[it].get() != tail) return std::nullopt;
+  ++expected[tail];  // the yield
+  for (const ir::Var* c : chain.carriers) {
+    if (k.uses.Uses(c) != expected[c]) return std::nullopt;
+  }
+  for (const Access& l : chain.loads) {
+    bool matched = false;
+    for (const Access& st : chain.stores) matched = matched || (st.box == l.box && st.at == l.at);
+    if (!matched) return std::nullopt;
+  }
+  return chain;
+}
+
+// The one dense box the stores cover over `trips` trips of loop var `iv`
+// (from `start` by `step`): its shape and origin (linear in the params).
+struct DenseBox {
+  std::vector<int64_t> box;
+  std::vector<Linear> base;
+};
+
+std::optional<DenseBox> UnionOfTrips(const std::vector<Access>& stores, const ir::Var* iv,
+                                     const Linear& start, int64_t step, int64_t trips,
+                                     size_t rank) {
+  // Per dim, every store has the same part over params, so the bounds are
+  // constants apart; the loop var moves at most one dim. first[u][d]: store
+  // u's constant offset in dim d on the first trip.
+  std::vector<Linear> base(rank);
+  std::vector<int64_t> lo(rank), hi(rank), first_lo(rank), first_hi(rank);
+  std::vector<std::vector<int64_t>> first(stores.size(), std::vector<int64_t>(rank));
+  int varying = -1;
+  for (size_t d = 0; d < rank; ++d) {
+    std::optional<Linear> common;
+    for (size_t u = 0; u < stores.size(); ++u) {
+      const Linear& l = stores[u].at[d];
+      const int64_t c = l.Coeff(iv);
+      std::optional<Linear> rest = AddLinear(WithoutVar(l, iv), start, c);  // loop var := start
+      if (!rest) return std::nullopt;
+      const int64_t off = rest->constant;
+      rest->constant = 0;
+      if (common && !(*rest == *common)) return std::nullopt;
+      common = rest;
+      if (c != 0) {
+        if (varying >= 0 && varying != static_cast<int>(d)) return std::nullopt;
+        varying = static_cast<int>(d);
+      }
+      int64_t last = 0;
+      if (__builtin_mul_overflow(c, (trips - 1) * step, &last) ||
+          __builtin_add_overflow(last, off, &last)) {
+        return std::nullopt;
+      }
+      first[u][d] = off;
+      const int64_t size = stores[u].box[d];
+      lo[d] = u == 0 ? std::min(off, last) : std::min({lo[d], off, last});
+      hi[d] = u == 0 ? std::max(off, last) + size : std::max(hi[d], std::max(off, last) + size);
+      first_lo[d] = u == 0 ? off : std::min(first_lo[d], off);
+      first_hi[d] = u == 0 ? off + size : std::max(first_hi[d], off + size);
+    }
+    base[d] = *common;
+    base[d].constant = lo[d];
+  }
+  // The first trip's stores tile their bounding box exactly (disjoint, no
+  // holes), and the trips tile the moving dim end to end.
+  int64_t volume = 1, covered = 0;
+  for (size_t d = 0; d < rank; ++d) volume *= first_hi[d] - first_lo[d];
+  for (size_t u = 0; u < stores.size(); ++u) {
+    int64_t v = 1;
+    for (size_t d = 0; d < rank; ++d) v *= stores[u].box[d];
+    covered += v;
+    for (size_t o = 0; o < u; ++o) {
+      bool apart = false;
+      for (size_t d = 0; d < rank; ++d) {
+        apart = apart || first[u][d] + stores[u].box[d] <= first[o][d] ||
+                first[o][d] + stores[o].box[d] <= first[u][d];
+      }
+      if (!apart) return std::nullopt;
+    }
+  }
+  if (covered != volume) return std::nullopt;
+  DenseBox out{{}, std::move(base)};
+  for (size_t d = 0; d < rank; ++d) {
+    out.box.push_back(hi[d] - lo[d]);
+    const int64_t span = first_hi[d] - first_lo[d];
+    if (static_cast<int>(d) == varying ? out.box[d] != span * trips : out.box[d] != span) {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
 std::optional<OutWindow> AggregateWindow(const Kernel& k, size_t p) {
   const ir::VarPtr& param = k.f->params()[p];
   auto tensor = ir::As<ir::TensorType>(param->type());
@@ -302,135 +434,28 @@ std::optional<OutWindow> AggregateWindow(const Kernel& k, size_t p) {
       if (!k.scalars.contains(var.get())) return std::nullopt;
     }
     const int64_t trips = (extent->constant + *step - 1) / *step;
-    const ir::IterArgPtr& acc = loop->iter_args()[it];
-    std::vector<ir::StmtPtr> body = TopLevel(loop->body());
-    auto yield = body.empty() ? nullptr : ir::As<ir::YieldStmt>(body.back());
-    if (yield == nullptr || yield->value().size() != loop->iter_args().size()) return std::nullopt;
-    // Walk the carrier chain: stores into it advance it, loads read it.
-    absl::flat_hash_set<const ir::Var*> allowed = k.scalars;
-    allowed.insert(loop->loop_var().get());
-    ir::VarSubstMap defs;
-    const ir::Var* tail = acc.get();
-    OutWindow w{p, ret, {}, {}, {}, {acc.get()}, true};
-    std::vector<Access> stores, loads;
-    absl::flat_hash_map<const ir::Var*, int> expected;  // recognised uses per carrier
-    for (const ir::StmtPtr& b : body) {
-      auto a = ir::As<ir::AssignStmt>(b);
-      if (a == nullptr) continue;
-      auto call = ir::As<ir::Call>(a->value());
-      bool store = IsOpCall(a->value(), "pl.tile.store") && call->args().size() == 3 &&
-                   call->args()[2].get() == tail;
-      bool load = IsOpCall(a->value(), "pl.tile.load") && call->args().size() == 3 &&
-                  call->args()[0].get() == tail;
-      if (!store && !load) {
-        if (ir::Is<ir::ScalarType>(a->var()->type())) defs[a->var().get()] = a->value();
-        continue;
-      }
-      auto tile = ir::As<ir::TileType>(store ? call->args()[0]->type() : call->type());
-      std::optional<std::vector<int64_t>> box = tile ? ConstShape(tile->shape()) : std::nullopt;
-      std::optional<std::vector<Linear>> at = ParamOffsets(call->args()[1], allowed, defs);
-      if (!box || box->size() != rank || !at) return std::nullopt;
-      ++expected[tail];
-      (store ? stores : loads).push_back(Access{call.get(), call->args()[1], *box, *at});
-      if (store) {
-        tail = a->var().get();
-        w.carriers.push_back(tail);
-      }
-    }
-    if (stores.empty() || yield->value()[it].get() != tail) return std::nullopt;
-    ++expected[tail];  // the yield
-    // Every use of a carrier is one of the accesses above (nothing nested
-    // reads or writes it past the analysis).
-    for (const ir::Var* c : w.carriers) {
-      if (k.uses.Uses(c) != expected[c]) return std::nullopt;
-    }
-    // Every load reads a region a store of the same trip writes.
-    for (const Access& l : loads) {
-      bool matched = false;
-      for (const Access& st : stores) matched = matched || (st.box == l.box && st.at == l.at);
-      if (!matched) return std::nullopt;
-    }
-    // Per dim: all accesses share the param part, so the bounds are constants
-    // apart; the loop var moves at most one dim.
-    const ir::Var* iv = loop->loop_var().get();
-    std::vector<Linear> base(rank);
-    std::vector<int64_t> lo(rank), hi(rank), first_lo(rank), first_hi(rank);
-    int varying = -1;
-    // first[u][d]: store u's offset in dim d on the first trip, as a constant
-    // beside the part over params, which must be the same for every store.
-    std::vector<std::vector<int64_t>> first(stores.size(), std::vector<int64_t>(rank));
+    std::optional<Chain> chain = CarrierChain(k, *loop, it, rank);
+    std::optional<DenseBox> dense =
+        chain ? UnionOfTrips(chain->stores, loop->loop_var().get(), *start, *step, trips, rank)
+              : std::nullopt;
+    if (!dense) return std::nullopt;
     for (size_t d = 0; d < rank; ++d) {
-      std::optional<Linear> common;
-      for (size_t u = 0; u < stores.size(); ++u) {
-        const Linear& l = stores[u].at[d];
-        const int64_t c = l.Coeff(iv);
-        std::optional<Linear> rest = AddLinear(WithoutVar(l, iv), *start, c);  // loop var := start
-        if (!rest) return std::nullopt;
-        const int64_t off = rest->constant;
-        rest->constant = 0;
-        if (common && !(*rest == *common)) return std::nullopt;
-        common = rest;
-        if (c != 0) {
-          if (varying >= 0 && varying != static_cast<int>(d)) return std::nullopt;
-          varying = static_cast<int>(d);
-        }
-        int64_t last = 0;
-        if (__builtin_mul_overflow(c, (trips - 1) * *step, &last) ||
-            __builtin_add_overflow(last, off, &last)) {
-          return std::nullopt;
-        }
-        first[u][d] = off;
-        const int64_t min = std::min(off, last), max = std::max(off, last);
-        const int64_t size = stores[u].box[d];
-        lo[d] = u == 0 ? min : std::min(lo[d], min);
-        hi[d] = u == 0 ? max + size : std::max(hi[d], max + size);
-        first_lo[d] = u == 0 ? off : std::min(first_lo[d], off);
-        first_hi[d] = u == 0 ? off + size : std::max(first_hi[d], off + size);
-      }
-      base[d] = *common;
-      base[d].constant = lo[d];
+      if (dense->box[d] > (*shape)[d]) return std::nullopt;
     }
-    // The first trip's stores tile their bounding box exactly (disjoint, no
-    // holes), and the trips tile the moving dim end to end.
-    int64_t volume = 1, covered = 0;
-    for (size_t d = 0; d < rank; ++d) volume *= first_hi[d] - first_lo[d];
-    for (size_t u = 0; u < stores.size(); ++u) {
-      int64_t v = 1;
-      for (size_t d = 0; d < rank; ++d) v *= stores[u].box[d];
-      covered += v;
-      for (size_t o = 0; o < u; ++o) {
-        bool apart = false;
-        for (size_t d = 0; d < rank; ++d) {
-          const int64_t a0 = first[u][d], b0 = first[o][d];
-          apart = apart || a0 + stores[u].box[d] <= b0 || b0 + stores[o].box[d] <= a0;
-        }
-        if (!apart) return std::nullopt;
-      }
-    }
-    if (covered != volume) return std::nullopt;
-    for (size_t d = 0; d < rank; ++d) {
-      w.box.push_back(hi[d] - lo[d]);
-      int64_t span = first_hi[d] - first_lo[d];
-      if (static_cast<int>(d) == varying ? w.box[d] != span * trips : w.box[d] != span) {
-        return std::nullopt;
-      }
-      if (w.box[d] > (*shape)[d]) return std::nullopt;
-    }
-    w.base = Exprs(base, k.f->span());
+    OutWindow w{p, ret, dense->box, Exprs(dense->base, k.f->span()), {}, chain->carriers, true};
     if (Whole(w.box, w.base, *shape)) return std::nullopt;
     w.carriers.push_back(result.get());
     // In the clone each access moves by -base (dims whose base is 0 keep
     // their offset expressions).
-    for (const std::vector<Access>* group : {&stores, &loads}) {
+    for (const std::vector<Access>* group : {&chain->stores, &chain->loads}) {
       for (const Access& x : *group) {
         auto t = ir::As<ir::MakeTuple>(x.offsets);
         std::vector<ir::ExprPtr> local;
         for (size_t d = 0; d < rank; ++d) {
-          if (base[d] == Linear{}) {
-            local.push_back(t->elements()[d]);
-          } else {
-            local.push_back(LinearExpr(*AddLinear(x.at[d], base[d], -1), t->span()));
-          }
+          std::optional<Linear> rel = AddLinear(x.at[d], dense->base[d], -1);
+          if (!rel) return std::nullopt;
+          local.push_back(dense->base[d] == Linear{} ? t->elements()[d]
+                                                     : LinearExpr(*rel, t->span()));
         }
         w.accesses.emplace_back(x.call, std::make_shared<ir::MakeTuple>(local, t->span()));
       }
