@@ -222,12 +222,36 @@ struct Kernel {
 
 // ---- FinalStore: `r = pl.tile.store(t, offsets, out)` returned --------------
 
+// An InOut param may also be read, by top-level loads of exactly the stored
+// window (PyPTO's same-region InOut access); they read the window at 0 in the
+// clone. The number of such loads, or nullopt if another read is there.
+std::optional<int> SameRegionLoads(const Kernel& k, const ir::VarPtr& param, const OutWindow& w,
+                                   std::vector<std::pair<const ir::Call*, ir::ExprPtr>>* loads) {
+  int n = 0;
+  for (const ir::StmtPtr& s : k.stmts) {
+    auto a = ir::As<ir::AssignStmt>(s);
+    if (a == nullptr || !IsOpCall(a->value(), "pl.tile.load")) continue;
+    auto call = ir::As<ir::Call>(a->value());
+    if (call->args().size() != 3 || call->args()[0] != param) continue;
+    auto tile = ir::As<ir::TileType>(call->type());
+    auto offsets = ir::As<ir::MakeTuple>(call->args()[1]);
+    if (tile == nullptr || offsets == nullptr || !tile->valid_shape().empty() ||
+        ConstShape(tile->shape()) != w.box || !SameExprs(offsets->elements(), w.base)) {
+      return std::nullopt;
+    }
+    loads->emplace_back(call.get(), Zeros(w.box.size(), call->span()));
+    ++n;
+  }
+  return n;
+}
+
 std::optional<OutWindow> FinalStoreWindow(const Kernel& k, size_t p) {
   const ir::VarPtr& param = k.f->params()[p];
   auto tensor = ir::As<ir::TensorType>(param->type());
   std::optional<std::vector<int64_t>> shape =
       tensor ? ConstShape(tensor->shape()) : std::nullopt;
-  if (!shape || k.uses.Uses(param.get()) != 1) return std::nullopt;
+  const bool inout = k.f->param_directions()[p] == ir::ParamDirection::kInOut;
+  if (!shape || (!inout && k.uses.Uses(param.get()) != 1)) return std::nullopt;
   for (const ir::StmtPtr& s : k.stmts) {
     auto a = ir::As<ir::AssignStmt>(s);
     if (a == nullptr || !IsOpCall(a->value(), "pl.tile.store")) continue;
@@ -251,6 +275,10 @@ std::optional<OutWindow> FinalStoreWindow(const Kernel& k, size_t p) {
     w.base = *base;
     w.accesses.emplace_back(call.get(), Zeros(shape->size(), call->span()));
     w.carriers.push_back(a->var().get());
+    if (inout) {
+      std::optional<int> loads = SameRegionLoads(k, param, w, &w.accesses);
+      if (!loads || k.uses.Uses(param.get()) != 1 + *loads) return std::nullopt;
+    }
     return w;
   }
   return std::nullopt;
@@ -564,7 +592,11 @@ std::optional<WindowPlan> PlanWindows(const ir::FunctionPtr& f) {
   WindowPlan plan{f->name() + "__windowed", {}, {}};
   bool outs_whole = true;  // every Out param is written whole at offset 0
   for (size_t p = 0; p < f->params().size(); ++p) {
-    if (f->param_directions()[p] != ir::ParamDirection::kOut) continue;
+    // As PyPTO: InOut params are outputs too.
+    if (f->param_directions()[p] != ir::ParamDirection::kOut &&
+        f->param_directions()[p] != ir::ParamDirection::kInOut) {
+      continue;
+    }
     std::optional<OutWindow> w = FinalStoreWindow(k, p);
     if (!w) w = AggregateWindow(k, p);
     if (w) {
