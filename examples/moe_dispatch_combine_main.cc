@@ -38,6 +38,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "examples/example_main.h"
 #include "platforms/platform.h"
 #include "runtime/api/generated_program.h"
 #include "runtime/api/host.h"
@@ -163,11 +164,6 @@ Golden ComputeGolden(const std::vector<int32_t>& idx, bool with_outputs) {
   return g;
 }
 
-template <typename T>
-std::string Bytes(const std::vector<T>& v) {
-  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-}
-
 // Reads rank r's row of a HOST param (every device holds the whole logical
 // tensor; rank r writes only row r of its copy).
 template <typename T>
@@ -209,22 +205,6 @@ std::string CheckRank(int r, const std::vector<int32_t>& count, const std::vecto
   return "";
 }
 
-std::string DefaultTracePath() {
-  const char* dir = std::getenv("TEST_UNDECLARED_OUTPUTS_DIR");
-  return absl::StrCat(dir != nullptr && *dir != '\0' ? dir : "/tmp",
-                      "/moe_dispatch_combine_trace.json");
-}
-
-// Under `bazel run` the working directory is the runfiles tree; a relative
-// path means the user's directory.
-std::string UserPath(std::string path) {
-  const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
-  if (!path.empty() && path[0] != '/' && cwd != nullptr && *cwd != '\0') {
-    return absl::StrCat(cwd, "/", path);
-  }
-  return path;
-}
-
 // One phase's span and, for a phase that moves data, its traffic.
 // The bound is the full mesh's; a tiered fabric (a3) prints the bandwidth
 // alone.
@@ -253,7 +233,7 @@ void PrintPhase(const sim::RunReport& report, const bench::LinkModel& link, bool
 }
 
 int Main(int argc, char** argv) {
-  std::string trace_path = DefaultTracePath();
+  std::string trace_path = DefaultTracePath("moe_dispatch_combine_trace.json");
   bool trace_asked = false;
   std::string golden_path;
   std::string platform = "a2a3";
@@ -425,14 +405,7 @@ int Main(int argc, char** argv) {
       kDispatchRouteBytes, kCombineRouteBytes, mean_peer_routes);
 
   if (o.trace) {
-    std::ofstream trace(trace_path);
-    trace << report.trace_json();
-    trace.close();
-    if (!trace) {
-      std::printf("trace: could not write %s\n", trace_path.c_str());
-      return 1;
-    }
-    std::printf("trace: %s (open in https://ui.perfetto.dev)\n", trace_path.c_str());
+    if (!WriteTrace(report, trace_path)) return 1;
   }
   if (timing_only) {
     std::printf("%s\n", failures == 0 ? "result: timing-only run complete (outputs not checked)"
@@ -465,9 +438,7 @@ int Main(int argc, char** argv) {
     }
     std::printf("golden: %s\n", golden_path.c_str());
   }
-  std::printf("%s\n", failures == 0 ? "result: every rank matches the golden"
-                                    : absl::StrCat("result: ", failures, " failing").c_str());
-  return failures == 0 ? 0 : 1;
+  return PrintVerdict(failures);
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "examples/example_main.h"
 #include "runtime/api/generated_program.h"
 #include "runtime/api/host.h"
 #include "sim/system/system.h"
@@ -55,11 +56,6 @@ int32_t Route(int r, int t) {
   int e = t % 4 == 0 ? (r + 1) % kNr : (t * 5 + r * 3 + t / 7) % kNr;
   if (e == (r + 4) % kNr) e = (r + 5) % kNr;
   return e;
-}
-
-template <typename T>
-std::string Bytes(const std::vector<T>& v) {
-  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
 }
 
 // The whole layer in plain C++: dispatch, reference::AllToAllV, expert.
@@ -124,23 +120,12 @@ std::string CheckRank(int r, const std::vector<float>& got, const Golden& g) {
   return "";
 }
 
-std::string DefaultTracePath() {
-  const char* dir = std::getenv("TEST_UNDECLARED_OUTPUTS_DIR");
-  return absl::StrCat(dir != nullptr && *dir != '\0' ? dir : "/tmp", "/moe_dispatch_trace.json");
-}
-
 int Main(int argc, char** argv) {
-  std::string trace_path = DefaultTracePath();
+  std::string trace_path = DefaultTracePath("moe_dispatch_trace.json");
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg.rfind("--trace=", 0) == 0) {
-      trace_path = arg.substr(8);
-      // Under `bazel run` the working directory is the runfiles tree; a
-      // relative path means the user's directory.
-      const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
-      if (!trace_path.empty() && trace_path[0] != '/' && cwd != nullptr && *cwd != '\0') {
-        trace_path = absl::StrCat(cwd, "/", trace_path);
-      }
+      trace_path = UserPath(arg.substr(8));
     } else {
       std::fprintf(stderr, "usage: %s [--trace=PATH]\n", argv[0]);
       return 2;
@@ -289,17 +274,8 @@ int Main(int argc, char** argv) {
     ++failures;
   }
 
-  std::ofstream trace(trace_path);
-  trace << report.trace_json();
-  trace.close();
-  if (!trace) {
-    std::printf("trace: could not write %s\n", trace_path.c_str());
-    return 1;
-  }
-  std::printf("trace: %s (open in https://ui.perfetto.dev)\n", trace_path.c_str());
-  std::printf("%s\n", failures == 0 ? "result: every rank matches the golden"
-                                    : absl::StrCat("result: ", failures, " failing").c_str());
-  return failures == 0 ? 0 : 1;
+  if (!WriteTrace(report, trace_path)) return 1;
+  return PrintVerdict(failures);
 }
 
 }  // namespace

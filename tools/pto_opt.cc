@@ -1,7 +1,7 @@
 // pto-opt: parse a PTO program, verify it, run passes, print the result.
 //
 //   pto-opt FILE [--passes=A,B] [--pipeline=default] [--print-ir-before-all]
-//           [--print-ir-before=A] [--print-ir-after-all] [--print-ir-after=A] [--verify-each] [--platform=a2a3|a5] [--timing]
+//           [--print-ir-before=A] [--print-ir-after-all] [--print-ir-after=A] [--verify-each] [--platform=a2a3|a5] [--platform-file=F] [--timing]
 //           [--allow-internal-ops]
 //           [-o OUT]
 //
@@ -24,6 +24,7 @@
 #include "compiler/passes/pass_manager.h"
 #include "compiler/passes/pass_registry.h"
 #include "compiler/support/diagnostics.h"
+#include "platforms/platform.h"
 #include "tools/cli_flags.h"
 #include "tools/driver_util.h"
 
@@ -44,6 +45,9 @@ ABSL_FLAG(std::string, platform, "",
           "NAME: compile for a2a3 (910B, 48 AIV per chip) or a5 (72): passes reject what would "
           "exceed its limits (e.g. a mesh allreduce whose core_num is above the AIV count); "
           "empty: no platform limits are checked");
+ABSL_FLAG(std::string, platform_file, "",
+          "FILE: compile for the platform FILE describes (a platforms/platform.proto textproto, "
+          "which may extend a built-in platform); instead of --platform");
 ABSL_FLAG(bool, timing, false, "print per-pass wall time to stderr");
 ABSL_FLAG(bool, list_passes, false,
           "list the registered passes (with their number in PyPTO's default pipeline) and the "
@@ -94,6 +98,21 @@ int ParseArgs(int argc, char** argv, Options* opts) {
     absl::StatusOr<pto::passes::Target> target = pto::passes::TargetForPlatform(platform);
     if (!target.ok()) return pto::tools::UsageError(Info(), target.status().message());
     opts->pm.target = *target;
+  }
+  if (const std::string file = absl::GetFlag(FLAGS_platform_file); !file.empty()) {
+    if (!absl::GetFlag(FLAGS_platform).empty()) {
+      return pto::tools::UsageError(Info(), "--platform and --platform-file exclude each other");
+    }
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in) return pto::tools::UsageError(Info(), "--platform-file=" + file + ": cannot read");
+    absl::StatusOr<pto::platforms::Platform> p = pto::platforms::ParsePlatform(text.str());
+    if (!p.ok()) {
+      return pto::tools::UsageError(Info(), "--platform-file=" + file + ": " +
+                                                std::string(p.status().message()));
+    }
+    opts->pm.target = pto::passes::TargetFromPlatform(*p);
   }
   opts->pm.verify_each = absl::GetFlag(FLAGS_verify_each);
   opts->pm.timing = absl::GetFlag(FLAGS_timing);

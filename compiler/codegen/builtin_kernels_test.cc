@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_replace.h"
+#include "compiler/codegen/codegen_test_util.h"
 #include "compiler/codegen/template_source.h"
 #include "compiler/ops/op_registry.h"
 #include "compiler/parser/parser.h"
@@ -31,35 +32,13 @@ using ::testing::Pair;
 
 constexpr char kHandle[] = ":pypto.runtime.builtins.collectives.all_to_all_v";
 
-// Runfiles are rooted at the workspace (the test's working directory).
-std::string ReadRunfile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  EXPECT_TRUE(in.good()) << "missing runfile " << path;
-  return text.str();
-}
+using test_util::Lower;
+using test_util::Parse;
+using test_util::ReadFile;
 
 // The example with its element type FP32 replaced by `dtype` (e.g. "INT8").
 std::string Example(const std::string& file, const std::string& dtype) {
-  return absl::StrReplaceAll(ReadRunfile("examples/" + file), {{"pl.FP32", "pl." + dtype}});
-}
-
-ir::ProgramPtr CompileDefault(const std::string& text) {
-  absl::StatusOr<ir::ProgramPtr> program = parser::ParseProgramText("test.pto", text);
-  EXPECT_TRUE(program.ok()) << program.status();
-  if (!program.ok()) return nullptr;
-  passes::PassManager pm;
-  EXPECT_TRUE(pm.AddPipeline("default").ok());
-  absl::StatusOr<ir::ProgramPtr> lowered = pm.Run(*program);
-  EXPECT_TRUE(lowered.ok()) << lowered.status();
-  return lowered.ok() ? *lowered : nullptr;
-}
-
-ir::ProgramPtr Parse(const std::string& text) {
-  absl::StatusOr<ir::ProgramPtr> program = parser::ParseProgramText("test.pto", text);
-  EXPECT_TRUE(program.ok()) << program.status();
-  return program.ok() ? *program : nullptr;
+  return absl::StrReplaceAll(ReadFile("examples/" + file), {{"pl.FP32", "pl." + dtype}});
 }
 
 int ErrorLine(const absl::Status& status) {
@@ -80,8 +59,8 @@ class ByteIdentityTest : public ::testing::TestWithParam<DTypeCase> {};
 TEST_P(ByteIdentityTest, HostAndChipRenderTheSameKernel) {
   const DTypeCase& c = GetParam();
   DirectoryTemplateSource templates("runtime/builtins");
-  ir::ProgramPtr chip = CompileDefault(Example("all_to_all_v_chip.pto", c.dtype));
-  ir::ProgramPtr host = CompileDefault(Example("all_to_all_v_host.pto", c.dtype));
+  ir::ProgramPtr chip = Lower(Example("all_to_all_v_chip.pto", c.dtype));
+  ir::ProgramPtr host = Lower(Example("all_to_all_v_host.pto", c.dtype));
   ASSERT_NE(chip, nullptr);
   ASSERT_NE(host, nullptr);
   absl::StatusOr<Bundle> chip_bundle = RenderBuiltinKernels(chip, templates);
@@ -103,7 +82,7 @@ TEST_P(ByteIdentityTest, HostAndChipRenderTheSameKernel) {
   EXPECT_EQ(chip_bundle->at(chip_path), host_bundle->at(host_path));
   // ... and it is the template with its one key replaced.
   std::string expected = absl::StrReplaceAll(
-      ReadRunfile("runtime/builtins/all_to_all_v/kernel.cpp.in"), {{"{{dtype_cpp}}", c.dtype_cpp}});
+      ReadFile("runtime/builtins/all_to_all_v/kernel.cpp.in"), {{"{{dtype_cpp}}", c.dtype_cpp}});
   EXPECT_EQ(chip_bundle->at(chip_path), expected);
 }
 
@@ -114,7 +93,7 @@ INSTANTIATE_TEST_SUITE_P(AllToAllV, ByteIdentityTest,
 
 // The real package supplies every key its HOST templates use.
 TEST(HostRailTest, RendersTheRealPackageCompletely) {
-  ir::ProgramPtr host = CompileDefault(Example("all_to_all_v_host.pto", "INT8"));
+  ir::ProgramPtr host = Lower(Example("all_to_all_v_host.pto", "INT8"));
   ASSERT_NE(host, nullptr);
   absl::StatusOr<Bundle> bundle =
       RenderBuiltinKernels(host, DirectoryTemplateSource("runtime/builtins"));
@@ -144,7 +123,7 @@ MapTemplateSource HostPackage() {
 }
 
 TEST(HostRailTest, RendersEveryTemplateUnderTheVariantBuild) {
-  ir::ProgramPtr host = CompileDefault(Example("all_to_all_v_host.pto", "FP32"));
+  ir::ProgramPtr host = Lower(Example("all_to_all_v_host.pto", "FP32"));
   ASSERT_NE(host, nullptr);
   BuiltinRenderOptions options;
   options.runtime = "sim_runtime";
@@ -165,7 +144,7 @@ TEST(HostRailTest, RendersEveryTemplateUnderTheVariantBuild) {
 }
 
 TEST(HostRailTest, DefaultRuntimeIsTensormapAndRingbuffer) {
-  ir::ProgramPtr host = CompileDefault(Example("all_to_all_v_host.pto", "FP32"));
+  ir::ProgramPtr host = Lower(Example("all_to_all_v_host.pto", "FP32"));
   ASSERT_NE(host, nullptr);
   absl::StatusOr<Bundle> bundle = RenderBuiltinKernels(host, HostPackage());
   ASSERT_TRUE(bundle.ok()) << bundle.status();
@@ -180,7 +159,7 @@ TEST(HostRailTest, OneBuildPerVariant) {
       "        data = pld.tensor.all_to_all_v(stage, data, signal, counts, recv)\n";
   ASSERT_NE(text.find(call), std::string::npos);
   text = absl::StrReplaceAll(text, {{call, call + call}});
-  ir::ProgramPtr host = CompileDefault(text);
+  ir::ProgramPtr host = Lower(text);
   ASSERT_NE(host, nullptr);
   absl::StatusOr<Bundle> bundle = RenderBuiltinKernels(host, HostPackage());
   ASSERT_TRUE(bundle.ok()) << bundle.status();
@@ -189,7 +168,7 @@ TEST(HostRailTest, OneBuildPerVariant) {
 
 TEST(HostRailTest, APackageWithoutTemplatesIsALocatedErrorAtTheCollective) {
   const std::string text = Example("all_to_all_v_host.pto", "FP32");
-  ir::ProgramPtr host = CompileDefault(text);
+  ir::ProgramPtr host = Lower(text);
   ASSERT_NE(host, nullptr);
   absl::Status status = RenderBuiltinKernels(host, MapTemplateSource({})).status();
   EXPECT_TRUE(IsUserError(status)) << status;
@@ -200,7 +179,7 @@ TEST(HostRailTest, APackageWithoutTemplatesIsALocatedErrorAtTheCollective) {
 }
 
 TEST(HostRailTest, AnUnknownTemplateKeyIsALocatedError) {
-  ir::ProgramPtr host = CompileDefault(Example("all_to_all_v_host.pto", "FP32"));
+  ir::ProgramPtr host = Lower(Example("all_to_all_v_host.pto", "FP32"));
   ASSERT_NE(host, nullptr);
   MapTemplateSource templates({{"all_to_all_v", {{"entry.cpp.in", "{{nranks}}"}}}});
   absl::Status status = RenderBuiltinKernels(host, templates).status();
@@ -417,7 +396,7 @@ TEST(ChipRailTest, NonStringAttrsAreLocatedUserErrors) {
 }
 
 TEST(RenderBuiltinKernelsTest, AProgramWithoutBuiltinsRendersNothing) {
-  ir::ProgramPtr p = CompileDefault(ReadRunfile("examples/kernels.pto"));
+  ir::ProgramPtr p = Lower(ReadFile("examples/kernels.pto"));
   ASSERT_NE(p, nullptr);
   absl::StatusOr<Bundle> bundle = RenderBuiltinKernels(p, MapTemplateSource({}));
   ASSERT_TRUE(bundle.ok()) << bundle.status();
@@ -431,10 +410,10 @@ TEST(WriteBundleTest, WritesEveryFileUnderTheDirectory) {
   std::filesystem::remove_all(dir);
   Bundle bundle = {{"next_levels/a/kernels/aiv/k.cpp", "kernel\n"}, {"top.txt", ""}};
   ASSERT_TRUE(WriteBundle(bundle, dir).ok());
-  for (const auto& [path, text] : bundle) EXPECT_EQ(ReadRunfile(dir + "/" + path), text);
+  for (const auto& [path, text] : bundle) EXPECT_EQ(ReadFile(dir + "/" + path), text);
   // Rewriting replaces the contents.
   ASSERT_TRUE(WriteBundle({{"top.txt", "new"}}, dir).ok());
-  EXPECT_EQ(ReadRunfile(dir + "/top.txt"), "new");
+  EXPECT_EQ(ReadFile(dir + "/top.txt"), "new");
 }
 
 TEST(WriteBundleTest, RejectsPathsThatLeaveTheDirectory) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "compiler/codegen/codegen_test_util.h"
 #include "compiler/parser/parser.h"
 #include "compiler/passes/pass_manager.h"
 #include "gmock/gmock.h"
@@ -17,34 +18,9 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// A pattern that is not in the program is a broken test, not a no-op.
-std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
-  EXPECT_NE(s.find(from), std::string::npos) << "pattern not in the program: " << from;
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
-    s.replace(at, from.size(), to);
-  }
-  return s;
-}
-
-// `text` after the default pipeline.
-ir::ProgramPtr Lower(const std::string& text) {
-  absl::StatusOr<ir::ProgramPtr> program = parser::ParseProgramText("test.pto", text);
-  EXPECT_TRUE(program.ok()) << program.status();
-  if (!program.ok()) return nullptr;
-  passes::PassManager pm;
-  EXPECT_TRUE(pm.AddPipeline("default").ok());
-  absl::StatusOr<ir::ProgramPtr> lowered = pm.Run(*program);
-  EXPECT_TRUE(lowered.ok()) << lowered.status();
-  return lowered.ok() ? *lowered : nullptr;
-}
+using test_util::Lower;
+using test_util::ReadFile;
+using test_util::ReplaceAll;
 
 // The kernel function: the text after the includes.
 std::string KernelPart(const std::string& code) {

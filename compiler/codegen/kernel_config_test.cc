@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "compiler/codegen/codegen_test_util.h"
 #include "compiler/parser/parser.h"
 #include "compiler/passes/pass_manager.h"
 #include "compiler/support/diagnostics.h"
@@ -17,11 +18,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-ir::ProgramPtr Parse(const std::string& text) {
-  absl::StatusOr<ir::ProgramPtr> program = parser::ParseProgramText("test.pto", text);
-  EXPECT_TRUE(program.ok()) << program.status();
-  return program.ok() ? *program : nullptr;
-}
+using test_util::Parse;
 
 // The seed's pipeline after the default pipeline: the builtin kernel is
 // listed with the name and path its CHIP rendering gets.

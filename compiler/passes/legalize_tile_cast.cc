@@ -64,7 +64,8 @@ int HopCost(DataType from, DataType to) {
 
 class CastLegalizer : public ir::FlatteningMutator {
  public:
-  CastLegalizer(const TcvtTable& table, std::string platform)
+  // `table` is null for a platform that names no architecture.
+  CastLegalizer(const TcvtTable* table, std::string platform)
       : table_(table), platform_(std::move(platform)) {}
   absl::Status status;
 
@@ -77,15 +78,22 @@ class CastLegalizer : public ir::FlatteningMutator {
     }
     auto src = ir::As<ir::TileType>(call->args()[0]->type());
     auto dst = ir::As<ir::TileType>(stmt->var()->type());
-    if (src == nullptr || dst == nullptr || src->dtype() == dst->dtype() ||
-        table_.IsNative(src->dtype(), dst->dtype())) {
+    if (src == nullptr || dst == nullptr || src->dtype() == dst->dtype()) {
       return ir::IRMutator::MutateAssignStmt(stmt);
     }
-    std::vector<DataType> chain = FindCastChain(table_, src->dtype(), dst->dtype());
+    if (table_ == nullptr) {
+      status = UserErrorF(call->span(), "LegalizeTileCast: platform '", platform_,
+                          "' names no architecture (field 'arch' of its platform file), so which ",
+                          "conversions one pto.tcvt performs is unknown; this cast converts ",
+                          ir::DataTypeName(src->dtype()), " to ", ir::DataTypeName(dst->dtype()));
+      return stmt;
+    }
+    if (table_->IsNative(src->dtype(), dst->dtype())) return ir::IRMutator::MutateAssignStmt(stmt);
+    std::vector<DataType> chain = FindCastChain(*table_, src->dtype(), dst->dtype());
     if (chain.empty()) {
       status = UserErrorF(call->span(), "LegalizeTileCast: no chain of native casts converts ",
                           ir::DataTypeName(src->dtype()), " to ", ir::DataTypeName(dst->dtype()),
-                          " on ", platform_, " (", table_.arch,
+                          " on ", platform_, " (", table_->arch,
                           "); pto.tcvt cannot perform this conversion");
       return stmt;
     }
@@ -116,7 +124,7 @@ class CastLegalizer : public ir::FlatteningMutator {
                           call->span());
   }
 
-  const TcvtTable& table_;
+  const TcvtTable* table_;
   std::string platform_;
 };
 
@@ -162,14 +170,15 @@ std::vector<DataType> FindCastChain(const TcvtTable& table, DataType from, DataT
 
 absl::StatusOr<ir::ProgramPtr> LegalizeTileCastPass::Run(const ir::ProgramPtr& program) {
   if (options_.platform.empty()) return program;
-  const TcvtTable* table = TcvtTableForPlatform(options_.platform);
-  if (table == nullptr) {
-    return absl::InvalidArgumentError(pto::StrCat(
-        "LegalizeTileCast: no pto.tcvt table for platform '", options_.platform, "'"));
+  const TcvtTable* table = TcvtTableForArch(options_.arch);
+  if (table == nullptr && !options_.arch.empty()) {
+    return absl::InternalError(pto::StrCat("LegalizeTileCast: no pto.tcvt table for architecture '",
+                                           options_.arch, "' of platform '", options_.platform,
+                                           "'"));
   }
   return RewriteFunctionBodies(program, [&](const ir::FunctionPtr& f) -> absl::StatusOr<ir::StmtPtr> {
     if (f->body() == nullptr || !ir::IsInCoreType(f->func_type())) return f->body();
-    CastLegalizer legalizer(*table, options_.platform);
+    CastLegalizer legalizer(table, options_.platform);
     ir::StmtPtr body = legalizer.MutateStmt(f->body());
     if (!legalizer.status.ok()) return legalizer.status;
     return body;

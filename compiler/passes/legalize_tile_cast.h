@@ -18,6 +18,7 @@ namespace pto::passes {
 
 struct LegalizeTileCastOptions {
   std::string platform;  // empty: no platform, nothing to legalize against
+  std::string arch;      // Target::arch; empty: a cast that needs it is an error
 };
 
 class LegalizeTileCastPass : public Pass {

@@ -79,7 +79,7 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("MaterializeTensorStrides",
                         [] { return CreateMaterializeTensorStridesPass(); });
   registry.RegisterPass("LegalizeTileCast", [](const Target& target) {
-    return CreateLegalizeTileCastPass({.platform = target.platform});
+    return CreateLegalizeTileCastPass({.platform = target.platform, .arch = target.arch});
   });
   registry.RegisterPass("MaterializeRuntimeScopes",
                         [] { return CreateMaterializeRuntimeScopesPass(); });

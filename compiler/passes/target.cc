@@ -10,12 +10,17 @@ namespace pto::passes {
 absl::StatusOr<Target> TargetForPlatform(std::string_view platform) {
   absl::StatusOr<platforms::Platform> p = platforms::LoadPlatform(std::string(platform));
   if (!p.ok()) return absl::InvalidArgumentError(p.status().message());
+  return TargetFromPlatform(*p);
+}
+
+Target TargetFromPlatform(const platforms::Platform& p) {
   Target t;
-  t.platform = p->name();
-  t.aiv_cores = p->aiv_cores();
-  t.urma = p->urma().present();
-  t.ub_bytes = static_cast<int64_t>(p->ub_bytes());
-  t.ub_block_bytes = p->ub_block_bytes();
+  t.platform = p.name();
+  t.aiv_cores = p.aiv_cores();
+  t.urma = p.urma().present();
+  t.ub_bytes = static_cast<int64_t>(p.ub_bytes());
+  t.ub_block_bytes = p.ub_block_bytes();
+  t.arch = ArchName(p.arch());
   for (const std::string& name : platforms::PlatformNames()) {
     absl::StatusOr<platforms::Platform> other = platforms::LoadPlatform(name);
     if (other.ok() && other->urma().present()) {
@@ -23,6 +28,17 @@ absl::StatusOr<Target> TargetForPlatform(std::string_view platform) {
     }
   }
   return t;
+}
+
+std::string ArchName(int arch) {
+  switch (arch) {
+    case platforms::ASCEND910B:
+      return "Ascend910B";
+    case platforms::ASCEND950:
+      return "Ascend950";
+    default:
+      return "";
+  }
 }
 
 int64_t UbBlockBytes(const Target& target) {

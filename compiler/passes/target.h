@@ -13,6 +13,10 @@
 
 #include "absl/status/statusor.h"
 
+namespace pto::platforms {
+class Platform;
+}  // namespace pto::platforms
+
 namespace pto::passes {
 
 struct Target {
@@ -25,12 +29,22 @@ struct Target {
   // Tiles start at multiples of this. With no target: the coarsest UB block
   // of the built-in platforms, so a placement suits every one of them.
   int64_t ub_block_bytes = 0;
+  // The AICores' architecture as PyPTO names it ("Ascend910B", "Ascend950");
+  // empty when the platform file gives none.
+  std::string arch;
 };
 
 // The Target of a built-in platform, read from platforms/<name>.textproto
 // (the one source of platform facts); InvalidArgument naming the known
 // platforms otherwise.
 absl::StatusOr<Target> TargetForPlatform(std::string_view platform);
+
+// The Target of a parsed platform (a built-in one or a user's file, its
+// `extends` resolved by platforms::ParsePlatform).
+Target TargetFromPlatform(const platforms::Platform& p);
+
+// PyPTO's name of a platforms::Arch value; empty for ARCH_UNSPECIFIED.
+std::string ArchName(int arch);
 
 // The UB block size tiles are aligned to: the target's, or with no target the
 // coarsest of the built-in platforms.

@@ -27,14 +27,44 @@ TEST(TargetTest, EveryBuiltInPlatformComesFromItsTextproto) {
   }
 }
 
-// LegalizeTileCast needs the pto.tcvt table of every platform it may target.
+// LegalizeTileCast needs the pto.tcvt table of every platform it may target:
+// each built-in platform names an architecture, and each architecture the
+// platform files can name has a table.
 TEST(TargetTest, EveryBuiltInPlatformHasATcvtTable) {
   for (const std::string& name : platforms::PlatformNames()) {
-    EXPECT_NE(TcvtTableForPlatform(name), nullptr) << name;
+    absl::StatusOr<Target> t = TargetForPlatform(name);
+    ASSERT_TRUE(t.ok()) << t.status();
+    EXPECT_NE(TcvtTableForArch(t->arch), nullptr) << name;
   }
-  EXPECT_EQ(TcvtTableForPlatform("nosuch"), nullptr);
-  EXPECT_TRUE(TcvtTableForPlatform("a5")->IsNative(ir::DataType::kFP32, ir::DataType::kHF8));
-  EXPECT_FALSE(TcvtTableForPlatform("a2a3")->IsNative(ir::DataType::kFP32, ir::DataType::kHF8));
+  const google::protobuf::EnumDescriptor* archs = platforms::Arch_descriptor();
+  for (int i = 0; i < archs->value_count(); ++i) {
+    const int arch = archs->value(i)->number();
+    if (arch == platforms::ARCH_UNSPECIFIED) continue;
+    EXPECT_NE(TcvtTableForArch(ArchName(arch)), nullptr) << archs->value(i)->name();
+  }
+  EXPECT_EQ(ArchName(platforms::ARCH_UNSPECIFIED), "");
+  EXPECT_EQ(TcvtTableForArch(""), nullptr);
+  EXPECT_EQ(TcvtTableForArch("nosuch"), nullptr);
+  EXPECT_TRUE(TcvtTableForArch("Ascend950")->IsNative(ir::DataType::kFP32, ir::DataType::kHF8));
+  EXPECT_FALSE(TcvtTableForArch("Ascend910B")->IsNative(ir::DataType::kFP32, ir::DataType::kHF8));
+}
+
+// The architecture is a platform fact inherited through `extends`: the scale
+// platforms get their chip's, and so does a user's file.
+TEST(TargetTest, ArchIsInheritedThroughExtends) {
+  EXPECT_EQ(TargetForPlatform("a2a3")->arch, "Ascend910B");
+  EXPECT_EQ(TargetForPlatform("a3")->arch, "Ascend910B");
+  EXPECT_EQ(TargetForPlatform("a2a3_cluster")->arch, "Ascend910B");
+  EXPECT_EQ(TargetForPlatform("a5")->arch, "Ascend950");
+  EXPECT_EQ(TargetForPlatform("a5_supernode")->arch, "Ascend950");
+  absl::StatusOr<platforms::Platform> mine =
+      platforms::ParsePlatform(R"pb(name: "mine" extends: "a2a3" aiv_cores: 40)pb");
+  ASSERT_TRUE(mine.ok()) << mine.status();
+  Target t = TargetFromPlatform(*mine);
+  EXPECT_EQ(t.platform, "mine");
+  EXPECT_EQ(t.aiv_cores, 40);
+  EXPECT_EQ(t.arch, "Ascend910B");
+  EXPECT_EQ(TcvtTableForArch(t.arch), TcvtTableForArch("Ascend910B"));
 }
 
 // Without a target tiles are aligned for every built-in platform.

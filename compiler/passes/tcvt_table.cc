@@ -76,9 +76,10 @@ bool TcvtTable::IsNative(DataType from, DataType to) const {
   return std::find(native.begin(), native.end(), std::make_pair(from, to)) != native.end();
 }
 
-const TcvtTable* TcvtTableForPlatform(std::string_view platform) {
-  if (platform == "a2a3" || platform == "a2a3_cluster" || platform == "a3") return &Ascend910B();
-  if (platform == "a5" || platform == "a5_supernode") return &Ascend950();
+const TcvtTable* TcvtTableForArch(std::string_view arch) {
+  for (const TcvtTable* t : {&Ascend910B(), &Ascend950()}) {
+    if (t->arch == arch) return t;
+  }
   return nullptr;
 }
 

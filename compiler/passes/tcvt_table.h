@@ -1,9 +1,8 @@
-// The conversions one `pto.tcvt` instruction performs on each built-in
-// platform, transcribed from the "Supported Conversions" of pto-isa's tcvt
-// (as listed per architecture in PyPTO's docs/en/dev/passes/
-// 14-legalize_tile_cast.md): Ascend910B for a2a3, a2a3_cluster and a3,
-// Ascend950 for a5 and a5_supernode. LegalizeTileCast reads it; a platform
-// added without a row here fails tcvt_table_test.
+// The conversions one `pto.tcvt` instruction performs on each architecture,
+// transcribed from the "Supported Conversions" of pto-isa's tcvt (as listed
+// per architecture in PyPTO's docs/en/dev/passes/14-legalize_tile_cast.md).
+// A platform names its architecture (`arch` in platforms/*.textproto, read
+// into Target::arch); LegalizeTileCast looks the table up by it.
 #ifndef PTO_COMPILER_PASSES_TCVT_TABLE_H_
 #define PTO_COMPILER_PASSES_TCVT_TABLE_H_
 
@@ -21,8 +20,9 @@ struct TcvtTable {
   bool IsNative(ir::DataType from, ir::DataType to) const;
 };
 
-// The table of built-in platform `platform`, or nullptr for an unknown one.
-const TcvtTable* TcvtTableForPlatform(std::string_view platform);
+// The table of architecture `arch` (Target::arch, e.g. "Ascend910B"), or
+// nullptr for an empty or unknown one.
+const TcvtTable* TcvtTableForArch(std::string_view arch);
 
 }  // namespace pto::passes
 

@@ -22,8 +22,9 @@ Tensor OrchestratorCore::OutputTensor(const TensorCreateInfo& info,
   return t;
 }
 
-OrchestratorCore::OrchestratorCore(ChipBackend* backend, uint32_t task_window)
-    : backend_(backend), task_window_(task_window) {}
+OrchestratorCore::OrchestratorCore(ChipBackend* backend, uint32_t task_window,
+                                   int task_rings)
+    : backend_(backend), rings_(task_rings, task_window) {}
 
 bool OrchestratorCore::Fail(int code, const std::string& message) {
   if (latch_.Latch(code, message)) backend_->OnFatal(latch_);
@@ -90,29 +91,75 @@ bool OrchestratorCore::Freeable(const Task& t) const {
 }
 
 void OrchestratorCore::Reclaim() {
-  for (size_t i = 0; i < tasks_.size(); ++i) {
-    if (slot_held_[i] && Freeable(*tasks_[i])) {
-      slot_held_[i] = false;
-      --live_;
+  rings_.Reclaim([this](TaskId id) { return Freeable(*tasks_[id]); });
+}
+
+int OrchestratorCore::ScopeDepth() const {
+  return scope_stack_.empty() ? 0 : scope_depth_[scope_stack_.back()];
+}
+
+namespace {
+
+std::string Ids(const std::vector<TaskId>& ids) {
+  std::string out;
+  for (TaskId id : ids) absl::StrAppend(&out, out.empty() ? "" : ", ", id);
+  return out;
+}
+
+}  // namespace
+
+std::string OrchestratorCore::RingFullReport(int ring, const Task& head) const {
+  std::string state;
+  switch (head.state) {
+    case TaskState::kPending: {
+      std::vector<TaskId> waits;
+      for (TaskId p : head.fanin) {
+        if (tasks_[p]->state != TaskState::kCompleted) waits.push_back(p);
+      }
+      state = absl::StrCat("pending on producer task(s) ", Ids(waits));
+      break;
+    }
+    case TaskState::kReady:
+      state = "ready, waiting for a core";
+      break;
+    case TaskState::kRunning:
+      state = absl::StrCat("running, ", head.blocks_done, " of ", head.core_num, " blocks done");
+      break;
+    case TaskState::kCompleted: {
+      std::vector<TaskId> waits;
+      for (TaskId c : head.fanout) {
+        if (tasks_[c]->state != TaskState::kCompleted) waits.push_back(c);
+      }
+      state = waits.empty() ? "completed"
+                            : absl::StrCat("completed, its consumer task(s) ", Ids(waits),
+                                           " not yet");
+      break;
     }
   }
+  const int head_depth = head.scope < 0 ? 0 : scope_depth_[head.scope];
+  return absl::StrCat("task ring ", ring, " of ", rings_.rings(), " (scope depth ", ring,
+                      ring + 1 == rings_.rings() ? " and deeper" : "", ") is full, ",
+                      rings_.window(), " slots: the orchestrator waits to submit a task at "
+                      "scope depth ", ScopeDepth(), " for the ring's oldest task ", head.id,
+                      " (func ", head.func_id, ", scope depth ", head_depth, ", ", state, ")");
 }
 
 bool OrchestratorCore::AcquireSlot() {
-  while (live_ >= task_window_) {
-    bool can_free = false;
-    for (size_t i = 0; i < tasks_.size() && !can_free; ++i) {
-      const Task& t = *tasks_[i];
-      can_free = slot_held_[i] && (t.scope < 0 || !scope_open_[t.scope]);
-    }
-    if (!can_free) {
+  const int ring = rings_.RingOf(ScopeDepth());
+  while (rings_.Full(ring)) {
+    const Task& head = *tasks_[rings_.Oldest(ring)];
+    // No open scope can end while the orchestrator waits here: a head in one
+    // never frees its slot (simpler's head-of-line deadlock).
+    if (head.scope >= 0 && scope_open_[head.scope]) {
       return Fail(kErrorScopeDeadlock,
-                  absl::StrCat("task window of ", task_window_,
-                               " slots is full of tasks of open scopes"));
+                  absl::StrCat(RingFullReport(ring, head),
+                               ", which keeps its slot until its scope ends, and that scope is "
+                               "open: end scopes sooner or raise aicpu.task_window"));
     }
     if (!backend_->WaitForCompletion(backend_->tensor_wait_timeout_ns())) {
       return Fail(kErrorFlowControlDeadlock,
-                  "task window full and no task completed before the timeout");
+                  absl::StrCat(RingFullReport(ring, head),
+                               ", and no task completed before the timeout"));
     }
     if (latch_.fatal()) return false;
     Reclaim();
@@ -262,8 +309,7 @@ TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
     }
   }
   tasks_.push_back(std::move(task));
-  slot_held_.push_back(true);
-  ++live_;
+  rings_.Push(rings_.RingOf(ScopeDepth()), t.id);
   out.task = t.id;
   if (t.fanin_remaining == 0) {
     t.state = TaskState::kReady;
@@ -284,21 +330,14 @@ void OrchestratorCore::OnTaskComplete(TaskId id) {
       backend_->OnReady(&consumer);
     }
   }
-  if (slot_held_[id] && Freeable(t)) {
-    slot_held_[id] = false;
-    --live_;
-  }
-  // The last consumer to complete releases its producers' slots.
-  for (TaskId p : t.fanin) {
-    if (slot_held_[p] && Freeable(*tasks_[p])) {
-      slot_held_[p] = false;
-      --live_;
-    }
-  }
+  // The task, or the last consumer of a producer, may free slots at the
+  // rings' tails.
+  Reclaim();
 }
 
 void OrchestratorCore::scope_begin() {
   if (latch_.fatal()) return;
+  scope_depth_.push_back(scope_stack_.empty() ? 0 : ScopeDepth() + 1);
   scope_stack_.push_back(static_cast<int>(scope_open_.size()));
   scope_open_.push_back(true);
 }

@@ -1,5 +1,5 @@
 // The backend-independent chip runtime: argument validation, TensorMap
-// dependencies, explicit edges, scopes, the task window with back-pressure,
+// dependencies, explicit edges, scopes, the task rings with back-pressure,
 // sync-start admission and the fatal latch. A backend supplies time, memory
 // and dispatch through ChipBackend.
 #ifndef PTO_RUNTIME_CORE_ORCHESTRATOR_CORE_H_
@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "runtime/api/orchestrator.h"
 #include "runtime/core/error_latch.h"
+#include "runtime/core/task_rings.h"
 #include "runtime/core/tensor_map.h"
 
 namespace pto::rt {
@@ -62,7 +63,9 @@ class ChipBackend {
 
 class OrchestratorCore : public Orchestrator {
  public:
-  OrchestratorCore(ChipBackend* backend, uint32_t task_window);
+  // `task_window` slots in each of `task_rings` rings by scope depth
+  // (task_rings.h); one ring is a single window shared by every depth.
+  OrchestratorCore(ChipBackend* backend, uint32_t task_window, int task_rings = kTaskRings);
 
   TaskOutputs submit_aiv_task(int func_id, const TaskArgs& args) override {
     return Submit(func_id, args, CoreShape::kAiv);
@@ -101,7 +104,8 @@ class OrchestratorCore : public Orchestrator {
 
   Task* task(TaskId id) { return tasks_[id].get(); }
   size_t task_count() const { return tasks_.size(); }
-  size_t live_tasks() const { return live_; }
+  size_t live_tasks() const { return rings_.live(); }
+  const TaskRings& task_rings() const { return rings_; }
   bool all_complete() const { return completed_ == tasks_.size(); }
   const ErrorLatch& latch() const { return latch_; }
   const TensorMap& tensor_map() const { return tensor_map_; }
@@ -112,20 +116,23 @@ class OrchestratorCore : public Orchestrator {
   bool Fail(int code, const std::string& message);  // latches; returns false
   // The tensor a runtime-allocated output at `addr` becomes (its shape too).
   Tensor OutputTensor(const TensorCreateInfo& info, uint64_t addr) const;
+  int ScopeDepth() const;  // of the innermost open scope; 0 outside every scope
   bool AcquireSlot();
   bool Freeable(const Task& t) const;
   void Reclaim();
+  // Who waits on what when ring `ring` is full and its oldest task `head`
+  // cannot be freed (or no task completes).
+  std::string RingFullReport(int ring, const Task& head) const;
   bool WaitFor(const std::function<bool()>& done, const std::string& what);
 
   ChipBackend* backend_;
-  uint32_t task_window_;
+  TaskRings rings_;
   ErrorLatch latch_;
   TensorMap tensor_map_;
   std::vector<std::unique_ptr<Task>> tasks_;
-  std::vector<bool> slot_held_;   // by task id: counts toward the window
   std::vector<bool> scope_open_;  // by scope id
+  std::vector<int> scope_depth_;  // by scope id: 0 for the entry's implicit scope
   std::vector<int> scope_stack_;
-  size_t live_ = 0;
   size_t completed_ = 0;
   std::vector<std::string> log_;  // log_timing lines, in call order
 };

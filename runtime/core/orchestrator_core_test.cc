@@ -50,12 +50,23 @@ class FakeBackend : public ChipBackend {
 
 class OrchestratorCoreTest : public ::testing::Test {
  protected:
-  explicit OrchestratorCoreTest(uint32_t window = 16)
-      : core_(&backend_, window) {
+  explicit OrchestratorCoreTest(uint32_t window = 16, int rings = kTaskRings)
+      : core_(&backend_, window, rings) {
     backend_.core = &core_;
   }
   Tensor Buf(uint64_t base, uint64_t bytes = 256) {
     return Tensor{base, 0, bytes, 0, 4};
+  }
+  // A task that writes (reads) the buffer at `base`.
+  TaskId Writes(uint64_t base) {
+    TaskArgs w;
+    w.add_output(Buf(base));
+    return core_.submit_aiv_task(0, w).task;
+  }
+  TaskId Reads(uint64_t base) {
+    TaskArgs r;
+    r.add_input(Buf(base));
+    return core_.submit_aiv_task(0, r).task;
   }
   FakeBackend backend_;
   OrchestratorCore core_;
@@ -293,7 +304,101 @@ TEST_F(SmallWindowTest, FullWindowInsideAnOpenScopeIsCodeOne) {
   }
   EXPECT_FALSE(core_.submit_aiv_task(0, TaskArgs{}).ok());
   EXPECT_EQ(core_.latch().code(), kErrorScopeDeadlock);
+  EXPECT_EQ(core_.latch().message(),
+            "task ring 0 of 4 (scope depth 0) is full, 4 slots: the orchestrator waits "
+            "to submit a task at scope depth 0 for the ring's oldest task 0 (func 0, scope depth "
+            "0, ready, waiting for a core), which keeps its slot until its scope ends, and that "
+            "scope is open: end scopes sooner or raise aicpu.task_window");
 }
+
+// A completed task whose consumer has not run holds its slot, and the ring's
+// later slots behind it: the report names the consumer.
+TEST_F(SmallWindowTest, FullRingReportsWhatItsOldestTaskWaitsOn) {
+  TaskId a = Writes(0x1000);
+  Reads(0x1000);
+  core_.submit_aiv_task(0, TaskArgs{});
+  core_.submit_aiv_task(0, TaskArgs{});
+  core_.OnTaskComplete(a);
+  core_.OnTaskComplete(2);  // a later task completes: its slot stays behind task 0
+  EXPECT_EQ(core_.live_tasks(), 4u);
+  EXPECT_FALSE(core_.submit_aiv_task(0, TaskArgs{}).ok());
+  EXPECT_EQ(core_.latch().code(), kErrorFlowControlDeadlock);
+  EXPECT_NE(backend_.fatal_text.find("the ring's oldest task 0 (func 0, scope depth 0, "
+                                     "completed, its consumer task(s) 1 not yet), and no task "
+                                     "completed before the timeout"),
+            std::string::npos)
+      << backend_.fatal_text;
+}
+
+TEST(TaskRingsTest, ScopeDepthsAtOrBeyondTheLastRingShareIt) {
+  TaskRings four(kTaskRings, 8);
+  EXPECT_EQ(four.RingOf(0), 0);
+  EXPECT_EQ(four.RingOf(2), 2);
+  EXPECT_EQ(four.RingOf(3), 3);
+  EXPECT_EQ(four.RingOf(7), 3);
+  TaskRings one(1, 8);
+  EXPECT_EQ(one.RingOf(5), 0);
+}
+
+TEST(TaskRingsTest, SlotsAreFreedInSubmissionOrderOnly) {
+  TaskRings rings(2, 2);
+  rings.Push(1, 10);
+  rings.Push(1, 11);
+  rings.Push(0, 12);
+  EXPECT_TRUE(rings.Full(1));
+  rings.Reclaim([](TaskId id) { return id != 10; });  // 11 and 12 are done
+  EXPECT_EQ(rings.live(1), 2u);                       // 11 waits behind 10
+  EXPECT_EQ(rings.live(0), 0u);
+  rings.Reclaim([](TaskId) { return true; });
+  EXPECT_EQ(rings.live(), 0u);
+}
+
+// A parent scope keeps a task live while a child scope turns over many
+// short-lived tasks. With one window shared by every depth (simpler's
+// single-ring runtime), the parent's task heads the ring and holds every slot
+// behind it: the child starves at the fourth task. With a ring per depth the
+// child reuses its ring's slots and all eight run.
+class ScopeRingsTest : public OrchestratorCoreTest, public ::testing::WithParamInterface<int> {
+ protected:
+  ScopeRingsTest() : OrchestratorCoreTest(4, GetParam()) {}
+  int ChildTasksSubmitted() {
+    core_.scope_begin();                         // the parent, depth 0
+    core_.submit_aiv_task(0, TaskArgs{});        // lives as long as the parent
+    int submitted = 0;
+    for (int i = 0; i < 8 && !core_.is_fatal(); ++i) {
+      core_.scope_begin();                       // the child, depth 1
+      TaskOutputs t = core_.submit_aiv_task(0, TaskArgs{});
+      core_.scope_end();
+      if (!t.ok()) break;
+      ++submitted;
+      core_.OnTaskComplete(t.task);
+    }
+    return submitted;
+  }
+};
+
+TEST_P(ScopeRingsTest, AChildScopeStarvesOnlyWhenItSharesItsParentsWindow) {
+  const int submitted = ChildTasksSubmitted();
+  if (GetParam() == 1) {
+    EXPECT_EQ(submitted, 3);
+    EXPECT_EQ(core_.latch().code(), kErrorScopeDeadlock);
+    EXPECT_NE(backend_.fatal_text.find("task ring 0 of 1 (scope depth 0 and deeper) is full, 4 "
+                                       "slots: the orchestrator waits to submit a task at scope "
+                                       "depth 1 for the ring's oldest task 0 (func 0, scope "
+                                       "depth 0, ready, waiting for a core), which keeps its "
+                                       "slot until its scope ends"),
+              std::string::npos)
+        << backend_.fatal_text;
+  } else {
+    EXPECT_EQ(submitted, 8) << backend_.fatal_text;
+    EXPECT_FALSE(core_.is_fatal());
+    EXPECT_EQ(core_.task_rings().live(0), 1u);  // the parent's task
+    EXPECT_EQ(core_.task_rings().live(1), 0u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(OneWindowOrRingsPerDepth, ScopeRingsTest,
+                         ::testing::Values(1, kTaskRings));
 
 TEST_F(SmallWindowTest, BackPressureWaitsForACompletion) {
   for (int i = 0; i < 4; ++i) core_.submit_aiv_task(0, TaskArgs{});

@@ -98,8 +98,7 @@ TEST(TaskWindowTest, BackPressureLetsTenTasksThroughFourSlots) {
 TEST(TaskWindowTest, WindowFullOfAnOpenScopeIsCodeOne) {
   RunReport r = ManyTasks(false);
   EXPECT_EQ(r.error_code(), rt::kErrorScopeDeadlock);
-  EXPECT_NE(r.error_text().find("task window of 4 slots is full of tasks of "
-                                "open scopes"),
+  EXPECT_NE(r.error_text().find("task ring 0 of 4 (scope depth 0) is full, 4 slots"),
             std::string::npos)
       << r.error_text();
 }

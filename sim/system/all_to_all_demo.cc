@@ -1,8 +1,7 @@
 // Runs a hand-written all-to-all on the simulator and writes the Chrome JSON
 // trace (load it in ui.perfetto.dev) and the statistics as text.
-//
-//   bazel run //sim/system:all_to_all_demo -- <chips> <KiB per peer> \
-//       <blocks> <trace.json> <stats.txt> [platform]
+// Run it with ARGS = <chips> <KiB per peer> <blocks> <trace.json> <stats.txt> [platform]:
+//   bazel run //sim/system:all_to_all_demo -- ARGS
 #include <systemc>
 
 #include <cstdio>

@@ -1,9 +1,8 @@
 // The issue-5 benchmark: an all-to-all with a hand-written kernel using all
 // 48 AIVs of every 910B chip. Each iteration simulates one run in a forked
 // process; the time reported is the child's wall time for build + simulate.
-//
-//   bazel run -c opt //testing/benchmarks:all_to_all_benchmark -- \
-//       --benchmark_format=json
+// Run it with (one command):
+//   bazel run -c opt //testing/benchmarks:all_to_all_benchmark -- --benchmark_format=json
 #include <systemc>
 
 #include <algorithm>

@@ -18,6 +18,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/api/error_codes.h"
+#include "runtime/builtins/collective_sim_test_util.h"
 #include "runtime/api/host.h"
 #include "runtime/api/orchestrator.h"
 #include "runtime/builtins/all_to_all_v/entry_support.h"
@@ -41,6 +42,7 @@ namespace pto::sim {
 namespace {
 
 namespace ref = ::pto::reference;
+using collective_test::AsPerRank;
 namespace fp32 = ::pto::builtins::builtin_tensor_all_to_all_v__fp32;
 namespace int8 = ::pto::builtins::builtin_tensor_all_to_all_v__int8;
 using ::testing::HasSubstr;
@@ -150,20 +152,14 @@ Outcome RunHostRail(const Config& c) {
                         {"signal", p * stride * 4},
                         {"send_counts", p * 4},
                         {"recv_counts", p * 4}};
-        // The HOST codegen's window: the sum of 32-byte-rounded slots
-        // (collectives.md §1.6).
-        for (const rt::CommBufferSpec& b : spec.buffers) {
-          spec.window_size += (b.bytes + 31) / 32 * 32;
-        }
+        spec.window_size = collective_test::WindowBytes(spec);
         absl::StatusOr<rt::Domain> d = sys.CreateDomain(spec);
         if (!d.ok()) return d.status();
         dom = *d;
         const rt::ChipCallable callable = Callable<T>(c);
         for (int r = 0; r < c.p; ++r) {
           auto buf = [&](const std::string& name, uint32_t elem) {
-            rt::Tensor t = dom->ranks[r].buffers.at(name);
-            t.elem_bytes = elem;
-            return t;
+            return collective_test::WindowTensor(*dom, r, name, elem);
           };
           const std::vector<T> in = InputOf<T>(c, r);
           absl::Status st = sys.CopyTo(buf("input", 1), in.data(), data_bytes);
@@ -198,29 +194,10 @@ Outcome RunHostRail(const Config& c) {
           }
         }
       });
-  auto get = [&](const std::string& key, auto* vec) {
-    using E = typename std::decay_t<decltype(*vec)>::value_type;
-    *vec = testing::OutputAs<E>(out.report, key);
-  };
-  out.target.resize(c.p);
-  out.recv_counts.resize(c.p);
-  out.signal.resize(c.p);
-  for (int rk = 0; rk < c.p; ++rk) {
-    get(absl::StrCat("target@", rk), &out.target[rk]);
-    get(absl::StrCat("recv_counts@", rk), &out.recv_counts[rk]);
-    get(absl::StrCat("signal@", rk), &out.signal[rk]);
-  }
+  out.target = collective_test::RankOutputs<uint8_t>(out.report, "target", c.p);
+  out.recv_counts = collective_test::RankOutputs<int32_t>(out.report, "recv_counts", c.p);
+  out.signal = collective_test::RankOutputs<int32_t>(out.report, "signal", c.p);
   out.log.assign(out.report.log().begin(), out.report.log().end());
-  return out;
-}
-
-template <typename T>
-ref::PerRank<T> AsPerRank(const ref::PerRank<uint8_t>& bytes) {
-  ref::PerRank<T> out(bytes.size());
-  for (size_t r = 0; r < bytes.size(); ++r) {
-    out[r].resize(bytes[r].size() / sizeof(T));
-    std::memcpy(out[r].data(), bytes[r].data(), out[r].size() * sizeof(T));
-  }
   return out;
 }
 

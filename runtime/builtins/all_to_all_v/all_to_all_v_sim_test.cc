@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/api/error_codes.h"
+#include "runtime/builtins/collective_sim_test_util.h"
 #include "runtime/api/orchestrator.h"
 #include "runtime/device/device_api.h"
 #include "sim/system/isolated_run.h"
@@ -37,6 +39,7 @@ namespace {
 
 namespace ref = ::pto::reference;
 using ::testing::HasSubstr;
+using collective_test::AsPerRank;
 
 template <typename T>
 KernelEntry Kernel() {
@@ -48,7 +51,6 @@ KernelEntry Kernel() {
 }
 
 using ref::Skew;
-using ref::SkewName;
 
 struct Call {
   ref::PerRank<int32_t> send_counts;  // [rank][dest]
@@ -67,12 +69,7 @@ struct Config {
   std::string platform = "a2a3";
 };
 
-struct Outcome {
-  RunReport report;
-  ref::PerRank<uint8_t> target_bytes;
-  std::vector<ref::PerRank<uint8_t>> seen_bytes;   // [call][rank]: consumed
-  std::vector<ref::PerRank<int32_t>> recv_counts;  // [call][rank][src]
-  ref::PerRank<int32_t> signal;
+struct Outcome : collective_test::CallsOutcome {
   int64_t blocks = 0;  // B as launched
 };
 
@@ -203,19 +200,14 @@ Outcome RunAllToAllV(const Config& c) {
           spec.buffers.push_back({absl::StrCat("recv_counts", k), count_bytes});
           spec.buffers.push_back({absl::StrCat("seen", k), data_bytes});
         }
-        spec.window_size = 0;
-        for (const rt::CommBufferSpec& b : spec.buffers) {
-          spec.window_size += (b.bytes + 31) / 32 * 32;  // §1.6 slots
-        }
+        spec.window_size = collective_test::WindowBytes(spec);
         absl::StatusOr<rt::Domain> d = sys.CreateDomain(spec);
         if (!d.ok()) return d.status();
         dom = *d;
         std::vector<rt::ChipArgs> args;
         for (int r = 0; r < c.p; ++r) {
           auto buf = [&](const std::string& name, uint32_t elem) {
-            rt::Tensor t = dom->ranks[r].buffers.at(name);
-            t.elem_bytes = elem;
-            return t;
+            return collective_test::WindowTensor(*dom, r, name, elem);
           };
           rt::ChipArgs a;
           for (size_t k = 0; k < c.calls.size(); ++k) {
@@ -241,40 +233,13 @@ Outcome RunAllToAllV(const Config& c) {
         return sys.DispatchGroup(spec.devices, AllToAllVCallable(Kernel<T>(), c), args);
       },
       [&](SimSystem& sys, RunReport& r) {
-        for (int rk = 0; rk < c.p; ++rk) {
-          for (const auto& [name, buffer] : dom->ranks[rk].buffers) {
-            testing::CaptureOutput(sys, buffer, absl::StrCat(name, "@", rk), r);
-          }
-        }
+        std::vector<std::map<std::string, rt::Tensor>> buffers;
+        for (const rt::ChipDomainContext& rank : dom->ranks) buffers.push_back(rank.buffers);
+        collective_test::CaptureRanks(sys, buffers, r);
       });
-  auto get = [&](const std::string& key, auto* vec) {
-    using E = typename std::decay_t<decltype(*vec)>::value_type;
-    *vec = testing::OutputAs<E>(out.report, key);
-  };
-  out.target_bytes.resize(c.p);
-  out.signal.resize(c.p);
-  out.recv_counts.assign(c.calls.size(), ref::PerRank<int32_t>(c.p));
-  out.seen_bytes.assign(c.calls.size(), ref::PerRank<uint8_t>(c.p));
-  for (int rk = 0; rk < c.p; ++rk) {
-    get(absl::StrCat("target@", rk), &out.target_bytes[rk]);
-    get(absl::StrCat("signal@", rk), &out.signal[rk]);
-    for (size_t k = 0; k < c.calls.size(); ++k) {
-      get(absl::StrCat("recv_counts", k, "@", rk), &out.recv_counts[k][rk]);
-      get(absl::StrCat("seen", k, "@", rk), &out.seen_bytes[k][rk]);
-    }
-  }
+  collective_test::ReadCallOutputs(c.p, c.calls.size(), &out);
   if (c.core_num >= 1 && c.core_num <= std::numeric_limits<int32_t>::max()) {
     out.blocks = *CalAllToAllVBlocks(c.p, c.core_num);
-  }
-  return out;
-}
-
-template <typename T>
-ref::PerRank<T> AsPerRank(const ref::PerRank<uint8_t>& bytes) {
-  ref::PerRank<T> out(bytes.size());
-  for (size_t r = 0; r < bytes.size(); ++r) {
-    out[r].resize(bytes[r].size() / sizeof(T));
-    std::memcpy(out[r].data(), bytes[r].data(), out[r].size() * sizeof(T));
   }
   return out;
 }
@@ -344,11 +309,7 @@ int64_t KernelPs(const RunReport& r) {
 
 // ------------------------------------------------------------ skew matrix
 
-struct SkewParam {
-  int p;
-  Skew skew;
-  bool int8;
-};
+using collective_test::SkewParam;
 
 class SkewMatrixTest : public ::testing::TestWithParam<SkewParam> {};
 
@@ -366,21 +327,9 @@ TEST_P(SkewMatrixTest, MatchesTheGolden) {
   }
 }
 
-std::vector<SkewParam> SkewParams() {
-  std::vector<SkewParam> v;
-  for (int p : {2, 4, 8}) {
-    for (Skew s : {Skew::kZeroAndFull, Skew::kOneAndFull, Skew::kOverCapacity, Skew::kNegative}) {
-      for (bool int8 : {false, true}) v.push_back({p, s, int8});
-    }
-  }
-  return v;
-}
-
-INSTANTIATE_TEST_SUITE_P(AllToAllV, SkewMatrixTest, ::testing::ValuesIn(SkewParams()),
-                         [](const ::testing::TestParamInfo<SkewParam>& i) {
-                           return absl::StrCat("P", i.param.p, "_", SkewName(i.param.skew), "_",
-                                               i.param.int8 ? "int8" : "fp32");
-                         });
+INSTANTIATE_TEST_SUITE_P(AllToAllV, SkewMatrixTest,
+                         ::testing::ValuesIn(collective_test::SkewParams({2, 4, 8})),
+                         collective_test::SkewParamName);
 
 // ------------------------------------------------------------ multi-block
 

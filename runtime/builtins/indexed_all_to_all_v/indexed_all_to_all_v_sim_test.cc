@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -20,6 +21,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/api/error_codes.h"
+#include "runtime/builtins/collective_sim_test_util.h"
 #include "runtime/api/orchestrator.h"
 #include "runtime/device/device_api.h"
 #include "sim/system/isolated_run.h"
@@ -40,8 +42,8 @@ namespace {
 
 namespace ref = ::pto::reference;
 using ref::Skew;
-using ref::SkewName;
 using ::testing::HasSubstr;
+using collective_test::AsPerRank;
 
 template <typename T>
 KernelEntry Kernel() {
@@ -71,13 +73,7 @@ struct Config {
   std::vector<Call> calls;
 };
 
-struct Outcome {
-  RunReport report;
-  ref::PerRank<uint8_t> target_bytes;
-  std::vector<ref::PerRank<uint8_t>> seen_bytes;   // [call][rank]: consumed
-  std::vector<ref::PerRank<int32_t>> recv_counts;  // [call][rank][src]
-  ref::PerRank<int32_t> signal;
-};
+using Outcome = collective_test::CallsOutcome;
 
 // A consumer: copies the target into `seen` row by row (each row is
 // snapshotted when its copy is issued), `repeats` times to take longer.
@@ -199,10 +195,7 @@ Outcome RunIndexed(const Config& c) {
         spec.buffers = {{"target", target_bytes},
                         {"signal", static_cast<uint64_t>(c.p) * 2 * 4},
                         {"send_counts", count_bytes}};
-        spec.window_size = 0;
-        for (const rt::CommBufferSpec& b : spec.buffers) {
-          spec.window_size += (b.bytes + 31) / 32 * 32;
-        }
+        spec.window_size = collective_test::WindowBytes(spec);
         absl::StatusOr<rt::Domain> d = sys.CreateDomain(spec);
         if (!d.ok()) return d.status();
         dom = *d;
@@ -217,9 +210,7 @@ Outcome RunIndexed(const Config& c) {
             return t;
           };
           auto win = [&](const std::string& name, uint32_t elem) {
-            rt::Tensor t = dom->ranks[r].buffers.at(name);
-            t.elem_bytes = elem;
-            return t;
+            return collective_test::WindowTensor(*dom, r, name, elem);
           };
           rt::ChipArgs a;
           absl::Status st =
@@ -255,40 +246,13 @@ Outcome RunIndexed(const Config& c) {
         return sys.DispatchGroup(spec.devices, Callable(Kernel<T>(), c), args);
       },
       [&](SimSystem& sys, RunReport& r) {
+        std::vector<std::map<std::string, rt::Tensor>> all = local;
         for (int rk = 0; rk < c.p; ++rk) {
-          auto all = dom->ranks[rk].buffers;
-          for (const auto& [name, t] : local[rk]) all[name] = t;
-          for (const auto& [name, buffer] : all) {
-            testing::CaptureOutput(sys, buffer, absl::StrCat(name, "@", rk), r);
-          }
+          all[rk].insert(dom->ranks[rk].buffers.begin(), dom->ranks[rk].buffers.end());
         }
+        collective_test::CaptureRanks(sys, all, r);
       });
-  auto get = [&](const std::string& key, auto* vec) {
-    using E = typename std::decay_t<decltype(*vec)>::value_type;
-    *vec = testing::OutputAs<E>(out.report, key);
-  };
-  out.target_bytes.resize(c.p);
-  out.signal.resize(c.p);
-  out.recv_counts.assign(c.calls.size(), ref::PerRank<int32_t>(c.p));
-  out.seen_bytes.assign(c.calls.size(), ref::PerRank<uint8_t>(c.p));
-  for (int rk = 0; rk < c.p; ++rk) {
-    get(absl::StrCat("target@", rk), &out.target_bytes[rk]);
-    get(absl::StrCat("signal@", rk), &out.signal[rk]);
-    for (size_t k = 0; k < c.calls.size(); ++k) {
-      get(absl::StrCat("recv_counts", k, "@", rk), &out.recv_counts[k][rk]);
-      get(absl::StrCat("seen", k, "@", rk), &out.seen_bytes[k][rk]);
-    }
-  }
-  return out;
-}
-
-template <typename T>
-ref::PerRank<T> AsPerRank(const ref::PerRank<uint8_t>& bytes) {
-  ref::PerRank<T> out(bytes.size());
-  for (size_t r = 0; r < bytes.size(); ++r) {
-    out[r].resize(bytes[r].size() / sizeof(T));
-    std::memcpy(out[r].data(), bytes[r].data(), out[r].size() * sizeof(T));
-  }
+  collective_test::ReadCallOutputs(c.p, c.calls.size(), &out);
   return out;
 }
 
@@ -391,11 +355,7 @@ Call MakeCall(int round, const ref::PerRank<int32_t>& counts, const Config& c) {
 
 // ------------------------------------------------------------ skew matrix
 
-struct SkewParam {
-  int p;
-  Skew skew;
-  bool int8;
-};
+using collective_test::SkewParam;
 
 class SkewMatrixTest : public ::testing::TestWithParam<SkewParam> {};
 
@@ -413,21 +373,9 @@ TEST_P(SkewMatrixTest, MatchesTheGolden) {
   }
 }
 
-std::vector<SkewParam> SkewParams() {
-  std::vector<SkewParam> v;
-  for (int p : {2, 4}) {
-    for (Skew s : ref::kAllSkews) {
-      for (bool int8 : {false, true}) v.push_back({p, s, int8});
-    }
-  }
-  return v;
-}
-
-INSTANTIATE_TEST_SUITE_P(IndexedAllToAllV, SkewMatrixTest, ::testing::ValuesIn(SkewParams()),
-                         [](const ::testing::TestParamInfo<SkewParam>& i) {
-                           return absl::StrCat("P", i.param.p, "_", SkewName(i.param.skew), "_",
-                                               i.param.int8 ? "int8" : "fp32");
-                         });
+INSTANTIATE_TEST_SUITE_P(IndexedAllToAllV, SkewMatrixTest,
+                         ::testing::ValuesIn(collective_test::SkewParams({2, 4})),
+                         collective_test::SkewParamName);
 
 // ------------------------------------------------------------ launch widths
 
