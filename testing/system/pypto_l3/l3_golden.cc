@@ -91,10 +91,23 @@ Program Dependency() {
           {{"sum_buf", s, Fill(n, 5)}, {"sub_buf", s, Fill(n, -1)}}};
 }
 
+// y = x + x written row by row; z = x * x written in two column halves.
+Program SliceRows() {
+  const Shape s = {2, 8, 64};
+  const Values x = Pattern(Count(s));
+  Values y(x.size()), z(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    y[i] = x[i] + x[i];
+    z[i] = x[i] * x[i];
+  }
+  return {{}, {{"y", s, y}, {"z", s, z}}};
+}
+
 const std::map<std::string, std::function<Program()>>& Programs() {
   static const auto* programs = new std::map<std::string, std::function<Program()>>{
       {"rank_slice", RankSlice}, {"inline_kernel", InlineKernel}, {"tuple_return", TupleReturn},
-      {"l3_add", L3Add},         {"dependency", Dependency}};
+      {"l3_add", L3Add},         {"dependency", Dependency},
+      {"slice_rows", SliceRows}};
   return *programs;
 }
 
