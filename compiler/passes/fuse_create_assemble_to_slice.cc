@@ -259,9 +259,11 @@ class VarUses : public ir::IRVisitor {
 };
 
 // The creates assembled exactly once (PyPTO's AssemblePatternCollector).
-// One condition of ours on top: the assemble's target and offsets are
+// Two conditions of ours on top: the assemble's target and offsets are
 // defined before the create, where its slice goes (a create outside the
-// loop that assembles it at the loop's index keeps its copy).
+// loop that assembles it at the loop's index keeps its copy), and the
+// assemble is under no `if` branch the create is not under (a conditional
+// assemble must not become an unconditional write of the target).
 class AssemblePatternCollector {
  public:
   explicit AssemblePatternCollector(const BufferRootCollector& roots) : roots_(roots) {}
@@ -293,12 +295,22 @@ class AssemblePatternCollector {
       Visit(loop->body());
       for (const ir::VarPtr& rv : loop->return_vars()) Define(rv.get());
     } else if (auto branch = ir::As<ir::IfStmt>(stmt)) {
+      branches_.push_back(branch->then_body().get());
       Visit(branch->then_body());
+      branches_.back() = branch->else_body() ? branch->else_body()->get() : nullptr;
       if (branch->else_body().has_value()) Visit(*branch->else_body());
+      branches_.pop_back();
       for (const ir::VarPtr& rv : branch->return_vars()) Define(rv.get());
     } else if (auto scope = ir::As<ir::ScopeStmt>(stmt)) {
       Visit(scope->body());
     }
+  }
+
+  // Whether the assemble runs whenever the create does: it is under no
+  // branch the create is not under.
+  bool SameBranches(const std::vector<const ir::Stmt*>& create) const {
+    return branches_.size() <= create.size() &&
+           std::equal(branches_.begin(), branches_.end(), create.begin());
   }
 
   void Assign(const ir::AssignStmt& assign) {
@@ -315,7 +327,7 @@ class AssemblePatternCollector {
     }
     if (IsOp(value, "pl.tensor.create")) {
       if (roots_.RootOf(assign.var()) == assign.var().get()) {
-        create_at_[assign.var().get()] = next_;
+        create_at_[assign.var().get()] = {next_, branches_};
       }
       return;
     }
@@ -327,9 +339,10 @@ class AssemblePatternCollector {
     if (create == create_at_.end()) return;
     auto target = ir::As<ir::Var>(call->args()[0]);
     std::shared_ptr<const ir::MakeTuple> offsets = TupleOf(call->args()[2]);
-    if (target == nullptr || offsets == nullptr ||
-        !DefinedBefore(call->args()[0], create->second) ||
-        !DefinedBefore(offsets, create->second) || !fusible_.emplace(source, FuseInfo{target, offsets}).second) {
+    const CreateSite& site = create->second;
+    if (target == nullptr || offsets == nullptr || !DefinedBefore(call->args()[0], site.at) ||
+        !DefinedBefore(offsets, site.at) || !SameBranches(site.branches) ||
+        !fusible_.emplace(source, FuseInfo{target, offsets}).second) {
       non_fusible_.insert(source);
     }
   }
@@ -355,7 +368,13 @@ class AssemblePatternCollector {
   const BufferRootCollector& roots_;
   absl::flat_hash_map<const ir::Var*, int> defined_at_;
   int next_ = 0;
-  absl::flat_hash_map<const ir::Var*, int> create_at_;  // create root -> its definition number
+  // Where a create is: its definition number and the if branches around it.
+  struct CreateSite {
+    int at = 0;
+    std::vector<const ir::Stmt*> branches;
+  };
+  absl::flat_hash_map<const ir::Var*, CreateSite> create_at_;
+  std::vector<const ir::Stmt*> branches_;  // the branch bodies around the statement visited
   absl::flat_hash_map<const ir::Var*, std::shared_ptr<const ir::MakeTuple>> tuples_;
   absl::flat_hash_map<const ir::Var*, FuseInfo> fusible_;
   absl::flat_hash_set<const ir::Var*> non_fusible_;

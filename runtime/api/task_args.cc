@@ -4,7 +4,10 @@
 
 namespace pto::rt {
 
+// WithShape and View reinterpret bytes as row-major: of a strided view (whose
+// bytes have gaps) they give an invalid tensor, which a submit rejects.
 Tensor Tensor::WithShape(std::initializer_list<uint64_t> dims) const {
+  if (strided()) return Tensor{};
   Tensor t = *this;
   t.ndims = static_cast<uint32_t>(dims.size());
   int i = 0;
@@ -17,6 +20,7 @@ Tensor Tensor::WithShape(std::initializer_list<uint64_t> dims) const {
 }
 
 Tensor Tensor::View(uint64_t off, uint64_t n) const {
+  if (strided()) return Tensor{};
   Tensor t = *this;
   t.offset = offset + off;
   t.bytes = n;

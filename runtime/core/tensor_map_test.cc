@@ -75,6 +75,9 @@ TEST(TensorSliceTest, AColumnBlockKeepsTheParentsStridesAndSpansItsRows) {
   EXPECT_EQ(cell.offset, (2 * 8 + 6) * 4u);
   EXPECT_EQ(cell.bytes, 4u);
   EXPECT_FALSE(cell.strided());
+  // A byte range or reshape of a view with gaps is no tensor.
+  EXPECT_FALSE(block.View(0, 8).valid());
+  EXPECT_FALSE(block.WithShape({6}).valid());
 }
 
 TEST(TensorSliceTest, ABoxOutsideTheTensorOrOfAnotherRankIsAnError) {
