@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <variant>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "compiler/ir/attrs.h"
 #include "compiler/ir/arena.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/visitor.h"
@@ -340,11 +342,25 @@ class AssemblePatternCollector {
     auto target = ir::As<ir::Var>(call->args()[0]);
     std::shared_ptr<const ir::MakeTuple> offsets = TupleOf(call->args()[2]);
     const CreateSite& site = create->second;
-    if (target == nullptr || offsets == nullptr || !DefinedBefore(call->args()[0], site.at) ||
+    if (target == nullptr || offsets == nullptr || IsAtomic(*call) ||
+        !DefinedBefore(call->args()[0], site.at) ||
         !DefinedBefore(offsets, site.at) || !SameBranches(site.branches) ||
         !fusible_.emplace(source, FuseInfo{target, offsets}).second) {
       non_fusible_.insert(source);
     }
+  }
+
+  // An atomic assemble (`atomic=pld.AtomicType.Add`) combines into the
+  // target; a slice would overwrite it instead, so PyPTO never fuses one.
+  static bool IsAtomic(const ir::Call& call) {
+    const ir::AttrValue* v = ir::FindAttr(call.kwargs(), "atomic");
+    if (v == nullptr) return false;
+    if (const auto* i = std::get_if<int64_t>(v)) return *i != 0;
+    if (const auto* e = std::get_if<ir::ExprPtr>(v)) {
+      std::optional<int64_t> c = ir::GetConstInt(*e);
+      return !c.has_value() || *c != 0;
+    }
+    return true;
   }
 
   std::shared_ptr<const ir::MakeTuple> TupleOf(const ir::ExprPtr& e) const {
