@@ -13,8 +13,8 @@
 namespace pto::codegen {
 
 // The kernel that runs `pl.tensor.assemble` of a chip orchestration: a copy
-// of the source into a box of the target (runtime tensors carry no strides,
-// so the orchestration cannot alias it).
+// of the source into a box of the target (a pl.tensor.slice view aliases the
+// box instead: FuseCreateAssembleToSlice makes one of a create assembled once).
 inline constexpr char kAssembleKernel[] = "builtin_tensor_assemble";
 
 struct ChipCallee {

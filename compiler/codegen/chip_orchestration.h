@@ -26,7 +26,9 @@ namespace pto::codegen {
 // (compiler_)manual_dep_edges entry, and one submit with the callee's func_id
 // of ChipKernelConfig (first-call order). Before the submit of a
 // require_contiguous_operands callee each tensor operand is checked; the first
-// violation latches INVALID_ARGS and returns. Runtime scopes become
+// violation latches INVALID_ARGS and returns. A pl.tensor.slice is a
+// strided view of its source (bounds checked at compile time when static,
+// else at run time with the same latch). Runtime scopes become
 // scope_begin/scope_end, comm-fence markers a comment. Any other construct is
 // a located user error; an unknown pipeline is NotFound.
 absl::StatusOr<std::string> GenerateChipOrchestration(const ir::ProgramPtr& program,

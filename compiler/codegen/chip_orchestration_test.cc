@@ -38,10 +38,10 @@ constexpr char kChipEntryPrelude[] = R"GOLDEN(#include <cstdint>
 
 namespace {
 
-// Runtime tensors carry no strides: a view is row-major contiguous iff its
+// A view is row-major contiguous iff it is not a strided slice and its
 // shape covers exactly its bytes.
 bool is_contiguous(const pto::rt::Tensor& t) {
-  return t.valid() && pto::rt::ShapeError(t).empty();
+  return t.valid() && !t.strided() && pto::rt::ShapeError(t).empty();
 }
 
 }  // namespace
@@ -347,7 +347,7 @@ TEST(ChipOrchestrationTest, RowRangeViewIsAByteRange) {
                                "  args0.add_scalar(static_cast<uint64_t>(0));"));
 }
 
-// Runtime tensors carry no strides: a column box is not a tensor.
+// A pl.tensor.view is a byte range: a column box is not one (pl.tensor.slice is).
 TEST(ChipOrchestrationTest, StridedViewIsALocatedUserError) {
   const std::string text = ReplaceAll(ReadHostExample(),
                                       "copy = pl.tensor.view(data, [TOTAL, SIZE], [0, 0])\n"
@@ -365,6 +365,106 @@ TEST(ChipOrchestrationTest, StridedViewIsALocatedUserError) {
   std::optional<DiagnosticLocation> at = GetDiagnosticLocation(code.status());
   ASSERT_TRUE(at.has_value());
   EXPECT_EQ(at->line, 47);  // the view
+}
+
+constexpr char kSliceProgram[] = R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def fill(self, r: pl.Scalar[pl.INDEX], row: pl.Out[pl.Tensor[[1, 8], pl.FP32]]) -> pl.Tensor[[1, 8], pl.FP32]:
+        return row
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def block(self, b: pl.InOut[pl.Tensor[[4, 4], pl.FP32]]) -> pl.Tensor[[4, 4], pl.FP32]:
+        return b
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def pipe(self, out: pl.Tensor[[4, 8], pl.FP32], w: pl.Tensor[[2, 4, 8], pl.FP32]):
+        for r in pl.range(4):
+            row: pl.Tensor[[1, 8], pl.FP32] = pl.slice(out, [1, 8], [r, 0])
+            self.fill(r, row, arg_directions=[pl.ArgDirection.Scalar, pl.ArgDirection.OutputExisting])
+        left: pl.Tensor[[4, 4], pl.FP32] = pl.slice(out, [4, 4], [0, 4])
+        self.block(left, arg_directions=[pl.ArgDirection.InOut])
+        for c in pl.range(2):
+            col: pl.Scalar[pl.INDEX] = c * 4 + 0
+            chunk: pl.Tensor[[1, 4, 4], pl.FP32] = pl.slice(w, [1, 4, 4], [1, 0, col])
+            self.block(chunk, arg_directions=[pl.ArgDirection.InOut])
+)";
+
+// pl.tensor.slice is a view (pto::rt::Tensor::Slice, the parent's strides):
+// a loop-index offset gets a runtime bounds check that latches INVALID_ARGS
+// and returns; a static box is checked at compile time and gets none; a
+// rank-padded view drops its leading 1 for the kernel's [4, 4] parameter.
+TEST(ChipOrchestrationTest, SliceIsAViewWithItsBoundsChecked) {
+  ir::ProgramPtr program = Load(kSliceProgram, /*lower=*/false);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateChipOrchestration(program, "pipe");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("#include <cstdint>\n#include <string>\n"));
+  EXPECT_THAT(*code, HasSubstr(R"(  for (uint64_t r = 0; r < 4; r += 1) {
+    std::string row_error;
+    const pto::rt::Tensor row = out.Slice({static_cast<int64_t>(r), int64_t{0}}, {int64_t{1}, int64_t{8}}, &row_error);
+    if (!row.valid()) {
+      orch.report_fatal(pto::rt::kErrorInvalidArgs, "pipe: pl.tensor.slice at test.pto:16:47: " + row_error);
+      return;
+    }
+    // fill (func_id 0)
+    pto::rt::TaskArgs args0;
+    args0.add_scalar(r);
+    args0.add_output(row);
+)"));
+  EXPECT_THAT(*code, HasSubstr(R"(  std::string left_error;
+  const pto::rt::Tensor left = out.Slice({int64_t{0}, int64_t{4}}, {int64_t{4}, int64_t{4}}, &left_error);
+  // block (func_id 1)
+  pto::rt::TaskArgs args1;
+  args1.add_inout(left);
+)"));
+  EXPECT_THAT(*code, HasSubstr(R"(    const uint64_t col = static_cast<uint64_t>(((static_cast<int64_t>(c) * int64_t{4}) + int64_t{0}));
+    std::string chunk_error;
+    const pto::rt::Tensor chunk = w.Slice({int64_t{1}, int64_t{0}, static_cast<int64_t>(col)}, {int64_t{1}, int64_t{4}, int64_t{4}}, &chunk_error);
+    if (!chunk.valid()) {
+)"));
+  EXPECT_THAT(*code, HasSubstr(R"(    // block (func_id 1)
+    const pto::rt::Tensor chunk_b = chunk.DropLeadingDims(1);
+    pto::rt::TaskArgs args2;
+    args2.add_inout(chunk_b);
+)"));
+}
+
+TEST(ChipOrchestrationTest, StaticSliceOutsideItsSourceIsALocatedUserError) {
+  const std::string text = ReplaceAll(kSliceProgram, "pl.slice(out, [4, 4], [0, 4])",
+                                      "pl.slice(out, [4, 4], [0, 5])");
+  ir::ProgramPtr program = Load(text, /*lower=*/false);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateChipOrchestration(program, "pipe");
+  ASSERT_FALSE(code.ok());
+  EXPECT_TRUE(IsUserError(code.status())) << code.status();
+  EXPECT_THAT(code.status().message(),
+              HasSubstr("pl.tensor.slice: dim 1: the box [5, 9) is outside the source's extent 8"));
+  std::optional<DiagnosticLocation> at = GetDiagnosticLocation(code.status());
+  ASSERT_TRUE(at.has_value());
+  EXPECT_EQ(at->line, 18);
+  EXPECT_EQ(at->col, 70);  // the offset 5
+}
+
+TEST(ChipOrchestrationTest, SliceOfHigherRankThanItsParameterNeedsLeadingOnes) {
+  const std::string text = ReplaceAll(
+      ReplaceAll(kSliceProgram, "chunk: pl.Tensor[[1, 4, 4], pl.FP32] = pl.slice(w, [1, 4, 4], [1, 0, col])",
+                 "chunk: pl.Tensor[[2, 4, 4], pl.FP32] = pl.slice(w, [2, 4, 4], [0, 0, col])"),
+      "def block(self, b: pl.InOut[pl.Tensor[[4, 4], pl.FP32]]) -> pl.Tensor[[4, 4], pl.FP32]",
+      "def block(self, b: pl.InOut[pl.Tensor[[4, 4], pl.FP32]]) -> pl.Tensor[[4, 4], pl.FP32]");
+  ir::ProgramPtr program = Load(text, /*lower=*/false);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateChipOrchestration(program, "pipe");
+  ASSERT_FALSE(code.ok());
+  EXPECT_TRUE(IsUserError(code.status())) << code.status();
+  EXPECT_THAT(code.status().message(),
+              HasSubstr("a tensor of rank 3 passed to the parameter 'b' of rank 2 must have "
+                        "leading dims of 1"));
+  std::optional<DiagnosticLocation> at = GetDiagnosticLocation(code.status());
+  ASSERT_TRUE(at.has_value());
+  EXPECT_EQ(at->line, 23);  // the call
 }
 
 // A kernel result that is a store's result traces back to the stored param.

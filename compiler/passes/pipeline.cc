@@ -11,6 +11,7 @@
 #include "compiler/passes/flatten_call_expr.h"
 #include "compiler/passes/flatten_tile_nd_to_2d.h"
 #include "compiler/passes/fold_no_op_reshape.h"
+#include "compiler/passes/fuse_create_assemble_to_slice.h"
 #include "compiler/passes/init_mem_ref.h"
 #include "compiler/passes/inline_functions.h"
 #include "compiler/passes/insert_comm_fence.h"
@@ -87,6 +88,8 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("MaterializeValidShapeSymbols",
                         [] { return CreateMaterializeValidShapeSymbolsPass(); });
   registry.RegisterPass("FoldNoOpReshape", [] { return CreateFoldNoOpReshapePass(); });
+  registry.RegisterPass("FuseCreateAssembleToSlice",
+                        [] { return CreateFuseCreateAssembleToSlicePass(); });
   // PyPTO's default pipeline (python/pypto/ir/pass_manager.py of
   // hw-native-sys/pypto) in its order and with its numbers, holding the passes
   // that exist here. LowerL2TensorCollectives and LegalizeSpmdLaunches have no
@@ -113,6 +116,7 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"33", "MemoryReuse"},
                                            {"34", "AllocateMemoryAddr"},
                                            {"35", "FoldNoOpReshape"},
+                                           {"36", "FuseCreateAssembleToSlice"},
                                            {"", "LowerL2TensorCollectives"},
                                            {"", "LegalizeSpmdLaunches"},
                                            {"37", "DeriveCallDirections"},

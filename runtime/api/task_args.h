@@ -20,17 +20,37 @@ static_assert(sizeof(TensorDesc::shape) == kMaxTensorDims * sizeof(uint64_t));
 // The shape is what kernels see (TensorDesc::ndims/shape); ndims == 0 means
 // none was given and kernels see 1-D [bytes / elem_bytes]. Submit checks
 // that a given shape covers exactly `bytes` (INVALID_ARGS otherwise).
+//
+// A strided view (Slice of a box that is not one run of its parent) keeps its
+// parent's strides; its `bytes` then span its first to one past its last
+// element, which is the region dependencies are tracked on.
 struct Tensor {
   uint64_t base = 0;    // address of the whole buffer
   uint64_t offset = 0;  // bytes from base to the view
-  uint64_t bytes = 0;   // bytes of the view
+  uint64_t bytes = 0;   // bytes of the view (strided: of its span)
   int32_t device = -1;
   uint32_t elem_bytes = 1;
   uint32_t ndims = 0;                    // 0: 1-D over bytes / elem_bytes
   uint64_t shape[kMaxTensorDims] = {};   // elements per dim, outermost first
+  // Elements from one index of a dim to the next; all 0: row-major over
+  // `shape` (every tensor but a strided view).
+  uint64_t strides[kMaxTensorDims] = {};
 
   bool valid() const { return base != 0; }
   uint64_t addr() const { return base + offset; }
+  bool strided() const { return ndims > 0 && ndims <= kMaxTensorDims && strides[ndims - 1] != 0; }
+  // The stride of dim k: the explicit one, or row-major over `shape`.
+  uint64_t Stride(uint32_t k) const;
+  // The view of `shape` at element `offsets` (one per dim of this tensor's
+  // shape), with this tensor's strides: simpler's ChipTensor::view. A box
+  // that is one run of this tensor is an ordinary row-major tensor. When the
+  // ranks differ or the box leaves the tensor, returns an invalid tensor and
+  // sets `*error` (a submit of it fails with INVALID_ARGS).
+  Tensor Slice(std::initializer_list<int64_t> offsets,
+               std::initializer_list<int64_t> shape, std::string* error) const;
+  // The same elements without the first `n` dims (the caller knows they are
+  // 1): a rank-padded slice passed to a kernel parameter of lower rank.
+  Tensor DropLeadingDims(uint32_t n) const;
   // The same bytes with shape `dims`. More than kMaxTensorDims dims are
   // kept as a count only, so submit rejects them.
   Tensor WithShape(std::initializer_list<uint64_t> dims) const;
@@ -45,7 +65,8 @@ struct Tensor {
   }
 };
 
-// Empty if `t`'s shape is absent or covers exactly its bytes, else why not.
+// Empty if `t`'s shape is absent or covers exactly its bytes (a strided
+// view: its span), else why not.
 std::string ShapeError(const Tensor& t);
 
 enum class ArgDirection : uint8_t {

@@ -282,6 +282,7 @@ TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
     } else {
       d.ndims = tensor.ndims;
       std::copy(tensor.shape, tensor.shape + tensor.ndims, d.shape);
+      if (tensor.strided()) std::copy(tensor.strides, tensor.strides + tensor.ndims, d.strides);
     }
     t.descs.push_back(d);
   }

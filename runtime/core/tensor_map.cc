@@ -30,13 +30,16 @@ std::vector<TaskId> TensorMap::Lookup(const Tensor& t) const {
 bool TensorMap::Insert(const Tensor& t, TaskId task) {
   std::vector<Entry>& chain = map_[t.base];
   const size_t before = chain.size();
-  chain.erase(std::remove_if(chain.begin(), chain.end(),
-                             [&](const Entry& e) {
-                               return ClassifyOverlap(t.offset, t.bytes, e.off,
-                                                      e.bytes) ==
-                                      Overlap::kCovered;
-                             }),
-              chain.end());
+  // A strided view writes only part of its span: it covers no older entry.
+  if (!t.strided()) {
+    chain.erase(std::remove_if(chain.begin(), chain.end(),
+                               [&](const Entry& e) {
+                                 return ClassifyOverlap(t.offset, t.bytes, e.off,
+                                                        e.bytes) ==
+                                        Overlap::kCovered;
+                               }),
+                chain.end());
+  }
   size_ -= before - chain.size();
   if (size_ >= capacity_) return false;
   chain.push_back(Entry{t.offset, t.bytes, task});

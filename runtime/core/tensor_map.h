@@ -1,6 +1,8 @@
 // TensorMap: the current writer(s) of every buffer range, keyed by buffer base
 // (runtime-and-sim.md §1.5). RAW and WAW are tracked; readers are not recorded,
-// so WAR needs an explicit dependency (as in simpler).
+// so WAR needs an explicit dependency (as in simpler). A strided view is
+// tracked on its span (first to one past its last element): a superset of
+// the bytes it touches, so it may add dependencies but never loses one.
 #ifndef PTO_RUNTIME_CORE_TENSOR_MAP_H_
 #define PTO_RUNTIME_CORE_TENSOR_MAP_H_
 
@@ -26,7 +28,8 @@ class TensorMap {
 
   // Writers whose range overlaps the view, newest first.
   std::vector<TaskId> Lookup(const Tensor& t) const;
-  // Makes `task` the writer of the view; entries it covers are dropped.
+  // Makes `task` the writer of the view; entries it covers are dropped (a
+  // strided view drops none: its span has gaps).
   // Returns false if the map is full (the caller prunes or fails with 11).
   bool Insert(const Tensor& t, TaskId task);
   // Drops the entries of tasks for which `retired` is true.

@@ -23,7 +23,9 @@ struct alignas(64) TensorDesc {
   uint32_t elem_bytes;
   uint32_t ndims;
   uint64_t shape[5];
-  uint8_t reserved[40];
+  // Elements from one index of a dim to the next (a strided view, simpler's
+  // ChipTensor strides); all 0: row-major over `shape`.
+  uint64_t strides[5];
 
   template <typename T>
   T* data() const {

@@ -31,15 +31,34 @@ inline void CheckTensor(const pto::TensorDesc* t, uint32_t rank,
   }
 }
 
-// Row-major element offset of `idx` in `t`; faults outside the shape.
+// Whether `t` is a strided view (explicit strides, not row-major).
+inline bool Strided(const pto::TensorDesc* t) {
+  return t->ndims > 0 && t->ndims <= 5 && t->strides[t->ndims - 1] != 0;
+}
+
+// Element offset of `idx` in `t` (row-major, or by the strides of a strided
+// view); faults outside the shape.
 template <size_t N>
 int64_t Offset(const pto::TensorDesc* t, const int64_t (&idx)[N]) {
+  const bool strided = Strided(t);
   int64_t off = 0;
   for (uint32_t k = 0; k < N; ++k) {
     if (idx[k] < 0 || idx[k] >= Dim(t, k)) pto::CurrentCore()->Fault("index out of range");
-    off = off * Dim(t, k) + idx[k];
+    off = strided ? off + idx[k] * static_cast<int64_t>(t->strides[k]) : off * Dim(t, k) + idx[k];
   }
   return off;
+}
+
+// Whether the box of `shape` at `off` is one run of `t`'s elements (dims
+// after the first whole, `t` not strided). A strided view's rows are runs:
+// its innermost stride is 1 (the runtime's submit check).
+template <size_t N>
+bool BoxIsOneRun(const pto::TensorDesc* t, const int64_t (&off)[N], const int64_t (&shape)[N]) {
+  if (Strided(t)) return false;
+  for (uint32_t k = 1; k < N; ++k) {
+    if (off[k] != 0 || shape[k] != Dim(t, k)) return false;
+  }
+  return true;
 }
 
 // Copies between the GM box of `shape` at `off` in `t` and the row-major UB
@@ -50,15 +69,14 @@ int64_t Offset(const pto::TensorDesc* t, const int64_t (&idx)[N]) {
 template <typename T, size_t N>
 void CopyBox(bool load, pto::Tile<T>& tile, const pto::TensorDesc* t,
              const int64_t (&off)[N], const int64_t (&shape)[N], int64_t pitch = 0) {
-  bool contiguous = true;
   int64_t count = 1;
   for (uint32_t k = 0; k < N; ++k) {
     if (off[k] < 0 || shape[k] < 0 || off[k] + shape[k] > Dim(t, k)) {
       pto::CurrentCore()->Fault("tile box outside the tensor");
     }
-    if (k > 0 && (off[k] != 0 || shape[k] != Dim(t, k))) contiguous = false;
     count *= shape[k];
   }
+  const bool contiguous = BoxIsOneRun(t, off, shape);
   if (count == 0) return;
   const int64_t width = shape[N - 1];
   const int64_t row = pitch > 0 ? pitch : width;
@@ -106,6 +124,7 @@ pto::TensorDesc Reshape(const pto::TensorDesc* t, const int64_t (&shape)[N]) {
   int64_t want = 1;
   for (uint32_t k = 0; k < N; ++k) want *= shape[k];
   if (N > 5 || have != want) pto::CurrentCore()->Fault("reshape changes the element count");
+  if (Strided(t)) pto::CurrentCore()->Fault("reshape of a strided view");
   pto::TensorDesc r = *t;
   r.ndims = N;
   for (uint32_t k = 0; k < N; ++k) r.shape[k] = static_cast<uint64_t>(shape[k]);
@@ -148,14 +167,12 @@ int32_t* LocalCell(const pto::TensorDesc* t, const int64_t (&idx)[N]) {
 template <size_t N>
 bool ContiguousBox(const pto::TensorDesc* t, const int64_t (&off)[N],
                    const int64_t (&shape)[N]) {
-  bool contiguous = true;
   for (uint32_t k = 0; k < N; ++k) {
     if (off[k] < 0 || shape[k] < 0 || off[k] + shape[k] > Dim(t, k)) {
       pto::CurrentCore()->Fault("transfer box outside the tensor");
     }
-    if (k > 0 && (off[k] != 0 || shape[k] != Dim(t, k))) contiguous = false;
   }
-  return contiguous;
+  return BoxIsOneRun(t, off, shape);
 }
 
 // GM -> GM copy of the box `shape` from `src` at `src_off` to `dst` at

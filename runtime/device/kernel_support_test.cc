@@ -90,6 +90,29 @@ TEST(KernelSupportTest, CopyBoxIsOneTransferWhenContiguousElseOnePerRow) {
             "tile box outside the tensor");
 }
 
+// A strided view (the [3, 4] box at [1, 2] of a [4, 8] buffer, with the
+// buffer's strides): indices go through the strides, and every row is its
+// own transfer even when the box spans the view's full width.
+TEST(KernelSupportTest, AStridedViewIsAddressedThroughItsStrides) {
+  MemoryCore core;
+  std::vector<int32_t> v(4 * 8);
+  std::iota(v.begin(), v.end(), 0);
+  TensorDesc t = Desc(v, {3, 4});
+  t.start_offset = (1 * 8 + 2) * 4;
+  t.bytes = (2 * 8 + 3 + 1) * 4;
+  t.strides[0] = 8;
+  t.strides[1] = 1;
+  EXPECT_EQ(Offset(&t, {2, 3}), 2 * 8 + 3);
+  Tile<int32_t> box = TASSIGN<int32_t>(0, 12);
+  CopyBox(true, box, &t, {0, 0}, {3, 4});
+  ASSERT_EQ(core.transfers().size(), 3u);
+  EXPECT_EQ(box.data[0], 10);
+  EXPECT_EQ(box.data[4], 18);
+  EXPECT_EQ(box.data[11], 29);
+  EXPECT_FALSE(ContiguousBox(&t, {0, 0}, {3, 4}));
+  EXPECT_EQ(FaultOf([&] { Reshape(&t, {12}); }), "reshape of a strided view");
+}
+
 // A partial tile (valid_shape): the [3, 4] box of a [3, 6] tile sits at a
 // 6-element row pitch in UB; the pad columns are never written, a store
 // writes back only the box, and a box that does not fit the tile faults.

@@ -70,6 +70,34 @@ TEST(TensorAssembleKernelTest, StridedBoxIsOneRunPerRow) {
   EXPECT_EQ(dst[0], -1);
 }
 
+// Both sides strided views of [4, 6] buffers (TensorDesc::strides): the
+// [2, 2] source at [1, 1] of one goes to [0, 1] of the [3, 4] view at [1, 2]
+// of the other, row by row.
+TEST(TensorAssembleKernelTest, StridedViewsAreCopiedThroughTheirStrides) {
+  MemoryCore core;
+  std::vector<int32_t> dst(4 * 6, -1), src(4 * 6);
+  std::iota(src.begin(), src.end(), 0);
+  TensorDesc d = Desc(dst, {3, 4});
+  d.start_offset = (1 * 6 + 2) * 4;
+  d.bytes = (2 * 6 + 3 + 1) * 4;
+  d.strides[0] = 6;
+  d.strides[1] = 1;
+  TensorDesc s = Desc(src, {2, 2});
+  s.start_offset = (1 * 6 + 1) * 4;
+  s.bytes = (6 + 1 + 1) * 4;
+  s.strides[0] = 6;
+  s.strides[1] = 1;
+  Args a(d, s, {0, 1});
+  EXPECT_EQ(RunKernel(a), "");
+  EXPECT_EQ(core.transfers().size(), 4u);  // 2 rows x (load + store)
+  EXPECT_EQ(dst[1 * 6 + 3], 7);
+  EXPECT_EQ(dst[1 * 6 + 4], 8);
+  EXPECT_EQ(dst[2 * 6 + 3], 13);
+  EXPECT_EQ(dst[2 * 6 + 4], 14);
+  EXPECT_EQ(dst[1 * 6 + 2], -1);
+  EXPECT_EQ(dst[1 * 6 + 5], -1);
+}
+
 TEST(TensorAssembleKernelTest, LargeRunsAreStagedIn32KiBChunks) {
   MemoryCore core;
   std::vector<uint8_t> dst(100 * 1024, 0), src(80 * 1024, 7);

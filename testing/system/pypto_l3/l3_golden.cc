@@ -91,10 +91,41 @@ Program Dependency() {
           {{"sum_buf", s, Fill(n, 5)}, {"sub_buf", s, Fill(n, -1)}}};
 }
 
+// y = x + x written row by row; z = x * x written in two column halves.
+Program SliceRows() {
+  const Shape s = {2, 8, 64};
+  const Values x = Pattern(Count(s));
+  Values y(x.size()), z(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    y[i] = x[i] + x[i];
+    z[i] = x[i] * x[i];
+  }
+  return {{}, {{"y", s, y}, {"z", s, z}}};
+}
+
+// y = x + x; w[r][b][i][c] = x[r][4b + i][c]^2, chunk by chunk.
+Program CreateAssemble() {
+  const Shape s = {2, 8, 64};
+  const Values x = Pattern(Count(s));
+  Values y(x.size()), w(x.size());
+  for (int64_t r = 0; r < 2; ++r) {
+    for (int64_t row = 0; row < 8; ++row) {
+      for (int64_t c = 0; c < 64; ++c) {
+        const int64_t i = (r * 8 + row) * 64 + c;
+        y[i] = x[i] + x[i];
+        // w[r] is [2, 4, 64]: block row / 4, row row % 4 - the same element.
+        w[((r * 2 + row / 4) * 4 + row % 4) * 64 + c] = x[i] * x[i];
+      }
+    }
+  }
+  return {{}, {{"y", s, y}, {"w", {2, 2, 4, 64}, w}}};
+}
+
 const std::map<std::string, std::function<Program()>>& Programs() {
   static const auto* programs = new std::map<std::string, std::function<Program()>>{
       {"rank_slice", RankSlice}, {"inline_kernel", InlineKernel}, {"tuple_return", TupleReturn},
-      {"l3_add", L3Add},         {"dependency", Dependency}};
+      {"l3_add", L3Add},         {"dependency", Dependency},
+      {"slice_rows", SliceRows}, {"create_assemble", CreateAssemble}};
   return *programs;
 }
 
