@@ -624,6 +624,9 @@ class Parser {
   absl::StatusOr<DataType> LowerDType(const Ast* a, std::string_view what);
   absl::StatusOr<ir::TensorView> LowerTensorView(const Ast* call);
   absl::Status CheckAnnotation(const TypePtr& ann, const TypePtr& value, const Ast* ann_ast);
+  // `v` retyped to `ann` when it is the printed form of a load flattened by
+  // FlattenTileNdTo2D (13), else `v`.
+  static ExprPtr AsFlattenedLoad(const TypePtr& ann, const ExprPtr& v);
 
   // ----- module, class, functions -----
   absl::Status ParseModule();
