@@ -589,4 +589,30 @@ StmtPtr FlatteningMutator::MutateSeqStmts(const std::shared_ptr<const SeqStmts>&
   return SeqStmts::Flatten(seq->stmts(), seq->span());
 }
 
+FunctionPtr SpanTrackingMutator::MutateFunction(const FunctionPtr& func) {
+  if (func != nullptr) span_ = func->span();
+  return FlatteningMutator::MutateFunction(func);
+}
+
+StmtPtr SpanTrackingMutator::MutateStmt(const StmtPtr& stmt) {
+  if (stmt != nullptr) span_ = stmt->span();
+  return FlatteningMutator::MutateStmt(stmt);
+}
+
+VarPtr SpanTrackingMutator::MutateVarDef(const VarPtr& var) {
+  Span saved = span_;
+  span_ = var->span();
+  VarPtr out = FlatteningMutator::MutateVarDef(var);
+  span_ = saved;
+  return out;
+}
+
+ExprPtr SpanTrackingMutator::MutateCall(const CallPtr& call) {
+  Span saved = span_;
+  span_ = call->span();
+  ExprPtr out = MutateCallAt(call);
+  span_ = saved;
+  return out;
+}
+
 }  // namespace pto::ir

@@ -115,6 +115,26 @@ class FlatteningMutator : public IRMutator {
   StmtPtr MutateSeqStmts(const std::shared_ptr<const SeqStmts>& stmt) override;
 };
 
+// A FlatteningMutator that knows where it is: span() is the span of the
+// innermost function, statement, var definition or call being mutated, for
+// located errors raised from type rewrites (a type has no statement of its
+// own). Calls are rewritten through MutateCallAt.
+class SpanTrackingMutator : public FlatteningMutator {
+ public:
+  FunctionPtr MutateFunction(const FunctionPtr& func) override;
+  StmtPtr MutateStmt(const StmtPtr& stmt) override;
+
+ protected:
+  VarPtr MutateVarDef(const VarPtr& var) override;
+  ExprPtr MutateCall(const CallPtr& call) final;
+  // The call rewrite with span() at the call; by default IRMutator's.
+  virtual ExprPtr MutateCallAt(const CallPtr& call) { return IRMutator::MutateCall(call); }
+  const Span& span() const { return span_; }
+
+ private:
+  Span span_;
+};
+
 using VarSubstMap = absl::flat_hash_map<const Var*, ExprPtr>;
 
 // Replaces every use of a var in `map` by its value, including uses inside

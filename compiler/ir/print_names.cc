@@ -36,6 +36,8 @@ class NameAssigner {
     collecting_ = false;
     scopes_.clear();
     scopes_.emplace_back();
+    candidates_.clear();
+    candidates_.emplace_back();
     int end = counter_limit_;
     for (const VarPtr& p : f->params()) Define(p, 0, end);
     WalkBlock(f->body(), nullptr);
@@ -198,7 +200,9 @@ class NameAssigner {
       return;
     }
     if (names_.contains(v.get())) {
-      scopes_.back()[names_[v.get()]] = v.get();
+      const std::string& name = names_[v.get()];
+      if (assignment) NoteAssigned(v.get(), name);
+      scopes_.back()[name] = v.get();
       return;
     }
     std::string name = SanitizeName(v->name_hint());
@@ -206,12 +210,44 @@ class NameAssigner {
     if (const Var* u = Lookup(name); u != nullptr && u != v.get()) {
       must_rename = UsedIn(u, at, end) || (assignment && !scopes_.back().contains(name));
     }
+    // In an else branch the parser reads an assignment to a name the then
+    // branch assigned as the same Var.
+    if (assignment && PendingOther(name, v.get())) must_rename = true;
     // Window allocations are referred to by name: keep them distinct.
     if (Is<PtrType>(v->type()) && used_names_.contains(name)) must_rename = true;
     if (must_rename) name = FreshName(name);
     names_[v.get()] = name;
     used_names_.insert(name);
+    if (assignment) NoteAssigned(v.get(), name);
     scopes_.back()[name] = v.get();
+  }
+
+  // The parser keeps a name first bound by an assignment inside a block bound
+  // after the block (to the block's last value of it): mirrored here so that
+  // the names chosen after the block read back the same.
+  void NoteAssigned(const Var* v, const std::string& name) {
+    assigned_.insert(v);
+    if (Lookup(name) == nullptr) candidates_.back().push_back(name);
+  }
+
+  bool PendingOther(const std::string& name, const Var* v) const {
+    for (const Escapes& p : pending_) {
+      for (const auto& [n, u] : p) {
+        if (n == name && u != v) return true;
+      }
+    }
+    return false;
+  }
+
+  using Escapes = std::vector<std::pair<std::string, const Var*>>;
+
+  // Binds names escaped from a block in the current scope, where they may
+  // escape further.
+  void BindEscapes(const Escapes& escapes) {
+    for (const auto& [name, v] : escapes) {
+      if (Lookup(name) == nullptr) candidates_.back().push_back(name);
+      scopes_.back()[name] = v;
+    }
   }
 
   const Var* Lookup(const std::string& name) const {
@@ -286,9 +322,18 @@ class NameAssigner {
         auto i = As<IfStmt>(s);
         UseExpr(i->condition(), at);
         yield_targets_.push_back(&i->return_vars());
-        EnterBlock(i->then_body());
-        if (i->else_body()) EnterBlock(*i->else_body());
+        Escapes then_escapes = EnterBlock(i->then_body());
+        Escapes else_escapes;
+        if (i->else_body()) {
+          pending_.push_back(then_escapes);
+          else_escapes = EnterBlock(*i->else_body());
+          pending_.pop_back();
+        }
         yield_targets_.pop_back();
+        if (!collecting_) {
+          BindEscapes(then_escapes);
+          BindEscapes(else_escapes);
+        }
         FlushResults();
         return;
       }
@@ -300,11 +345,12 @@ class NameAssigner {
         for (const IterArgPtr& ia : f->iter_args()) UseExpr(ia->init_value(), at);
         for (const auto& [k, v] : f->attrs()) UseAttr(v, at);
         yield_targets_.push_back(&f->return_vars());
-        EnterBlock(f->body(), [&](int end) {
+        Escapes escapes = EnterBlock(f->body(), [&](int end) {
           Define(f->loop_var(), at, end);
           for (const IterArgPtr& ia : f->iter_args()) Define(ia, at, end);
         });
         yield_targets_.pop_back();
+        if (!collecting_) BindEscapes(escapes);
         FlushResults();
         return;
       }
@@ -312,17 +358,19 @@ class NameAssigner {
         auto w = As<WhileStmt>(s);
         for (const IterArgPtr& ia : w->iter_args()) UseExpr(ia->init_value(), at);
         yield_targets_.push_back(&w->return_vars());
+        Escapes escapes;
         if (w->iter_args().empty()) {
           UseExpr(w->condition(), at);
-          EnterBlock(w->body());
+          escapes = EnterBlock(w->body());
         } else {
-          EnterBlock(w->body(), [&](int end) {
+          escapes = EnterBlock(w->body(), [&](int end) {
             for (const IterArgPtr& ia : w->iter_args()) Define(ia, at, end);
             // `pl.cond(...)` is the first line of the body.
             UseExpr(w->condition(), Next());
           });
         }
         yield_targets_.pop_back();
+        if (!collecting_) BindEscapes(escapes);
         FlushResults();
         return;
       }
@@ -348,23 +396,34 @@ class NameAssigner {
     }
   }
 
+  // Returns the names that outlive the block (NoteAssigned).
   template <typename F>
-  void EnterBlock(const StmtPtr& body, F&& on_enter) {
+  Escapes EnterBlock(const StmtPtr& body, F&& on_enter) {
     int end = collecting_ ? 0 : BlockEnd(body);
     block_stack_.push_back(end);
-    if (!collecting_) scopes_.emplace_back();
+    if (!collecting_) {
+      scopes_.emplace_back();
+      candidates_.emplace_back();
+    }
     on_enter(end);
     WalkStmt(body);
+    Escapes escapes;
     if (collecting_) {
       block_end_[body.get()] = counter_;
       counter_limit_ = std::max(counter_limit_, counter_);
     } else {
+      for (const std::string& name : candidates_.back()) {
+        const Var* v = scopes_.back()[name];
+        if (assigned_.contains(v)) escapes.emplace_back(name, v);
+      }
       scopes_.pop_back();
+      candidates_.pop_back();
     }
     block_stack_.pop_back();
+    return escapes;
   }
-  void EnterBlock(const StmtPtr& body) {
-    EnterBlock(body, [](int) {});
+  Escapes EnterBlock(const StmtPtr& body) {
+    return EnterBlock(body, [](int) {});
   }
 
   // Results of an if/for/while are named once the statement is done, in the
@@ -393,6 +452,9 @@ class NameAssigner {
   absl::flat_hash_set<std::string> used_names_;
   absl::flat_hash_map<const Var*, std::string> names_;
   std::vector<Scope> scopes_;
+  std::vector<std::vector<std::string>> candidates_;  // per scope: NoteAssigned
+  absl::flat_hash_set<const Var*> assigned_;
+  std::vector<Escapes> pending_;  // then-branch escapes while in an else branch
   std::vector<int> block_stack_;
   std::vector<const std::vector<VarPtr>*> yield_targets_;
   std::vector<PendingResult> pending_results_;

@@ -112,7 +112,8 @@ StmtPtr TrailingStmt(const StmtPtr& body) {
 
 class Verifier : public IRVisitor {
  public:
-  explicit Verifier(const Program* program) : program_(program) {}
+  Verifier(const Program* program, VerifyOptions options)
+      : program_(program), options_(options) {}
 
   absl::Status status() const { return status_; }
 
@@ -225,7 +226,9 @@ class Verifier : public IRVisitor {
     bool reassignment = it != defined_.end() && it->second.visible &&
                         it->second.kind != DefKind::kIterArg &&
                         stmt->var()->kind() == NodeKind::kVar;
-    if (!reassignment) Define(stmt->var(), LocalDefKind(), DefSpan(stmt->var(), stmt->span()));
+    if (!reassignment) {
+      Define(stmt->var(), LocalDefKind(), DefSpan(stmt->var(), stmt->span()), /*assigned=*/true);
+    }
     CheckTypeScoping(stmt->var()->type());
     if (!ok() || stmt->value() == nullptr) return;
     if (!TypesAgree(stmt->var()->type(), stmt->value()->type())) {
@@ -374,6 +377,7 @@ class Verifier : public IRVisitor {
     DefKind kind;
     const Span* span;  // in the IR being verified
     bool visible;
+    bool assigned;  // an assignment's target (VerifyOptions)
   };
   struct Block {
     BlockKind kind;
@@ -431,9 +435,9 @@ class Verifier : public IRVisitor {
     }
   }
 
-  void Define(const VarPtr& var, DefKind kind, const Span& span) {
+  void Define(const VarPtr& var, DefKind kind, const Span& span, bool assigned = false) {
     if (!ok() || var == nullptr) return;
-    auto [it, inserted] = defined_.try_emplace(var.get(), DefInfo{kind, &span, true});
+    auto [it, inserted] = defined_.try_emplace(var.get(), DefInfo{kind, &span, true, assigned});
     if (!inserted) {
       std::string first = it->second.span->known()
                               ? StrCat(" (first definition at ", it->second.span->ToString(), ")")
@@ -478,8 +482,16 @@ class Verifier : public IRVisitor {
   void PushBlock(BlockKind kind) { blocks_.push_back({kind, {}}); }
 
   void PopBlock() {
-    for (const Var* v : blocks_.back().vars) defined_[v].visible = false;
+    std::vector<const Var*> vars = std::move(blocks_.back().vars);
     blocks_.pop_back();
+    for (const Var* v : vars) {
+      DefInfo& d = defined_[v];
+      if (d.assigned && !options_.strict_scoping) {
+        blocks_.back().vars.push_back(v);  // escapes to the enclosing block
+      } else {
+        d.visible = false;
+      }
+    }
   }
 
   void CheckTypeScoping(const TypePtr& type) {
@@ -573,6 +585,7 @@ class Verifier : public IRVisitor {
   }
 
   const Program* program_;
+  VerifyOptions options_;
   const Function* func_ = nullptr;
   const FunctionPtr* func_ptr_ = nullptr;
   absl::Status status_;
@@ -587,16 +600,17 @@ class Verifier : public IRVisitor {
 
 }  // namespace
 
-absl::Status VerifyProgram(const ProgramPtr& program) {
+absl::Status VerifyProgram(const ProgramPtr& program, VerifyOptions options) {
   if (program == nullptr) return InternalError(Span(), "VerifyProgram: null program");
-  Verifier v(program.get());
+  Verifier v(program.get(), options);
   v.CheckProgram(program);
   return v.status();
 }
 
-absl::Status VerifyFunction(const FunctionPtr& func, const ProgramPtr& program) {
+absl::Status VerifyFunction(const FunctionPtr& func, const ProgramPtr& program,
+                            VerifyOptions options) {
   if (func == nullptr) return InternalError(Span(), "VerifyFunction: null function");
-  Verifier v(program.get());
+  Verifier v(program.get(), options);
   v.VisitFunction(func);
   return v.status();
 }

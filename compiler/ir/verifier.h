@@ -9,7 +9,8 @@
 //    the assignment until the end of the enclosing block; a loop var and iter
 //    args only in the loop body (a while loop's condition included); return
 //    vars after their statement. Loop and if bodies are blocks (their
-//    definitions are not visible after them); scope statement bodies
+//    definitions are not visible after them, except an assignment's target
+//    before SSA form: see VerifyOptions); scope statement bodies
 //    (CommDomainScopeStmt, RuntimeScopeStmt) are not. MemRefs and
 //    WindowBuffers (referenced from types and scope slots) need no definition.
 //    Vars inside types are checked where the type is written: params and
@@ -46,10 +47,19 @@
 
 namespace pto::ir {
 
-absl::Status VerifyProgram(const ProgramPtr& program);
+struct VerifyOptions {
+  // Before ConvertToSSA, a Var first assigned inside a loop or if body stays
+  // visible after the body (Python's scoping, which ConvertToSSA carries out
+  // with iter args and phis). With strict_scoping (the SSAForm property) it
+  // ends with its body, as every other definition there does.
+  bool strict_scoping = false;
+};
+
+absl::Status VerifyProgram(const ProgramPtr& program, VerifyOptions options = {});
 // One function on its own; calls of GlobalVars are checked only against
 // `program` when given.
-absl::Status VerifyFunction(const FunctionPtr& func, const ProgramPtr& program = nullptr);
+absl::Status VerifyFunction(const FunctionPtr& func, const ProgramPtr& program = nullptr,
+                            VerifyOptions options = {});
 
 // Whether a value of type `actual` may be bound to a var (or yielded to a
 // return var, returned as a declared type) of type `expected`: same family

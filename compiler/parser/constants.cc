@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "absl/container/flat_hash_set.h"
 #include "compiler/ir/arena.h"
 #include "compiler/parser/parser_impl.h"
 
@@ -28,15 +29,35 @@ std::string_view ConstKindName(const ConstVal& v) {
 // ===========================================================================
 // Names.
 
-void Parser::PopScope() {
+void Parser::PopScope(std::vector<Escaped>* escaped) {
   Frame f = frames_.back();
   frames_.pop_back();
+  // The names first bound in this block whose last binding is an assignment's
+  // target: Python keeps them after the block.
+  absl::flat_hash_set<std::string_view> escaping;
+  if (escaped != nullptr) {
+    for (size_t k = f.undo_mark; k < undo_.size(); ++k) {
+      const Undo& u = undo_[k];
+      if (u.prev.var != nullptr) continue;  // bound before the block, or again in it
+      auto it = names_.find(u.name);
+      if (it == names_.end() || !it->second.assigned || it->second.var == nullptr ||
+          it->second.var->kind() != ir::NodeKind::kVar) {
+        continue;
+      }
+      escaping.insert(u.name);
+      escaped->push_back({u.name, it->second.var});
+    }
+  }
   while (undo_.size() > f.undo_mark) {
     Undo u = std::move(undo_.back());
     undo_.pop_back();
     auto it = names_.find(u.name);
     if (it == names_.end()) continue;  // cannot happen: Define inserted it
-    if (u.prev == nullptr) {
+    if (u.prev.var == nullptr) {
+      if (escaping.contains(u.name)) {
+        names_.erase(it);
+        continue;
+      }
       // Remember where the name lived so a later use can suggest pl.yield_.
       int line = it->second.var != nullptr ? it->second.var->span().line : 0;
       dead_[u.name] = DeadName{f.kind, line};
@@ -46,9 +67,11 @@ void Parser::PopScope() {
       // (AssignTarget) and leaves no undo entry. This name got a new Var in
       // the block, which Python would keep after it: a later use is an error
       // rather than a silent read of the value from before the block.
-      int line = it->second.var != nullptr ? it->second.var->span().line : 0;
-      stale_[u.name] = DeadName{f.kind, line};
-      it->second = Binding{std::move(u.prev), u.prev_frame};
+      if (!escaping.contains(u.name)) {
+        int line = it->second.var != nullptr ? it->second.var->span().line : 0;
+        stale_[u.name] = DeadName{f.kind, line};
+      }
+      it->second = std::move(u.prev);
     }
   }
 }
@@ -61,6 +84,17 @@ VarPtr Parser::AssignTarget(std::string_view name, const TypePtr& type, const Sp
       it->second.var->kind() == ir::NodeKind::kVar && ir::TypesAgree(it->second.var->type(), type)) {
     *reassigned = true;
     return it->second.var;
+  }
+  if (it == names_.end()) {
+    // An else branch assigning a name its then branch assigned: the same Var.
+    for (auto p = pending_.rbegin(); p != pending_.rend(); ++p) {
+      for (const Escaped& e : *p) {
+        if (e.name == name) {
+          if (ir::TypesAgree(e.var->type(), type)) return e.var;
+          return ir::MakeNode<const ir::Var>(std::string(name), type, span);
+        }
+      }
+    }
   }
   return ir::MakeNode<const ir::Var>(std::string(name), type, span);
 }

@@ -180,7 +180,8 @@ absl::Status Parser::LowerRangeFor(const Ast* stmt, ir::ForKind kind, std::vecto
   absl::Status body_status = LowerBlock(Kid(stmt, 2), &body, &y);
   --loop_depth_;
   RETURN_IF_ERROR(body_status);
-  PopScope();
+  std::vector<Escaped> escaped;
+  PopScope(&escaped);
   RETURN_IF_ERROR(CheckLoopYield(y, iter_args.size(), stmt, "loop"));
   for (size_t i = 0; i < y.values.size() && i < types.size(); ++i) {
     if (!ir::TypesAgree(types[i], y.values[i]->type())) {
@@ -198,6 +199,7 @@ absl::Status Parser::LowerRangeFor(const Ast* stmt, ir::ForKind kind, std::vecto
       std::move(loop_var), std::move(start_e), std::move(stop_e), std::move(step_e),
       std::move(iter_args), ir::MakeNode<ir::SeqStmts>(std::move(body), header), return_vars,
       kind, std::move(attrs), header));
+  BindEscaped(escaped);
   for (const VarPtr& v : return_vars) Define(v->name_hint(), v);
   return absl::OkStatus();
 }
@@ -266,7 +268,8 @@ absl::Status Parser::LowerWhileFor(const Ast* stmt, std::vector<StmtPtr>* out) {
     return ErrorAt(stmt, "the body of a pl.while_ loop must start with pl.cond(...)");
   }
   ExprPtr cond = std::move(cond_result_);
-  PopScope();
+  std::vector<Escaped> escaped;
+  PopScope(&escaped);
   RETURN_IF_ERROR(CheckLoopYield(y, iter_args.size(), stmt, "while loop"));
   std::vector<VarPtr> return_vars;
   if (y.has_names) {
@@ -275,6 +278,7 @@ absl::Status Parser::LowerWhileFor(const Ast* stmt, std::vector<StmtPtr>* out) {
   out->push_back(ir::MakeNode<ir::WhileStmt>(
       std::move(cond), std::move(iter_args),
       ir::MakeNode<ir::SeqStmts>(std::move(body), header), return_vars, header));
+  BindEscaped(escaped);
   for (const VarPtr& v : return_vars) Define(v->name_hint(), v);
   return absl::OkStatus();
 }
@@ -289,7 +293,8 @@ absl::Status Parser::LowerWhile(const Ast* stmt, std::vector<StmtPtr>* out) {
   absl::Status body_status = LowerBlock(Kid(stmt, 1), &body, &y);
   --loop_depth_;
   RETURN_IF_ERROR(body_status);
-  PopScope();
+  std::vector<Escaped> escaped;
+  PopScope(&escaped);
   if (y.present && !y.values.empty()) {
     return UserError(y.span, "a plain while loop has no loop-carried values; write `for (x,) in "
                              "pl.while_(init_values=(...))` to carry values");
@@ -297,6 +302,7 @@ absl::Status Parser::LowerWhile(const Ast* stmt, std::vector<StmtPtr>* out) {
   out->push_back(ir::MakeNode<ir::WhileStmt>(
       std::move(cond), std::vector<ir::IterArgPtr>{},
       ir::MakeNode<ir::SeqStmts>(std::move(body), header), std::vector<VarPtr>{}, header));
+  BindEscaped(escaped);
   return absl::OkStatus();
 }
 

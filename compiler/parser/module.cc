@@ -679,6 +679,8 @@ absl::Status Parser::LowerBodyFirst(FuncState* callee, const Ast* call) {
   std::vector<Frame> frames = std::move(frames_);
   SvMap<DeadName> dead = std::move(dead_);
   SvMap<DeadName> stale = std::move(stale_);
+  std::vector<std::vector<Escaped>> pending = std::move(pending_);
+  pending_.clear();
   expect_cond_ = false;
   loop_depth_ = 0;
   absl::Status st = ParseFunctionBody(callee);
@@ -693,6 +695,7 @@ absl::Status Parser::LowerBodyFirst(FuncState* callee, const Ast* call) {
   frames_ = std::move(frames);
   dead_ = std::move(dead);
   stale_ = std::move(stale);
+  pending_ = std::move(pending);
   return st;
 }
 

@@ -512,11 +512,14 @@ class Parser {
   bool IsFreeName(std::string_view name) const {
     return LookupLocal(name) == nullptr && LookupConst(name) == nullptr;
   }
-  void Define(std::string_view name, VarPtr var) {
+  // `assigned`: bound by an assignment, so the name outlives its block
+  // (PopScope).
+  void Define(std::string_view name, VarPtr var, bool assigned = false) {
     stale_.erase(name);
+    dead_.erase(name);
     Binding& slot = names_[name];
-    undo_.push_back({name, std::move(slot.var), slot.frame});
-    slot = Binding{std::move(var), static_cast<uint32_t>(frames_.size())};
+    undo_.push_back({name, std::move(slot)});
+    slot = Binding{std::move(var), static_cast<uint32_t>(frames_.size()), assigned};
   }
   // The Var an assignment `name = <value of type>` targets: the Var the name
   // is bound to when that was bound in an enclosing block (a non-SSA
@@ -525,13 +528,26 @@ class Parser {
   VarPtr AssignTarget(std::string_view name, const TypePtr& type, const Span& span,
                       bool* reassigned);
   void PushScope(const char* kind) { frames_.push_back({undo_.size(), kind}); }
-  void PopScope();
+  // A name first bound by an assignment inside a block stays bound after it,
+  // as in Python (ConvertToSSA carries it out: docs/passes/ConvertToSSA.md).
+  struct Escaped {
+    std::string_view name;
+    VarPtr var;
+  };
+  // Ends the innermost block. Without `escaped`, its names end with it;
+  // with it, the names first bound there by an assignment are returned for
+  // the caller to bind after the block (BindEscaped).
+  void PopScope(std::vector<Escaped>* escaped = nullptr);
+  void BindEscaped(const std::vector<Escaped>& escaped) {
+    for (const Escaped& e : escaped) Define(e.name, e.var, /*assigned=*/true);
+  }
   void ResetScopes() {
     names_.clear();
     undo_.clear();
     frames_.clear();
     dead_.clear();
     stale_.clear();
+    pending_.clear();
   }
   absl::Status UnknownName(std::string_view name, const Span& span) const;
   absl::Status StaleName(std::string_view name, const Span& span) const;
@@ -608,6 +624,9 @@ class Parser {
   absl::StatusOr<DataType> LowerDType(const Ast* a, std::string_view what);
   absl::StatusOr<ir::TensorView> LowerTensorView(const Ast* call);
   absl::Status CheckAnnotation(const TypePtr& ann, const TypePtr& value, const Ast* ann_ast);
+  // `v` retyped to `ann` when it is the printed form of a load flattened by
+  // FlattenTileNdTo2D (13), else `v`.
+  static ExprPtr AsFlattenedLoad(const TypePtr& ann, const ExprPtr& v);
 
   // ----- module, class, functions -----
   absl::Status ParseModule();
@@ -710,14 +729,14 @@ class Parser {
 
   // Local names with IR scoping: an undo log restores the outer bindings when
   // a loop or branch body ends.
-  struct Undo {
-    std::string_view name;
-    VarPtr prev;
-    uint32_t prev_frame;
-  };
   struct Binding {
     VarPtr var;
-    uint32_t frame = 0;  // frames_.size() when bound
+    uint32_t frame = 0;     // frames_.size() when bound
+    bool assigned = false;  // by an assignment (it outlives its block)
+  };
+  struct Undo {
+    std::string_view name;
+    Binding prev;
   };
   struct Frame {
     size_t undo_mark;
@@ -736,6 +755,10 @@ class Parser {
   // the outer value they see again is not the one Python would give them
   // (see PopScope).
   SvMap<DeadName> stale_;
+  // While an else branch is lowered: the names its then branch bound by an
+  // assignment (innermost if last). Assigning one there targets the same Var,
+  // so the name has one Var after the if.
+  std::vector<std::vector<Escaped>> pending_;
 
   std::vector<std::unique_ptr<FuncState>> funcs_;
   SvMap<FuncState*> funcs_by_name_;

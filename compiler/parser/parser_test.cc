@@ -574,12 +574,55 @@ TEST(ParserErrorTest, UnknownName) {
             "8:13: unknown operator 'pl.tensor.nope'");
 }
 
+// A loop variable ends with its loop.
 TEST(ParserErrorTest, NameDefinedInsideABlock) {
   EXPECT_EQ(ParseError(InFunction("        for i in pl.range(n):\n"
                                   "            y = i + 1\n"
+                                  "        z = i\n")),
+            "10:13: unknown name 'i': it is defined inside the for loop body at line 8 and is "
+            "not visible after it; pass the value out with pl.yield_ (e.g. `i = pl.yield_(...)`)");
+  // A name the then branch assigns is not bound in the else branch.
+  EXPECT_EQ(ParseError(InFunction("        if n > 1:\n"
+                                  "            y = n + 1\n"
+                                  "        else:\n"
+                                  "            z = y\n")),
+            "11:17: unknown name 'y'");
+  // Branches giving a name values of different types leave no one Var.
+  EXPECT_EQ(ParseError(InFunction("        if n > 1:\n"
+                                  "            y = n + 1\n"
+                                  "        else:\n"
+                                  "            y = 1.5\n"
                                   "        z = y\n")),
-            "10:13: unknown name 'y': it is defined inside the for loop body at line 9 and is "
-            "not visible after it; pass the value out with pl.yield_ (e.g. `y = pl.yield_(...)`)");
+            "12:13: unknown name 'y': it is defined inside the if statement (its branches give it "
+            "values of different types) at line 9 and is not visible after it; pass the value "
+            "out with pl.yield_ (e.g. `y = pl.yield_(...)`)");
+}
+
+// A name first assigned inside a loop or if body stays bound after it, as in
+// Python: to the Var of that assignment (the else branch assigns the same Var
+// as the then branch). ConvertToSSA carries the value out.
+TEST(ParserTest, NameFirstAssignedInsideABlockEscapes) {
+  ir::ProgramPtr p = Parse(InFunction("        for i in pl.range(n):\n"
+                                      "            y = i + 1\n"
+                                      "            y = y + 2\n"
+                                      "        if n > 1:\n"
+                                      "            z = y\n"
+                                      "        else:\n"
+                                      "            z = n\n"
+                                      "        w = z\n"));
+  ASSERT_NE(p, nullptr);
+  const auto& body = As<ir::SeqStmts>(p->functions()[0].second->body())->stmts();
+  auto loop = As<ir::ForStmt>(body[0]);
+  auto second = As<ir::AssignStmt>(As<ir::SeqStmts>(loop->body())->stmts()[1]);
+  auto branch = As<ir::IfStmt>(body[1]);
+  auto then_z = As<ir::AssignStmt>(As<ir::SeqStmts>(branch->then_body())->stmts()[0]);
+  auto else_z = As<ir::AssignStmt>(As<ir::SeqStmts>((*branch->else_body()))->stmts()[0]);
+  auto after = As<ir::AssignStmt>(body[2]);
+  ASSERT_NE(after, nullptr);
+  EXPECT_EQ(then_z->value(), second->var());  // the body's last value of y
+  EXPECT_EQ(else_z->var(), then_z->var());
+  EXPECT_EQ(after->value(), then_z->var());
+  ExpectRoundTrip(p);
 }
 
 // A name of the enclosing block assigned inside a loop or branch is a

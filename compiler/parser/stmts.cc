@@ -1,5 +1,6 @@
 // Statements: blocks, assignments (with pl.yield_), expression statements,
 // return and if/elif/else. Loops and with-scopes are in loops.cc.
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -121,6 +122,7 @@ absl::Status Parser::LowerAssign(const Ast* stmt, const Ast* target, const Ast* 
       } else {
         if (value->kind == AstKind::kCall) {
           ASSIGN_OR_RETURN(v, LowerCall(value, name));
+          v = AsFlattenedLoad(ann_type, v);
         } else {
           ASSIGN_OR_RETURN(v, LowerExpr(value));
         }
@@ -155,7 +157,7 @@ absl::Status Parser::LowerAssign(const Ast* stmt, const Ast* target, const Ast* 
       w.wb = nullptr;
     }
     out->push_back(ir::MakeNode<ir::AssignStmt>(var, std::move(v), SpanOf(stmt)));
-    if (!reassigned) Define(name, std::move(var));
+    if (!reassigned) Define(name, std::move(var), /*assigned=*/true);
     return absl::OkStatus();
   }
   if (target->kind == AstKind::kTuple) {
@@ -192,7 +194,7 @@ absl::Status Parser::LowerAssign(const Ast* stmt, const Ast* target, const Ast* 
       out->push_back(ir::MakeNode<ir::AssignStmt>(var, std::move(get), span));
       if (!reassigned) defs.emplace_back(e->text, std::move(var));
     }
-    for (auto& [n, var] : defs) Define(n, std::move(var));
+    for (auto& [n, var] : defs) Define(n, std::move(var), /*assigned=*/true);
     return absl::OkStatus();
   }
   if (target->kind == AstKind::kSubscript) {
@@ -343,9 +345,11 @@ absl::Status Parser::LowerIf(const Ast* stmt, std::vector<StmtPtr>* out, YieldIn
   SvMap<DeadName> stale_before = stale_;
   PushScope("if branch");
   RETURN_IF_ERROR(LowerBlock(Kid(stmt, 1), &then_stmts, &ty));
-  PopScope();
+  std::vector<Escaped> then_escaped, else_escaped;
+  PopScope(&then_escaped);
   SvMap<DeadName> then_stale = std::move(stale_);
   stale_ = std::move(stale_before);
+  pending_.push_back(then_escaped);
 
   bool has_else = false;
   std::vector<StmtPtr> else_stmts;
@@ -355,7 +359,8 @@ absl::Status Parser::LowerIf(const Ast* stmt, std::vector<StmtPtr>* out, YieldIn
     has_else = true;
     PushScope("else branch");
     YieldInfo inner;
-    RETURN_IF_ERROR(LowerIf(else_ast, &else_stmts, &inner));
+    absl::Status st = LowerIf(else_ast, &else_stmts, &inner);
+    if (!st.ok()) return st;
     if (inner.present) {
       // The nested if's results are this else branch's results.
       auto nested = ir::As<ir::IfStmt>(else_stmts.back());
@@ -367,13 +372,14 @@ absl::Status Parser::LowerIf(const Ast* stmt, std::vector<StmtPtr>* out, YieldIn
       for (const VarPtr& v : nested->return_vars()) ey.values.push_back(v);
       else_stmts.push_back(ir::MakeNode<ir::YieldStmt>(ey.values, ey.span));
     }
-    PopScope();
+    PopScope(&else_escaped);
   } else if (else_ast != nullptr) {
     has_else = true;
     PushScope("else branch");
     RETURN_IF_ERROR(LowerBlock(else_ast, &else_stmts, &ey));
-    PopScope();
+    PopScope(&else_escaped);
   }
+  pending_.pop_back();
 
   for (auto& [name, d] : then_stale) stale_.try_emplace(name, d);
   std::vector<VarPtr> return_vars;
@@ -413,6 +419,26 @@ absl::Status Parser::LowerIf(const Ast* stmt, std::vector<StmtPtr>* out, YieldIn
   out->push_back(ir::MakeNode<ir::IfStmt>(
       std::move(cond), ir::MakeNode<ir::SeqStmts>(std::move(then_stmts), header),
       std::move(else_body), return_vars, header));
+  // Names either branch assigned first live on (the else branch reused the
+  // then branch's Var where the types agree); one the branches give values
+  // of different types has no one Var after the if.
+  std::vector<Escaped> after;
+  for (const Escaped& t : then_escaped) {
+    auto e = std::find_if(else_escaped.begin(), else_escaped.end(),
+                          [&](const Escaped& x) { return x.name == t.name; });
+    if (e == else_escaped.end() || e->var == t.var) {
+      after.push_back(t);
+    } else {
+      dead_[t.name] = DeadName{"if statement (its branches give it values of different types)",
+                               t.var->span().line};
+    }
+  }
+  for (const Escaped& e : else_escaped) {
+    bool in_then = std::any_of(then_escaped.begin(), then_escaped.end(),
+                               [&](const Escaped& x) { return x.name == e.name; });
+    if (!in_then) after.push_back(e);
+  }
+  BindEscaped(after);
   for (const VarPtr& v : return_vars) Define(v->name_hint(), v);
   return absl::OkStatus();
 }

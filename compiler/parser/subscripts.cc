@@ -176,7 +176,7 @@ absl::Status Parser::LowerSubscriptAssign(const Ast* stmt, const Ast* target, co
   bool reassigned = false;
   VarPtr var = AssignTarget(base->text, assembled->type(), SpanOf(base), &reassigned);
   out->push_back(ir::MakeNode<ir::AssignStmt>(var, std::move(assembled), SpanOf(stmt)));
-  if (!reassigned) Define(base->text, std::move(var));
+  if (!reassigned) Define(base->text, std::move(var), /*assigned=*/true);
   return absl::OkStatus();
 }
 

@@ -354,6 +354,37 @@ bool Parser::TryParseSimpleParamType(ParamType* out) {
   return true;
 }
 
+// FlattenTileNdTo2D (13) keeps a load's tensor-rank window and flattens its
+// tile to [d0 * ... * d(n-2), d(n-1)]; the parser deduces a load's tile from
+// the window, so the printed annotation is the one place that says the load
+// was flattened. Accepted only as exactly that flattening of a static window.
+ExprPtr Parser::AsFlattenedLoad(const TypePtr& ann, const ExprPtr& v) {
+  auto call = ir::As<ir::Call>(v);
+  if (call == nullptr || ir::Is<ir::GlobalVar>(call->op()) ||
+      call->op()->name() != "pl.tile.load") {
+    return v;
+  }
+  auto want = ir::As<ir::TileType>(ann);
+  auto got = ir::As<ir::TileType>(v->type());
+  if (want == nullptr || got == nullptr || want->shape().size() != 2 ||
+      got->shape().size() <= 2 || want->dtype() != got->dtype()) {
+    return v;
+  }
+  int64_t rows = 1;
+  for (size_t i = 0; i + 1 < got->shape().size(); ++i) {
+    std::optional<int64_t> d = ir::GetConstInt(got->shape()[i]);
+    if (!d) return v;
+    rows *= *d;
+  }
+  std::optional<int64_t> cols = ir::GetConstInt(got->shape().back());
+  if (!cols || ir::GetConstInt(want->shape()[0]) != rows ||
+      ir::GetConstInt(want->shape()[1]) != cols) {
+    return v;
+  }
+  return ExprPtr(ir::MakeNode<ir::Call>(call->op(), call->args(), call->kwargs(), call->attrs(),
+                                        ann, call->span()));
+}
+
 absl::Status Parser::CheckAnnotation(const TypePtr& ann, const TypePtr& value,
                                      const Ast* ann_ast) {
   if (ir::TypesAgree(ann, value)) return absl::OkStatus();

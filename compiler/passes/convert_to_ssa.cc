@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "compiler/ir/mutator.h"
+#include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/passes/function_rewrite.h"
@@ -222,8 +223,8 @@ class Converter {
  public:
   absl::Status status;
 
-  explicit Converter(const ir::FunctionPtr& f) {
-    for (const ir::VarPtr& p : f->params()) defined_.insert(p.get());
+  explicit Converter(const ir::FunctionPtr& f) : func_(f) {
+    for (const ir::VarPtr& p : f->params()) Available(p);
   }
 
   ir::StmtPtr Convert(const ir::StmtPtr& s, const VarSet& live_out) {
@@ -290,7 +291,7 @@ class Converter {
   // A first definition keeps its Var (rebuilt only when its type names a
   // reassigned Var).
   ir::VarPtr DefineFirst(const ir::VarPtr& v) {
-    defined_.insert(v.get());
+    Available(v);
     ir::TypePtr t = SubType(v->type());
     ir::VarPtr nv;
     if (auto ia = ir::As<ir::IterArg>(v)) {
@@ -319,6 +320,7 @@ class Converter {
                           : SubType(v->type());
       target = std::make_shared<ir::Var>(v->name_hint(), std::move(t), a->span());
       cur_[v.get()] = target;
+      avail_.insert(v.get());
     }
     if (target == v && value == a->value()) return a;
     return std::make_shared<ir::AssignStmt>(std::move(target), std::move(value), a->span());
@@ -350,15 +352,43 @@ class Converter {
     return std::make_shared<ir::SeqStmts>(std::move(out), seq->span());
   }
 
-  // The Vars defined before `s` that `s` reassigns and that are read later.
-  std::vector<ir::VarPtr> Carried(const ir::StmtPtr& body, const VarSet& read) const {
+  // What a loop carries: the Vars available before it that its body assigns
+  // and that are read later (`read`), and the Vars first assigned in the body
+  // and read after the loop (`live_out`: the escaping ones PyPTO promotes), in
+  // the order the body first assigns them.
+  std::vector<ir::VarPtr> Carried(const ir::StmtPtr& body, const VarSet& read,
+                                  const VarSet& live_out, VarSet* escaping) const {
     AssignTargets targets;
     targets.VisitStmt(body);
     std::vector<ir::VarPtr> out;
     for (const ir::Var* v : targets.order) {
-      if (defined_.contains(v) && read.contains(v)) out.push_back(targets.vars.at(v));
+      if (avail_.contains(v) ? read.contains(v) : live_out.contains(v)) {
+        out.push_back(targets.vars.at(v));
+        if (!avail_.contains(v)) escaping->insert(v);
+      }
     }
     return out;
+  }
+
+  // The value an escaping Var starts from, for a loop that runs zero times (as
+  // PyPTO chooses it): an Out or InOut parameter of its type, else the first
+  // value of its type defined before the loop and visible there.
+  ir::ExprPtr EscapingInit(const ir::TypePtr& type, const VarSet& before) const {
+    const std::string want = ir::PrintType(type);
+    auto matches = [&](const ir::VarPtr& v) {
+      return before.contains(v.get()) && ir::PrintType(Current(v.get(), v)->type()) == want;
+    };
+    const auto& params = func_->params();
+    const auto& dirs = func_->param_directions();
+    for (size_t i = 0; i < params.size() && i < dirs.size(); ++i) {
+      if (dirs[i] != ir::ParamDirection::kIn && matches(params[i])) {
+        return Current(params[i].get(), params[i]);
+      }
+    }
+    for (const ir::VarPtr& v : order_) {
+      if (matches(v)) return Current(v.get(), v);
+    }
+    return nullptr;
   }
 
   ir::StmtPtr ConvertIf(const std::shared_ptr<const ir::IfStmt>& s, const VarSet& live_out) {
@@ -366,18 +396,37 @@ class Converter {
     AssignTargets targets;
     targets.VisitStmt(s->then_body());
     if (s->else_body().has_value()) targets.VisitStmt(*s->else_body());
-    std::vector<ir::VarPtr> phis;
-    for (const ir::Var* v : targets.order) {
-      if (defined_.contains(v) && live_out.contains(v)) phis.push_back(targets.vars.at(v));
-    }
     const ir::VarSubstMap before = cur_;
+    const VarSet avail_before = avail_;
     ir::StmtPtr then_body = Convert(s->then_body(), live_out);
     const ir::VarSubstMap then_cur = cur_;
+    const VarSet then_avail = std::move(avail_);
     cur_ = before;
+    avail_ = avail_before;
     std::optional<ir::StmtPtr> else_body;
     if (s->else_body().has_value()) else_body = Convert(*s->else_body(), live_out);
+    if (!status.ok()) return s;
     const ir::VarSubstMap else_cur = cur_;
+    const VarSet else_avail = std::move(avail_);
     cur_ = before;
+    avail_ = avail_before;
+    // A phi for each Var assigned in the if and read after it: available
+    // before the if, or (PyPTO's rule for a new Var) assigned on both paths.
+    std::vector<ir::VarPtr> phis;
+    for (const ir::Var* v : targets.order) {
+      if (!live_out.contains(v)) continue;
+      bool in_then = then_avail.contains(v), in_else = else_avail.contains(v);
+      if (avail_before.contains(v) || (in_then && in_else)) {
+        phis.push_back(targets.vars.at(v));
+        continue;
+      }
+      status = UserError(
+          s->span(),
+          pto::StrCat("ConvertToSSA: '", v->name_hint(), "' is read after this if, which assigns "
+                      "it only in its ", in_then ? "then" : "else", " branch, and it has no "
+                      "value before the if; assign it in both branches, or before the if"));
+      return s;
+    }
 
     std::vector<ir::VarPtr> return_vars;
     for (const ir::VarPtr& rv : s->return_vars()) return_vars.push_back(DefineFirst(rv));
@@ -390,6 +439,7 @@ class Converter {
         auto phi = std::make_shared<ir::Var>(v->name_hint(), tv->type(), s->span());
         return_vars.push_back(phi);
         cur_[v.get()] = phi;
+        Available(v);
       }
       // Values yielded by an if without results carry nothing: replaced.
       bool keep = !s->return_vars().empty();
@@ -425,11 +475,13 @@ class Converter {
   // assigning (and the condition), `live_out` what is read after the loop.
   LoopParts ConvertLoop(const ir::Stmt& loop, const std::vector<ir::IterArgPtr>& iter_args,
                         const ir::StmtPtr& body, const std::vector<ir::VarPtr>& return_vars,
-                        const ir::ExprPtr& condition, const VarSet& read, const VarSet& live_out) {
+                        const ir::ExprPtr& condition, const VarSet& read, const VarSet& live_out,
+                        const VarSet& avail_outer) {
     LoopParts p;
     VarSet wanted = read;
     wanted.insert(live_out.begin(), live_out.end());
-    std::vector<ir::VarPtr> carried = Carried(body, wanted);
+    VarSet escaping;
+    std::vector<ir::VarPtr> carried = Carried(body, wanted, live_out, &escaping);
     if (!carried.empty()) {
       OwnJumpFinder jumps;
       jumps.VisitStmt(body);
@@ -450,7 +502,19 @@ class Converter {
     }
     std::vector<ir::VarPtr> new_rvs;
     for (const ir::VarPtr& v : carried) {
-      ir::ExprPtr init = Current(v.get(), v);
+      ir::ExprPtr init;
+      if (!escaping.contains(v.get())) {
+        init = Current(v.get(), v);
+      } else if (init = EscapingInit(SubType(v->type()), avail_outer); init == nullptr) {
+        status = UserError(
+            loop.span(),
+            pto::StrCat("ConvertToSSA: '", v->name_hint(), "' is first assigned in this loop's "
+                        "body and read after the loop, but no value of its type (",
+                        ir::PrintType(v->type()), ") is defined before the loop to carry in (the "
+                        "loop may run zero times); assign '", v->name_hint(),
+                        "' before the loop"));
+        return p;
+      }
       auto ia = std::make_shared<ir::IterArg>(v->name_hint(), init->type(), init, loop.span());
       p.iter_args.push_back(ia);
       new_rvs.push_back(std::make_shared<ir::Var>(v->name_hint(), init->type(), loop.span()));
@@ -458,6 +522,8 @@ class Converter {
     const ir::VarSubstMap before = cur_;
     for (size_t k = 0; k < carried.size(); ++k) {
       cur_[carried[k].get()] = p.iter_args[iter_args.size() + k];
+      // The body's assignment of an escaping Var is now a new version.
+      Available(carried[k]);
     }
     if (condition != nullptr) p.condition = Sub(condition);
     VarSet body_out = read;
@@ -470,6 +536,9 @@ class Converter {
       p.body = WithYield(p.body, true, yields, loop.span());
     }
     cur_ = before;
+    // What the body defined is not visible after it; what it carries is.
+    avail_ = avail_outer;
+    for (const ir::VarPtr& v : carried) avail_.insert(v.get());
     for (const ir::VarPtr& rv : return_vars) p.return_vars.push_back(DefineFirst(rv));
     if (!carried.empty() && return_vars.empty()) {
       // The loop gets results: one per iter arg, the existing ones included.
@@ -489,10 +558,11 @@ class Converter {
   ir::StmtPtr ConvertFor(const std::shared_ptr<const ir::ForStmt>& s, const VarSet& live_out) {
     ir::ExprPtr start = Sub(s->start()), stop = Sub(s->stop()), step = Sub(s->step());
     std::optional<ir::AttrList> attrs = SubAttrs(s->attrs());
+    const VarSet avail_outer = avail_;
     ir::VarPtr loop_var = DefineFirst(s->loop_var());
     VarSet read = LiveIn(s->body());
     LoopParts p = ConvertLoop(*s, s->iter_args(), s->body(), s->return_vars(), nullptr, read,
-                              live_out);
+                              live_out, avail_outer);
     if (!status.ok()) return s;
     if (!p.changed && start == s->start() && stop == s->stop() && step == s->step() &&
         !attrs.has_value() && loop_var == s->loop_var()) {
@@ -507,8 +577,9 @@ class Converter {
   ir::StmtPtr ConvertWhile(const std::shared_ptr<const ir::WhileStmt>& s, const VarSet& live_out) {
     VarSet read = LiveIn(s->body());
     AddUses(s->condition(), &read);
+    const VarSet avail_outer = avail_;
     LoopParts p = ConvertLoop(*s, s->iter_args(), s->body(), s->return_vars(), s->condition(),
-                              read, live_out);
+                              read, live_out, avail_outer);
     if (!status.ok()) return s;
     if (!p.changed) return s;
     return std::make_shared<ir::WhileStmt>(std::move(p.condition), std::move(p.iter_args),
@@ -539,7 +610,19 @@ class Converter {
                                                      s->span());
   }
 
+  // `v` is defined (a later assignment is a new version) and visible here.
+  void Available(const ir::VarPtr& v) {
+    if (defined_.insert(v.get()).second) order_.push_back(v);
+    avail_.insert(v.get());
+  }
+
+  const ir::FunctionPtr& func_;
+  // Every Var defined so far (in order_, in definition order), and those
+  // visible at this point: blocks end their own definitions, except the ones
+  // carried out of a loop or merged by a phi.
   VarSet defined_;
+  std::vector<ir::VarPtr> order_;
+  VarSet avail_;
   ir::VarSubstMap cur_;
 };
 

@@ -4,7 +4,10 @@
 // reassigned inside a loop and read by a later iteration or after the loop
 // becomes an iter arg with a yield and a return var, and one reassigned inside
 // an if and read after it becomes a return var (phi) yielded by both branches.
-// See docs/passes/ConvertToSSA.md.
+// A value first assigned inside a loop and read after it (Python's scoping)
+// becomes an iter arg started from a value of its type before the loop, and
+// one first assigned in both branches of an if a phi (PyPTO's escaping-variable
+// promotion). See docs/passes/ConvertToSSA.md.
 #ifndef PTO_COMPILER_PASSES_CONVERT_TO_SSA_H_
 #define PTO_COMPILER_PASSES_CONVERT_TO_SSA_H_
 

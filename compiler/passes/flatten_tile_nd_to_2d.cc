@@ -67,23 +67,11 @@ bool CollapsesToRowBand(const std::vector<ir::ExprPtr>& src, const std::vector<i
   return true;
 }
 
-class Flattener : public ir::FlatteningMutator {
+class Flattener : public ir::SpanTrackingMutator {
  public:
   absl::Status status;
 
-  ir::StmtPtr MutateStmt(const ir::StmtPtr& stmt) override {
-    if (stmt != nullptr) span_ = stmt->span();
-    return ir::IRMutator::MutateStmt(stmt);
-  }
-
  protected:
-  ir::VarPtr MutateVarDef(const ir::VarPtr& var) override {
-    Span saved = span_;
-    span_ = var->span();
-    ir::VarPtr out = ir::IRMutator::MutateVarDef(var);
-    span_ = saved;
-    return out;
-  }
 
   ir::TypePtr MutateTileType(const std::shared_ptr<const ir::TileType>& type) override {
     ir::TypePtr base = ir::IRMutator::MutateTileType(type);
@@ -91,7 +79,7 @@ class Flattener : public ir::FlatteningMutator {
     if (t->shape().size() <= 2) return base;
     for (size_t i = 0; i < t->shape().size(); ++i) {
       if (!ir::GetConstInt(t->shape()[i]).has_value()) {
-        Fail(UserErrorF(span_, "FlattenTileNdTo2D: the tile ", ShapeText(t->shape()),
+        Fail(UserErrorF(span(), "FlattenTileNdTo2D: the tile ", ShapeText(t->shape()),
                         " has a dynamic dim ", i,
                         ", and a tile of rank above 2 is flattened to 2D only with a static "
                         "shape; loop over the dynamic dim with pl.range so each tile is static "
@@ -106,13 +94,7 @@ class Flattener : public ir::FlatteningMutator {
                                           std::move(valid), t->span());
   }
 
-  ir::ExprPtr MutateCall(const ir::CallPtr& call) override {
-    Span saved = span_;
-    span_ = call->span();
-    ir::ExprPtr out = Rewrite(call);
-    span_ = saved;
-    return out;
-  }
+  ir::ExprPtr MutateCallAt(const ir::CallPtr& call) override { return Rewrite(call); }
 
  private:
   void Fail(absl::Status s) {
@@ -236,8 +218,6 @@ class Flattener : public ir::FlatteningMutator {
     return std::make_shared<ir::Call>(rebuilt->op(), std::move(new_args), rebuilt->kwargs(),
                                       rebuilt->attrs(), rebuilt->type(), rebuilt->span());
   }
-
-  Span span_;
 };
 
 }  // namespace

@@ -24,34 +24,11 @@ ir::ExprPtr Mul(const ir::ExprPtr& a, const ir::ExprPtr& b) {
   return m.ok() ? *m : nullptr;
 }
 
-class StrideMaterializer : public ir::IRMutator {
+class StrideMaterializer : public ir::SpanTrackingMutator {
  public:
   absl::Status status;
 
-  ir::FunctionPtr MutateFunction(const ir::FunctionPtr& func) override {
-    span_ = func->span();
-    return ir::IRMutator::MutateFunction(func);
-  }
-  ir::StmtPtr MutateStmt(const ir::StmtPtr& stmt) override {
-    if (stmt != nullptr) span_ = stmt->span();
-    return ir::IRMutator::MutateStmt(stmt);
-  }
-
  protected:
-  ir::VarPtr MutateVarDef(const ir::VarPtr& var) override {
-    Span saved = span_;
-    span_ = var->span();
-    ir::VarPtr out = ir::IRMutator::MutateVarDef(var);
-    span_ = saved;
-    return out;
-  }
-  ir::ExprPtr MutateCall(const ir::CallPtr& call) override {
-    Span saved = span_;
-    span_ = call->span();
-    ir::ExprPtr out = ir::IRMutator::MutateCall(call);
-    span_ = saved;
-    return out;
-  }
   ir::TypePtr MutateTensorType(const std::shared_ptr<const ir::TensorType>& type) override {
     ir::TypePtr base = ir::IRMutator::MutateTensorType(type);
     auto t = std::static_pointer_cast<const ir::TensorType>(base);
@@ -76,7 +53,7 @@ class StrideMaterializer : public ir::IRMutator {
   std::optional<ir::TensorView> Materialized(const ir::TensorType& t) {
     if (!t.tensor_view().has_value() || !status.ok()) return std::nullopt;
     const ir::TensorView& v = *t.tensor_view();
-    const Span& at = t.span().known() ? t.span() : span_;
+    const Span& at = t.span().known() ? t.span() : span();
     if (v.layout == ir::TensorLayout::kNZ) {
       status = UserErrorF(at, "MaterializeTensorStrides: a tensor cannot have layout NZ (a "
                               "fractal tile layout with no strides); use ND or DN");
@@ -93,8 +70,6 @@ class StrideMaterializer : public ir::IRMutator {
     out.stride = *std::move(strides);
     return out;
   }
-
-  Span span_;
 };
 
 }  // namespace

@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "compiler/ir/printer.h"
-#include "compiler/ir/visitor.h"
 #include "compiler/ir/verifier.h"
+#include "compiler/ir/visitor.h"
 #include "compiler/passes/pass_registry.h"
 #include "compiler/passes/property_verifiers.h"
 #include "compiler/support/diagnostics.h"
@@ -161,6 +161,26 @@ absl::Status CheckLowerable(const ir::ProgramPtr& program,
                       finder.lowered_by, ", which this pass list (starting at ",
                       passes.front()->name(), ") does not run; add it or run the default "
                       "pipeline"));
+    }
+  }
+  // A value read after the loop or if body that first assigns it (Python's
+  // scoping, the parser's non-SSA form): carried out by ConvertToSSA.
+  bool after_ssa = false;
+  for (const std::unique_ptr<Pass>& p : passes) {
+    after_ssa |= PassRegistry::Global().PassNumber(p->name()) > "04";
+  }
+  if (after_ssa && !names.contains("ConvertToSSA")) {
+    absl::Status scoping = ir::VerifyProgram(program, {.strict_scoping = true});
+    if (!scoping.ok()) {
+      absl::Status out(scoping.code(),
+                       pto::StrCat(scoping.message(), ": such a value is carried out by pass "
+                                   "04 ConvertToSSA, which this pass list (starting at ",
+                                   passes.front()->name(), ") does not run; add it or run the "
+                                   "default pipeline"));
+      scoping.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
+        out.SetPayload(url, payload);
+      });
+      return out;
     }
   }
   return absl::OkStatus();

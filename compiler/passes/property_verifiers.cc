@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "compiler/ir/verifier.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/passes/classify_iter_arg_carry.h"
 #include "compiler/passes/derive_call_directions.h"
@@ -186,7 +187,15 @@ absl::Status VerifySSA(const ir::ProgramPtr& program) {
                                        "'"));
     }
   }
-  return absl::OkStatus();
+  // In SSA form a value assigned inside a loop or if body is not read after it
+  // (ConvertToSSA carried every such value out as an iter arg or phi).
+  absl::Status scoping = ir::VerifyProgram(program, {.strict_scoping = true});
+  if (scoping.ok()) return scoping;
+  absl::Status out(absl::StatusCode::kInternal,
+                   pto::StrCat("property SSAForm: ", scoping.message()));
+  scoping.ForEachPayload(
+      [&](absl::string_view url, const absl::Cord& payload) { out.SetPayload(url, payload); });
+  return out;
 }
 
 // NoNestedCalls: a call is only the whole value of an assignment or an

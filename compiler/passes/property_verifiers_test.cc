@@ -160,6 +160,26 @@ TEST(VerifyPropertyTest, PropertiesWithoutVerifierHold) {
   EXPECT_TRUE(VerifyProperty(IRProperty::kSSAForm, Parse(kHost)).ok());
 }
 
+// SSAForm: a value first assigned in a loop body and read after the loop (the
+// parser's non-SSA form) breaks it, at the read.
+TEST(SSAFormTest, ReadAfterTheDefiningLoopIsFlagged) {
+  constexpr char kEscaping[] = R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def f(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+        for i in pl.range(n):
+            y = i + 1
+        return y
+)";
+  absl::Status s = VerifyProperty(IRProperty::kSSAForm, Parse(kEscaping));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(),
+            "property SSAForm: 'y' is defined inside a loop body and is not visible here");
+  EXPECT_EQ(Loc(s), "9:9");
+}
+
 // NoNestedCalls: a call only as the whole value of an assignment or an
 // expression statement (a while condition is not checked).
 TEST(NoNestedCallsTest, NestedCallIsFlaggedAtTheCall) {
