@@ -35,6 +35,7 @@ struct Task {
   int scope = -1;                 // innermost open scope at submit; -1 none
   int blocks_dispatched = 0;
   int blocks_done = 0;
+  bool dummy = false;             // submit_dummy_task: no kernel, no blocks
 };
 
 class ChipBackend {
@@ -70,8 +71,10 @@ class OrchestratorCore : public Orchestrator {
   TaskOutputs submit_aic_task(int func_id, const TaskArgs& args) override {
     return Submit(func_id, args, CoreShape::kAic);
   }
+  TaskOutputs submit_dummy_task(const TaskArgs& args) override;
   void scope_begin() override;
   void scope_end() override;
+  void manual_scope_begin() override;
   bool read_tensor(const Tensor& t, uint64_t byte_offset, void* out,
                    uint64_t bytes) override;
   bool write_tensor(const Tensor& t, uint64_t byte_offset, const void* in,
@@ -108,7 +111,10 @@ class OrchestratorCore : public Orchestrator {
   const std::vector<std::string>& log() const { return log_; }
 
  private:
-  TaskOutputs Submit(int func_id, const TaskArgs& args, CoreShape shape);
+  TaskOutputs Submit(int func_id, const TaskArgs& args, CoreShape shape, bool dummy = false);
+  bool InManualScope() const {
+    return !scope_stack_.empty() && scope_manual_[scope_stack_.back()];
+  }
   bool Fail(int code, const std::string& message);  // latches; returns false
   // The tensor a runtime-allocated output at `addr` becomes (its shape too).
   Tensor OutputTensor(const TensorCreateInfo& info, uint64_t addr) const;
@@ -124,6 +130,7 @@ class OrchestratorCore : public Orchestrator {
   std::vector<std::unique_ptr<Task>> tasks_;
   std::vector<bool> slot_held_;   // by task id: counts toward the window
   std::vector<bool> scope_open_;  // by scope id
+  std::vector<bool> scope_manual_;  // by scope id: manual_scope_begin
   std::vector<int> scope_stack_;
   size_t live_ = 0;
   size_t completed_ = 0;
