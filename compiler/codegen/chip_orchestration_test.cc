@@ -280,6 +280,73 @@ TEST(ChipOrchestrationTest, LoopsFollowTheCarryPlanAndScopes) {
                                "    nxt = nxt_next;\n    cur = cur_next;\n  }\n"));
 }
 
+// PyPTO's phase-fence idiom through the default pipeline: the manual scope,
+// the Array[4, TASK_ID] carried by the phase loop and filled by the parallel
+// loop, pass 39's fence (submitted only when it has a valid dep), and deps
+// from the fence's id.
+constexpr char kPhaseFenceProgram[] = R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.InOut[pl.Tensor[[4], pl.FP32]], b: pl.Scalar[pl.INDEX]) -> pl.Tensor[[4], pl.FP32]:
+        return x
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def pipe(self, x: pl.InOut[pl.Tensor[[4], pl.FP32]]) -> pl.Tensor[[4], pl.FP32]:
+        with pl.manual_scope():
+            tids = pl.array.create(4, pl.TASK_ID)
+            for ph, (prev,) in pl.range(2, init_values=(tids,)):
+                nxt = pl.array.create(4, pl.TASK_ID)
+                for b in pl.parallel(4):
+                    r, tid = pl.submit(self.k, x, b, deps=[prev])
+                    nxt[b] = tid
+                tids = pl.yield_(nxt)
+            last = tids[3]
+            r2, t2 = pl.submit(self.k, x, 0, deps=[last])
+        return x
+)";
+
+TEST(ChipOrchestrationTest, PhaseFenceLowersToADummyTask) {
+  ir::ProgramPtr program = Load(kPhaseFenceProgram, /*lower=*/true);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateChipOrchestration(program, "pipe");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("#include <array>\n"));
+  EXPECT_THAT(*code, HasSubstr("  orch.scope_begin();\n"
+                               "  orch.manual_scope_begin();\n"
+                               "  std::array<pto::rt::TaskId, 4> tids;\n"
+                               "  tids.fill(pto::rt::kInvalidTaskId);\n"
+                               "  std::array<pto::rt::TaskId, 4> prev = tids;\n"));
+  EXPECT_THAT(*code, HasSubstr("    // pl.system.task_dummy: a dependency-only task\n"
+                               "    pto::rt::TaskArgs args0;\n"
+                               "    for (const pto::rt::TaskId dep : prev) {\n"
+                               "      if (dep != pto::rt::kInvalidTaskId) args0.add_dep(dep);\n"
+                               "    }\n"
+                               "    pto::rt::TaskId phase_fence_barrier_0_tid = "
+                               "pto::rt::kInvalidTaskId;\n"
+                               "    if (!args0.deps().empty()) phase_fence_barrier_0_tid = "
+                               "orch.submit_dummy_task(args0).task;\n"));
+  EXPECT_THAT(*code, HasSubstr("      if (phase_fence_barrier_0_tid != pto::rt::kInvalidTaskId) "
+                               "args1.add_dep(phase_fence_barrier_0_tid);\n"
+                               "      const pto::rt::TaskOutputs task1 = orch.submit_aiv_task(0, "
+                               "args1);\n"));
+  // nxt[b] = tid: a bounds check, a copy and the store; the yields carry it.
+  EXPECT_THAT(*code, HasSubstr("      if (static_cast<uint64_t>(b) >= 4) {\n"
+                               "        orch.report_fatal(pto::rt::kErrorInvalidArgs, "
+                               "\"test.pto:15:21: index of nxt_1 outside its 4 task ids\");\n"
+                               "        return;\n"));
+  EXPECT_THAT(*code, HasSubstr("      std::array<pto::rt::TaskId, 4> nxt_2 = nxt_1;\n"
+                               "      nxt_2[b] = task1.task;\n"
+                               "      nxt_1 = nxt_2;\n"
+                               "    }\n"
+                               "    prev = nxt_1;\n"
+                               "  }\n"));
+  EXPECT_THAT(*code, HasSubstr("  const pto::rt::TaskId last = prev[3];\n"));
+  EXPECT_THAT(*code, HasSubstr("  if (last != pto::rt::kInvalidTaskId) args2.add_dep(last);\n"));
+  EXPECT_THAT(*code, HasSubstr("  orch.scope_end();\n  orch.scope_end();\n}\n"));
+}
+
 // Without ClassifyIterArgCarry a loop carry has no plan: an internal error.
 TEST(ChipOrchestrationTest, UnclassifiedLoopIsAnInternalError) {
   ir::ProgramPtr program = Load(

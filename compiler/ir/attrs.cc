@@ -25,7 +25,7 @@ bool IsExprValuedAttrKey(std::string_view key) {
 }
 
 bool IsVarListAttrKey(std::string_view key) {
-  return key == "manual_dep_edges" || key == "compiler_manual_dep_edges";
+  return key == "manual_dep_edges" || key == "compiler_manual_dep_edges" || key == kAttrDeps;
 }
 
 }  // namespace pto::ir

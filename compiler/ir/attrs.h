@@ -55,6 +55,10 @@ inline constexpr char kAttrArgDirections[] = "arg_directions";
 // `pl.submit(self.f, ...)`: a call between functions that also yields the
 // submitted task's TASK_ID (its type is tuple[<f's results>, TASK_ID]).
 inline constexpr char kAttrSubmit[] = "submit";
+// `deps=[...]` of pl.submit (an attr) and pl.system.task_dummy (a kwarg): the
+// task ids the task waits for, Vars of Scalar[TASK_ID] or Array[N, TASK_ID]
+// (PyPTO's typed Submit::deps_).
+inline constexpr char kAttrDeps[] = "deps";
 // pl.pipeline(n, stage=N): the pipeline depth of a ForKind::kPipeline loop.
 inline constexpr char kAttrPipelineStages[] = "pipeline_stages";
 

@@ -201,6 +201,8 @@ TypePtr IRMutator::MutateType(const TypePtr& type) {
       return MutateTileType(std::static_pointer_cast<const TileType>(type));
     case NodeKind::kTupleType:
       return MutateTupleType(std::static_pointer_cast<const TupleType>(type));
+    case NodeKind::kArrayType:
+      return MutateArrayType(std::static_pointer_cast<const ArrayType>(type));
     default:
       return type;  // Scalars and singletons have no children.
   }
@@ -273,6 +275,12 @@ TypePtr IRMutator::MutateTupleType(const std::shared_ptr<const TupleType>& type)
   }
   if (!changed) return type;
   return std::make_shared<TupleType>(std::move(types), type->span());
+}
+
+TypePtr IRMutator::MutateArrayType(const std::shared_ptr<const ArrayType>& type) {
+  ExprPtr extent = MutateExpr(type->extent());
+  if (extent == type->extent()) return type;
+  return std::make_shared<ArrayType>(std::move(extent), type->dtype(), type->span());
 }
 
 // ---- Expressions ----

@@ -55,6 +55,7 @@ class IRMutator {
       const std::shared_ptr<const DistributedTensorType>& type);
   virtual TypePtr MutateTileType(const std::shared_ptr<const TileType>& type);
   virtual TypePtr MutateTupleType(const std::shared_ptr<const TupleType>& type);
+  virtual TypePtr MutateArrayType(const std::shared_ptr<const ArrayType>& type);
 
   // Expressions. A Var use (any Var subclass) goes to MutateVar; default:
   // RemapVar.

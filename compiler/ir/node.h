@@ -18,6 +18,7 @@ enum class NodeKind : uint8_t {
   kDistributedTensorType,
   kTileType,
   kTupleType,
+  kArrayType,
   kPtrType,
   kMemRefType,
   kWindowBufferType,

@@ -509,6 +509,13 @@ class Printer {
       case NodeKind::kTupleType:
         TupleType(static_cast<const ir::TupleType&>(*t).types());
         return;
+      case NodeKind::kArrayType: {
+        const auto& at = static_cast<const ArrayType&>(*t);
+        out_ += "pl.Array[";
+        Expr(at.extent());
+        StrAppend(&out_, ", pl.", DataTypeName(at.dtype()), "]");
+        return;
+      }
       case NodeKind::kPtrType: out_ += "pl.Ptr"; return;
       case NodeKind::kMemRefType: out_ += "pl.MemRefType"; return;
       case NodeKind::kWindowBufferType: out_ += "pld.WindowBufferType"; return;

@@ -20,6 +20,7 @@ std::string_view KindName(NodeKind k) {
     case NodeKind::kDistributedTensorType: return "DistributedTensorType";
     case NodeKind::kTileType: return "TileType";
     case NodeKind::kTupleType: return "TupleType";
+    case NodeKind::kArrayType: return "ArrayType";
     case NodeKind::kPtrType: return "PtrType";
     case NodeKind::kMemRefType: return "MemRefType";
     case NodeKind::kWindowBufferType: return "WindowBufferType";
@@ -455,6 +456,16 @@ class Comparer {
         const auto& y = static_cast<const TileType&>(*b);
         if (!ShapedFields(x, y)) return false;
         return Exprs("valid_shape", x.valid_shape(), y.valid_shape(), a.get(), b.get());
+      }
+      case NodeKind::kArrayType: {
+        const auto& x = static_cast<const ArrayType&>(*a);
+        const auto& y = static_cast<const ArrayType&>(*b);
+        if (x.dtype() != y.dtype()) {
+          return Fail(a.get(), b.get(),
+                      StrCat("array dtype ", DataTypeName(x.dtype()), " vs ", DataTypeName(y.dtype())));
+        }
+        Path p(this, "extent");
+        return Expr(x.extent(), y.extent());
       }
       case NodeKind::kTupleType:
         return Types("types", static_cast<const TupleType&>(*a).types(),

@@ -242,6 +242,11 @@ class Hasher {
         ShapedFields(x);
         return Exprs(x.valid_shape());
       }
+      case NodeKind::kArrayType: {
+        const auto& x = static_cast<const ArrayType&>(*t);
+        Add(static_cast<uint64_t>(x.dtype()));
+        return Expr(x.extent());
+      }
       case NodeKind::kTupleType: {
         const auto& types = static_cast<const TupleType&>(*t).types();
         Add(types.size());

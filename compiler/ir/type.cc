@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "compiler/ir/expr.h"
+
 namespace pto::ir {
 
 std::shared_ptr<const UnknownType> UnknownType::Get() {
@@ -26,6 +28,11 @@ std::shared_ptr<const TensorType> AsTensorTypeLike(const TypePtr& type) {
     return std::static_pointer_cast<const TensorType>(type);
   }
   return nullptr;
+}
+
+std::optional<int64_t> ArrayType::ConstExtent() const {
+  if (auto c = As<ConstInt>(extent_)) return c->value();
+  return std::nullopt;
 }
 
 std::shared_ptr<const PtrType> PtrType::Get() {

@@ -156,6 +156,24 @@ class TupleType : public Type {
   std::vector<TypePtr> types_;
 };
 
+// pl.Array[extent, dtype]: a small fixed-size 1-D array of scalars that lives
+// on the orchestration's stack (PyPTO's ArrayType), e.g. the task ids of one
+// loop's fan-out, Array[N, TASK_ID].
+class ArrayType : public Type {
+ public:
+  static bool Matches(NodeKind k) { return k == NodeKind::kArrayType; }
+  ArrayType(ExprPtr extent, DataType dtype, Span span = Span())
+      : Type(NodeKind::kArrayType, std::move(span)), extent_(std::move(extent)), dtype_(dtype) {}
+  const ExprPtr& extent() const { return extent_; }
+  DataType dtype() const { return dtype_; }
+  // The extent when it is a compile-time constant.
+  std::optional<int64_t> ConstExtent() const;
+
+ private:
+  ExprPtr extent_;
+  DataType dtype_;
+};
+
 // Singleton types: allocation identity token, MemRef and WindowBuffer SSA
 // edges, and the runtime CommContext*.
 class PtrType : public Type {

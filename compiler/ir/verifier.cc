@@ -52,6 +52,11 @@ bool TypesAgree(const TypePtr& expected, const TypePtr& actual) {
       const auto& a = static_cast<const TileType&>(*actual);
       return e.dtype() == a.dtype() && e.shape().size() == a.shape().size();
     }
+    case NodeKind::kArrayType: {
+      const auto& e = static_cast<const ArrayType&>(*expected);
+      const auto& a = static_cast<const ArrayType&>(*actual);
+      return e.dtype() == a.dtype() && e.ConstExtent() == a.ConstExtent();
+    }
     case NodeKind::kTupleType: {
       const auto& e = static_cast<const TupleType&>(*expected).types();
       const auto& a = static_cast<const TupleType&>(*actual).types();
@@ -196,6 +201,8 @@ class Verifier : public IRVisitor {
   void VisitCall(const CallPtr& call) override {
     IRVisitor::VisitCall(call);
     if (!ok()) return;
+    CheckDeps(*call);
+    if (!ok()) return;
     auto gv = As<GlobalVar>(call->op());
     if (gv == nullptr || program_ == nullptr) return;
     FunctionPtr callee = program_->GetFunction(gv->name());
@@ -212,6 +219,28 @@ class Verifier : public IRVisitor {
     if (!ok_count) {
       Error(CurrentSpan(), StrCat("function '", gv->name(), "' takes ", params.size(),
                                   " arguments but ", nargs, " were given"));
+    }
+  }
+
+  // Typed task dependencies (PyPTO's Submit::deps_): only a pl.submit carries
+  // deps=, and every entry is a Var of Scalar[TASK_ID] or Array[N, TASK_ID].
+  void CheckDeps(const Call& call) {
+    const AttrValue* deps = FindAttr(call.attrs(), kAttrDeps);
+    if (deps == nullptr) return;
+    const bool submit = Is<GlobalVar>(call.op()) && GetAttr<bool>(call.attrs(), kAttrSubmit).value_or(false);
+    if (!submit) {
+      return Error(CurrentSpan(), "deps= on a call that is not a pl.submit(...)");
+    }
+    const auto* list = std::get_if<std::vector<ExprPtr>>(deps);
+    if (list == nullptr) return Error(CurrentSpan(), "pl.submit deps= is not a list of task ids");
+    for (const ExprPtr& d : *list) {
+      auto st = As<ScalarType>(d->type());
+      auto at = As<ArrayType>(d->type());
+      if (!Is<Var>(d) || !((st != nullptr && st->dtype() == DataType::kTaskId) ||
+                           (at != nullptr && at->dtype() == DataType::kTaskId))) {
+        return Error(CurrentSpan(), "pl.submit deps= entry is not a Scalar[TASK_ID] or "
+                                    "Array[N, TASK_ID] variable");
+      }
     }
   }
 

@@ -502,6 +502,28 @@ TEST_F(VerifierTest, CallArgumentCount) {
               "function 'g' takes 3 arguments but 4 were given");
 }
 
+// Typed deps (PyPTO's Submit::deps_): only a pl.submit carries deps=, each
+// entry a task-id variable.
+TEST_F(VerifierTest, DepsAreTaskIdsOfASubmit) {
+  FunctionBuilder callee("g");
+  callee.Param("a", T());
+  callee.Return();
+  FunctionPtr g = Build(callee);
+  FunctionBuilder fb("f");
+  VarPtr x = fb.Param("x", T());
+  fb.Eval(MakeFunctionCall(g, {x}, {{kAttrDeps, std::vector<ExprPtr>{x}}}, At(2, 5)));
+  fb.Return();
+  ExpectError(VerifyProgram(Prog({Build(fb), g})), 2, 5,
+              "deps= on a call that is not a pl.submit(...)");
+  FunctionBuilder sb("s");
+  x = sb.Param("x", T());
+  sb.Eval(MakeFunctionCall(g, {x}, {{kAttrSubmit, true}, {kAttrDeps, std::vector<ExprPtr>{x}}},
+                           At(3, 5)));
+  sb.Return();
+  ExpectError(VerifyProgram(Prog({Build(sb), g})), 3, 5,
+              "pl.submit deps= entry is not a Scalar[TASK_ID] or Array[N, TASK_ID] variable");
+}
+
 TEST_F(VerifierTest, SlotInTwoCommDomainScopes) {
   VarPtr p = MakeVar("buf_a", PtrType::Get());
   auto wb = std::make_shared<WindowBuffer>(p, ConstIndex(256));

@@ -108,6 +108,8 @@ void IRVisitor::VisitType(const TypePtr& type) {
       return VisitTileType(std::static_pointer_cast<const TileType>(type));
     case NodeKind::kTupleType:
       return VisitTupleType(std::static_pointer_cast<const TupleType>(type));
+    case NodeKind::kArrayType:
+      return VisitArrayType(std::static_pointer_cast<const ArrayType>(type));
     default:
       return VisitLeafType(type);
   }
@@ -172,6 +174,10 @@ void IRVisitor::VisitTileType(const std::shared_ptr<const TileType>& type) {
 
 void IRVisitor::VisitTupleType(const std::shared_ptr<const TupleType>& type) {
   for (const TypePtr& t : type->types()) VisitType(t);
+}
+
+void IRVisitor::VisitArrayType(const std::shared_ptr<const ArrayType>& type) {
+  VisitExpr(type->extent());
 }
 
 void IRVisitor::VisitLeafType(const TypePtr&) {}

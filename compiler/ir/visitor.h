@@ -53,6 +53,7 @@ class IRVisitor {
   virtual void VisitDistributedTensorType(const std::shared_ptr<const DistributedTensorType>& type);
   virtual void VisitTileType(const std::shared_ptr<const TileType>& type);
   virtual void VisitTupleType(const std::shared_ptr<const TupleType>& type);
+  virtual void VisitArrayType(const std::shared_ptr<const ArrayType>& type);
   // UnknownType, PtrType, MemRefType, WindowBufferType, CommCtxType (no children).
   virtual void VisitLeafType(const TypePtr& type);
 

@@ -26,6 +26,8 @@ std::string TypeText(const ir::TypePtr& type) {
       return pto::StrCat("Tile[", ir::DataTypeName(ir::As<ir::TileType>(type)->dtype()), "]");
     case NodeKind::kTupleType:
       return "Tuple";
+    case NodeKind::kArrayType:
+      return pto::StrCat("Array[", ir::DataTypeName(ir::As<ir::ArrayType>(type)->dtype()), "]");
     case NodeKind::kPtrType:
       return "Ptr";
     case NodeKind::kMemRefType:

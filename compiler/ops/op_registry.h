@@ -36,6 +36,11 @@ struct CallSite {
 // operator (spec §2 message texts).
 using TypeDeducer = std::function<absl::StatusOr<ir::TypePtr>(const CallSite&)>;
 
+// The typed dependency list of `what` (pl.submit, pl.system.task_dummy): every
+// entry a Var of Scalar[TASK_ID] or Array[N, TASK_ID]; else a located error
+// at the entry.
+absl::Status CheckTaskDeps(const std::vector<ir::ExprPtr>& deps, std::string_view what);
+
 // Rewrites a bound call's operands and keyword attributes to the operator's
 // one IR form, where PyPTO's DSL wrapper computes an operand from another
 // written form (alloc_window_buffer(shape, dtype=) is a byte size).

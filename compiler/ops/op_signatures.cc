@@ -37,6 +37,8 @@ constexpr Row kOurForms[] = {
     // Ours first: a call that fits (tensor, shape, offsets) is ours, one that
     // does not (PyPTO's view(t, shape)) reads as PyPTO's.
     {"ours_first", "pl.tensor.view", "tensor: @Tensor, shape: @Shape, offsets: @Shape", ""},
+    // deps= is a list of task-id Vars, kept as one kwarg (not a shape operand).
+    {"ours", "pl.system.task_dummy", "*, deps: any = None", ""},
     {"ours", "pl.tensor.set_validshape", "tensor: @Tensor, valid_shape: @Shape", ""},
     // all_to_all_v's launch width: a run-time 6th operand or a compile-time kwarg.
     {"ours", "pld.tensor.all_to_all_v",

@@ -225,6 +225,12 @@ absl::StatusOr<ExprPtr> Parser::LowerOpCall(const Ast* a, std::string_view alloc
       return p_->LowerOpArg(Arg(r), op_);
     }
     absl::StatusOr<ir::AttrValue> LowerAttr(ops::ArgRef r) override {
+      if (r.keyword && KeywordName(r.index) == ir::kAttrDeps &&
+          (op_ == "pl.system.task_dummy" || op_ == "system.task_dummy")) {
+        ASSIGN_OR_RETURN(std::vector<ExprPtr> deps,
+                         p_->LowerTaskDeps(Arg(r), "pl.system.task_dummy"));
+        return ir::AttrValue(std::move(deps));
+      }
       return p_->ConvertAttr(Arg(r));
     }
     const Ast* attrs() const { return attrs_; }
@@ -300,6 +306,25 @@ absl::StatusOr<ExprPtr> Parser::LowerSubmit(const Ast* a) {
                                             SpanOf(a)));
 }
 
+absl::StatusOr<std::vector<ExprPtr>> Parser::LowerTaskDeps(const Ast* list,
+                                                           std::string_view what) {
+  if (list->kind != AstKind::kList && list->kind != AstKind::kTuple) {
+    return ErrorAt(list, pto::StrCat(what, " deps= must be a list of task ids, as in deps=[tid]"));
+  }
+  std::vector<ExprPtr> deps;
+  for (uint32_t i = 0; i < list->num_kids; ++i) {
+    const Ast* e = Kid(list, i);
+    if (e->kind == AstKind::kNone) continue;  // "no producer yet": no edge
+    ASSIGN_OR_RETURN(ExprPtr d, LowerExpr(e));
+    // Locate the error at the written entry (a Var's own span is its definition).
+    if (absl::Status st = ops::CheckTaskDeps({d}, what); !st.ok()) {
+      return UserError(SpanOf(e), std::string(st.message()));
+    }
+    deps.push_back(std::move(d));
+  }
+  return deps;
+}
+
 absl::StatusOr<ExprPtr> Parser::LowerFunctionCall(const Ast* a, std::string_view fname,
                                                   uint32_t first_arg) {
   auto it = funcs_by_name_.find(fname);
@@ -332,6 +357,16 @@ absl::StatusOr<ExprPtr> Parser::LowerFunctionCall(const Ast* a, std::string_view
     }
     if (ir::FindAttr(attrs, k.name) != nullptr) {
       return UserError(KwSpan(k), pto::StrCat("call attribute '", k.name, "' is given twice"));
+    }
+    if (k.name == ir::kAttrDeps) {
+      if (first_arg == 0) {
+        return UserError(KwSpan(k), pto::StrCat("deps= is only allowed on pl.submit(...): write "
+                                                "`out, tid = pl.submit(self.", fname,
+                                                ", ..., deps=[...])`"));
+      }
+      ASSIGN_OR_RETURN(std::vector<ExprPtr> deps, LowerTaskDeps(KwValue(a, i), "pl.submit"));
+      attrs.emplace_back(ir::kAttrDeps, std::move(deps));
+      continue;
     }
     ASSIGN_OR_RETURN(ir::AttrValue v, ConvertCallAttr(k.name, KwValue(a, i)));
     attrs.emplace_back(std::string(k.name), std::move(v));

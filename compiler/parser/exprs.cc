@@ -255,6 +255,10 @@ absl::StatusOr<ExprPtr> Parser::LowerSubscript(const Ast* a) {
                                                       std::move(et), SpanOf(a)));
   }
   if (ir::Is<ir::ShapedType>(b->type())) return LowerTensorSubscript(a, std::move(b), idx);
+  if (ir::Is<ir::ArrayType>(b->type())) {  // arr[i] is pl.array.get_element(arr, i)
+    ASSIGN_OR_RETURN(ExprPtr i, LowerScalarOperand(idx, "an array index"));
+    return MakeOpCall("pl.array.get_element", {std::move(b), std::move(i)}, {}, {}, SpanOf(a));
+  }
   return ErrorAt(base, pto::StrCat("cannot subscript a value of type ", TypeText(b->type())));
 }
 

@@ -576,6 +576,9 @@ class Parser {
   absl::StatusOr<ExprPtr> LowerFunctionCall(const Ast* a, std::string_view fname,
                                             uint32_t first_arg = 0);
   absl::StatusOr<ExprPtr> LowerSubmit(const Ast* a);
+  // `deps=[...]` of pl.submit / pl.system.task_dummy: task-id Vars (None
+  // entries dropped), checked by ops::CheckTaskDeps.
+  absl::StatusOr<std::vector<ExprPtr>> LowerTaskDeps(const Ast* list, std::string_view what);
   absl::StatusOr<ExprPtr> LowerSubscript(const Ast* a);
   // The full-rank window of a subscript (subscripts.cc).
   struct Window {

@@ -580,6 +580,89 @@ TEST(ParserPyptoTest, SubmitYieldsTheTaskId) {
             "a call with core_num=");
 }
 
+// pl.Array[N, pl.TASK_ID] (PyPTO's ArrayType) and typed deps: arrays are made
+// by pl.array.create, read by `a[i]` (get_element) and written by `a[i] = v`
+// (update_element, which rebinds a); deps=[...] holds scalar task ids and
+// whole arrays, None entries dropped. Everything prints and re-parses.
+constexpr char kTaskArrays[] = R"(
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def stage(self, x: pl.InOut[pl.Tensor[[4], pl.FP32]]) -> pl.Tensor[[4], pl.FP32]:
+        return x
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.InOut[pl.Tensor[[4], pl.FP32]]):
+        with pl.manual_scope():
+            tids: pl.Array[2, pl.TASK_ID] = pl.array.create(2, pl.TASK_ID)
+            none = pl.system.task_invalid()
+            a, t0 = pl.submit(self.stage, x, deps=[none, None])
+            tids[0] = t0
+            first = tids[0]
+            fence = pl.system.task_dummy(deps=[tids])
+            b, t1 = pl.submit(self.stage, a, deps=[tids, first, fence])
+        return b
+)";
+
+TEST(ParserPyptoTest, TaskIdArraysAndTypedDeps) {
+  ir::ProgramPtr p = Parse(std::string(kHeader) + kTaskArrays);
+  ASSERT_NE(p, nullptr);
+  std::string printed = ir::PrintProgram(p);
+  for (const char* want :
+       {"tids: pl.Array[2, pl.TASK_ID] = pl.array.create(2, dtype=pl.TASK_ID)",
+        "none: pl.Scalar[pl.TASK_ID] = pl.system.task_invalid()",
+        "pl.submit(self.stage, x, deps=[none])",
+        "tids: pl.Array[2, pl.TASK_ID] = pl.array.update_element(tids, 0, t0)",
+        "first: pl.Scalar[pl.TASK_ID] = pl.array.get_element(tids, 0)",
+        "fence: pl.Scalar[pl.TASK_ID] = pl.system.task_dummy(deps=[tids])",
+        "deps=[tids, first, fence]"}) {
+    EXPECT_NE(printed.find(want), std::string::npos) << want << "\n" << printed;
+  }
+  ExpectRoundTrip(p);
+}
+
+TEST(ParserPyptoTest, TaskIdArrayAndDepsErrors) {
+  const std::string head = std::string(kHeader) + "@pl.program\nclass P:\n" +
+                           "    @pl.function(type=pl.FunctionType.InCore)\n"
+                           "    def k(self, x: pl.InOut[pl.Tensor[[4], pl.FP32]]) -> "
+                           "pl.Tensor[[4], pl.FP32]:\n"
+                           "        return x\n"
+                           "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+                           "    def main(self, x: pl.InOut[pl.Tensor[[4], pl.FP32]]):\n"
+                           "        t = pl.system.task_invalid()\n"
+                           "        tids = pl.array.create(2, pl.TASK_ID)\n";
+  auto error = [&](const std::string& line) { return ParseError(head + "        " + line + "\n"); };
+  EXPECT_EQ(error("a, u = pl.submit(self.k, x, deps=[x])"),
+            "13:43: pl.submit deps= entries must be task ids: a pl.Scalar[pl.TASK_ID] variable "
+            "(the id of `out, tid = pl.submit(...)`), a pl.Array[N, pl.TASK_ID] variable or "
+            "None; got Tensor[FP32] (bind an element to a name first: `t = tids[i]`)");
+  EXPECT_EQ(error("a, u = pl.submit(self.k, x, deps=[tids[0]])"),
+            "13:43: pl.submit deps= entries must be task ids: a pl.Scalar[pl.TASK_ID] variable "
+            "(the id of `out, tid = pl.submit(...)`), a pl.Array[N, pl.TASK_ID] variable or "
+            "None; got an expression (bind an element to a name first: `t = tids[i]`)");
+  EXPECT_EQ(error("a, u = pl.submit(self.k, x, deps=t)"),
+            "13:42: pl.submit deps= must be a list of task ids, as in deps=[tid]");
+  EXPECT_EQ(error("a = self.k(x, deps=[t])"),
+            "13:23: deps= is only allowed on pl.submit(...): write `out, tid = "
+            "pl.submit(self.k, ..., deps=[...])`");
+  EXPECT_EQ(error("d = pl.system.task_dummy(deps=[x])"),
+            "13:40: pl.system.task_dummy deps= entries must be task ids: a "
+            "pl.Scalar[pl.TASK_ID] variable (the id of `out, tid = pl.submit(...)`), a "
+            "pl.Array[N, pl.TASK_ID] variable or None; got Tensor[FP32] (bind an element to a "
+            "name first: `t = tids[i]`)");
+  EXPECT_EQ(error("e = tids[2]"),
+            "13:18: pl.array.get_element: index 2 is outside the array of 2 elements");
+  EXPECT_EQ(error("tids[0] = x"),
+            "13:9: pl.array.update_element: the value stored into a pl.Array of TASK_ID must "
+            "be a scalar TASK_ID, got Tensor[FP32]");
+  EXPECT_EQ(error("u: pl.Array[0, pl.TASK_ID] = tids"),
+            "13:21: the extent of pl.Array must be positive, got 0");
+  EXPECT_EQ(error("u: pl.Array[4] = tids"),
+            "13:12: pl.Array needs [extent, dtype], e.g. pl.Array[4, pl.TASK_ID]");
+  EXPECT_EQ(error("u = pl.array.create(0, pl.TASK_ID)"),
+            "13:29: the extent of pl.array.create must be a positive compile-time integer");
+}
+
 // Enum members are constants through compiler/ops' one table, in every spelling.
 TEST(ParserPyptoTest, EnumMembersAsConstants) {
   ir::ProgramPtr p = Parse(std::string(kHeader) +

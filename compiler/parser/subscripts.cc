@@ -125,6 +125,19 @@ absl::Status Parser::LowerSubscriptAssign(const Ast* stmt, const Ast* target, co
                          "`dst[0:8, :] = src`");
   }
   ExprPtr dst = *LookupLocal(base->text);
+  if (ir::Is<ir::ArrayType>(dst->type())) {
+    // arr[i] = v is arr = pl.array.update_element(arr, i, v), as in PyPTO.
+    ASSIGN_OR_RETURN(ExprPtr i, LowerScalarOperand(Kid(target, 1), "an array index"));
+    ASSIGN_OR_RETURN(ExprPtr v, LowerExpr(value));
+    ASSIGN_OR_RETURN(ExprPtr updated,
+                     MakeOpCall("pl.array.update_element", {dst, std::move(i), std::move(v)}, {},
+                                {}, SpanOf(stmt)));
+    bool reassigned = false;
+    VarPtr var = AssignTarget(base->text, updated->type(), SpanOf(base), &reassigned);
+    out->push_back(ir::MakeNode<ir::AssignStmt>(var, std::move(updated), SpanOf(stmt)));
+    if (!reassigned) Define(base->text, std::move(var));
+    return absl::OkStatus();
+  }
   bool tile = ir::Is<ir::TileType>(dst->type());
   if (!tile && ir::AsTensorTypeLike(dst->type()) == nullptr) {
     return ErrorAt(base, pto::StrCat("a subscript write needs a tensor or a tile, '", base->text,

@@ -176,6 +176,21 @@ absl::StatusOr<TypePtr> Parser::LowerType(const Ast* a) {
         ASSIGN_OR_RETURN(DataType dt, LowerDType(idx, "pl.Scalar"));
         return TypePtr(ir::ScalarType::Get(dt));
       }
+      if (path == "pl.Array") {
+        // pl.Array[extent, dtype], as PyPTO writes it.
+        if (idx->kind != AstKind::kTuple || idx->num_kids != 2) {
+          return ErrorAt(a, "pl.Array needs [extent, dtype], e.g. pl.Array[4, pl.TASK_ID]");
+        }
+        ASSIGN_OR_RETURN(int64_t extent, ConstInt(Kid(idx, 0), "the extent of pl.Array"));
+        if (extent <= 0) {
+          return ErrorAt(Kid(idx, 0), pto::StrCat("the extent of pl.Array must be positive, got ",
+                                                  extent));
+        }
+        ASSIGN_OR_RETURN(DataType dt, LowerDType(Kid(idx, 1), "pl.Array"));
+        return TypePtr(ir::MakeNode<ir::ArrayType>(
+            ir::MakeNode<ir::ConstInt>(extent, DataType::kIndex, SpanOf(Kid(idx, 0))), dt,
+            SpanOf(a)));
+      }
       if (path == "pl.Tensor") return LowerShapedType(a, 0);
       if (path == "pld.DistributedTensor") return LowerShapedType(a, 1);
       if (path == "pl.Tile") return LowerShapedType(a, 2);
@@ -211,7 +226,7 @@ absl::StatusOr<TypePtr> Parser::LowerType(const Ast* a) {
       if (path == "pld.WindowBufferType") return TypePtr(ir::WindowBufferType::Get());
       if (path == "pld.CommCtx") return TypePtr(ir::CommCtxType::Get());
       if (path == "pl.Unknown") return TypePtr(ir::UnknownType::Get());
-      if (path == "pl.Scalar" || path == "pl.Tensor" || path == "pld.DistributedTensor" ||
+      if (path == "pl.Scalar" || path == "pl.Tensor" || path == "pl.Array" || path == "pld.DistributedTensor" ||
           path == "pl.Tile" || path == "pl.Tuple") {
         return ErrorAt(a, pto::StrCat(path_, " needs type arguments in [...]"));
       }

@@ -229,7 +229,8 @@ class LaunchLegalizer : public ir::IRMutator {
     const ops::OpDef* dummy_def = ops::OpRegistry::Global().Find(kTaskDummyOp);
     ir::StmtPtr dummy = std::make_shared<const ir::EvalStmt>(
         std::make_shared<const ir::Call>(dummy_def->op, std::vector<ir::ExprPtr>{}, ir::AttrList{},
-                                         dummy_attrs, ir::UnknownType::Get(), span),
+                                         dummy_attrs,
+                                         ir::ScalarType::Get(ir::DataType::kTaskId), span),
         std::vector<std::string>{}, span);
     if (result == nullptr) {
       return std::make_shared<const ir::IfStmt>(

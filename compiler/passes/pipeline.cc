@@ -32,6 +32,7 @@
 #include "compiler/passes/simplify.h"
 #include "compiler/passes/synthesize_allreduce_signals.h"
 #include "compiler/passes/unroll_loops.h"
+#include "compiler/passes/expand_manual_phase_fence.h"
 
 namespace pto::passes {
 
@@ -90,6 +91,8 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("FoldNoOpReshape", [] { return CreateFoldNoOpReshapePass(); });
   registry.RegisterPass("FuseCreateAssembleToSlice",
                         [] { return CreateFuseCreateAssembleToSlicePass(); });
+  registry.RegisterPass("ExpandManualPhaseFence",
+                        [] { return CreateExpandManualPhaseFencePass(); });
   // PyPTO's default pipeline (python/pypto/ir/pass_manager.py of
   // hw-native-sys/pypto) in its order and with its numbers, holding the passes
   // that exist here. LowerL2TensorCollectives and LegalizeSpmdLaunches have no
@@ -121,6 +124,7 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"", "LegalizeSpmdLaunches"},
                                            {"37", "DeriveCallDirections"},
                                            {"38", "AutoDeriveTaskDependencies"},
+                                           {"39", "ExpandManualPhaseFence"},
                                            {"40", "SynthesizeAllReduceSignals"},
                                            {"41", "MaterializeCommDomainScopes"},
                                            {"42", "LowerHostTensorCollectives"},

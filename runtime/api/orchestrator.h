@@ -20,10 +20,19 @@ class Orchestrator {
   // (an index into the callable's kernels). A no-op once fatal.
   virtual TaskOutputs submit_aiv_task(int func_id, const TaskArgs& args) = 0;
   virtual TaskOutputs submit_aic_task(int func_id, const TaskArgs& args) = 0;
+  // simpler's rt_submit_dummy_task: a dependency-only task (no kernel, no
+  // core) that completes as soon as every task of args.deps() has. `args`
+  // holds dependencies only (INVALID_ARGS otherwise).
+  virtual TaskOutputs submit_dummy_task(const TaskArgs& args) = 0;
 
   // Lifetime scopes for intermediates.
   virtual void scope_begin() = 0;
   virtual void scope_end() = 0;
+  // simpler's PTO2_SCOPE(PTO2ScopeMode::MANUAL), closed by scope_end(): a task
+  // submitted in it waits for its explicit deps only (no TensorMap lookup);
+  // its writes are still recorded, so tasks after the scope wait for them. A
+  // scope (manual or not) inside a manual scope is INVALID_ARGS, as in simpler.
+  virtual void manual_scope_begin() = 0;
 
   // Orchestration-side element access: waits (in simulated time) for the
   // producer, and for set also for its consumers; code 8 on timeout.

@@ -167,14 +167,25 @@ bool OrchestratorCore::AcquireSlot() {
   return true;
 }
 
+TaskOutputs OrchestratorCore::submit_dummy_task(const TaskArgs& args) {
+  if (latch_.fatal()) return {};
+  if (!args.tensors().empty() || !args.scalars().empty()) {
+    Fail(kErrorInvalidArgs,
+         absl::StrCat("a dummy task takes dependencies only, got ", args.tensors().size(),
+                      " tensors and ", args.scalars().size(), " scalars"));
+    return {};
+  }
+  return Submit(/*func_id=*/-1, args, CoreShape::kAiv, /*dummy=*/true);
+}
+
 TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
-                                     CoreShape shape) {
+                                     CoreShape shape, bool dummy) {
   if (latch_.fatal()) return {};
   if (args.has_error()) {
     Fail(kErrorInvalidArgs, absl::StrCat("TaskArgs: ", args.error_msg()));
     return {};
   }
-  if (func_id < 0 || func_id >= backend_->kernel_count()) {
+  if (!dummy && (func_id < 0 || func_id >= backend_->kernel_count())) {
     Fail(kErrorInvalidArgs,
          absl::StrCat("func_id ", func_id, " is not a kernel of the callable (",
                       backend_->kernel_count(), " kernels)"));
@@ -240,6 +251,10 @@ TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
   t.sync_start = ls.require_sync_start && ls.core_num > 1;
   t.scope = scope_stack_.empty() ? -1 : scope_stack_.back();
   t.scalars = args.scalars();
+  t.dummy = dummy;
+  if (dummy) t.core_num = 0;
+  // In a manual scope the explicit deps are the task's only producers.
+  const bool manual = InManualScope();
 
   TaskOutputs out;
   std::vector<TaskId> producers;
@@ -261,6 +276,7 @@ TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
       case ArgDirection::kInput:
       case ArgDirection::kInout:
       case ArgDirection::kOutputExisting:  // WAW on the previous writer
+        if (manual) break;
         for (TaskId p : tensor_map_.Lookup(tensor)) producers.push_back(p);
         break;
       case ArgDirection::kOutput:
@@ -338,9 +354,24 @@ void OrchestratorCore::OnTaskComplete(TaskId id) {
 
 void OrchestratorCore::scope_begin() {
   if (latch_.fatal()) return;
+  if (InManualScope()) {
+    Fail(kErrorInvalidArgs, "scope_begin inside a manual scope (simpler forbids nesting in MANUAL)");
+    return;
+  }
   scope_depth_.push_back(scope_stack_.empty() ? 0 : ScopeDepth() + 1);
   scope_stack_.push_back(static_cast<int>(scope_open_.size()));
   scope_open_.push_back(true);
+  scope_manual_.push_back(false);
+}
+
+void OrchestratorCore::manual_scope_begin() {
+  if (latch_.fatal()) return;
+  if (InManualScope()) {
+    Fail(kErrorInvalidArgs, "manual_scope_begin inside a manual scope (simpler forbids nesting in MANUAL)");
+    return;
+  }
+  scope_begin();
+  scope_manual_.back() = true;
 }
 
 void OrchestratorCore::scope_end() {

@@ -36,6 +36,7 @@ struct Task {
   int scope = -1;                 // innermost open scope at submit; -1 none
   int blocks_dispatched = 0;
   int blocks_done = 0;
+  bool dummy = false;             // submit_dummy_task: no kernel, no blocks
 };
 
 class ChipBackend {
@@ -73,8 +74,10 @@ class OrchestratorCore : public Orchestrator {
   TaskOutputs submit_aic_task(int func_id, const TaskArgs& args) override {
     return Submit(func_id, args, CoreShape::kAic);
   }
+  TaskOutputs submit_dummy_task(const TaskArgs& args) override;
   void scope_begin() override;
   void scope_end() override;
+  void manual_scope_begin() override;
   bool read_tensor(const Tensor& t, uint64_t byte_offset, void* out,
                    uint64_t bytes) override;
   bool write_tensor(const Tensor& t, uint64_t byte_offset, const void* in,
@@ -112,7 +115,10 @@ class OrchestratorCore : public Orchestrator {
   const std::vector<std::string>& log() const { return log_; }
 
  private:
-  TaskOutputs Submit(int func_id, const TaskArgs& args, CoreShape shape);
+  TaskOutputs Submit(int func_id, const TaskArgs& args, CoreShape shape, bool dummy = false);
+  bool InManualScope() const {
+    return !scope_stack_.empty() && scope_manual_[scope_stack_.back()];
+  }
   bool Fail(int code, const std::string& message);  // latches; returns false
   // The tensor a runtime-allocated output at `addr` becomes (its shape too).
   Tensor OutputTensor(const TensorCreateInfo& info, uint64_t addr) const;
@@ -132,6 +138,7 @@ class OrchestratorCore : public Orchestrator {
   std::vector<std::unique_ptr<Task>> tasks_;
   std::vector<bool> scope_open_;  // by scope id
   std::vector<int> scope_depth_;  // by scope id: 0 for the entry's implicit scope
+  std::vector<bool> scope_manual_;  // by scope id: manual_scope_begin
   std::vector<int> scope_stack_;
   size_t completed_ = 0;
   std::vector<std::string> log_;  // log_timing lines, in call order

@@ -114,6 +114,93 @@ TEST_F(OrchestratorCoreTest, WarIsNotTrackedWithoutAnExplicitDependency) {
   (void)reader;
 }
 
+// In a manual scope a task waits for its explicit deps only: the reader
+// of a tensor written in the scope runs at once unless it names the writer,
+// and the writes still order the tasks after the scope.
+TEST_F(OrchestratorCoreTest, ManualScopeTasksWaitForTheirDepsOnly) {
+  core_.manual_scope_begin();
+  TaskArgs w;
+  w.add_output(Buf(0x1000));
+  TaskId writer = core_.submit_aiv_task(0, w).task;
+  TaskArgs r;
+  r.add_input(Buf(0x1000));
+  TaskId free_reader = core_.submit_aiv_task(0, r).task;
+  TaskArgs rd;
+  rd.add_input(Buf(0x1000));
+  rd.add_dep(writer);
+  TaskId reader = core_.submit_aiv_task(0, rd).task;
+  core_.scope_end();
+  TaskArgs after;
+  after.add_input(Buf(0x1000));
+  TaskId later = core_.submit_aiv_task(0, after).task;
+  EXPECT_TRUE(core_.task(free_reader)->fanin.empty());
+  EXPECT_EQ(core_.task(reader)->fanin, std::vector<TaskId>({writer}));
+  EXPECT_EQ(core_.task(later)->fanin, std::vector<TaskId>({writer}));
+  EXPECT_EQ(backend_.ready, std::vector<TaskId>({writer, free_reader}));
+  EXPECT_FALSE(core_.is_fatal());
+}
+
+TEST_F(OrchestratorCoreTest, NoScopeInsideAManualScope) {
+  core_.manual_scope_begin();
+  core_.scope_begin();
+  EXPECT_EQ(core_.latch().code(), kErrorInvalidArgs);
+  EXPECT_NE(backend_.fatal_text.find("scope_begin inside a manual scope"), std::string::npos)
+      << backend_.fatal_text;
+}
+
+TEST_F(OrchestratorCoreTest, NoManualScopeInsideAManualScope) {
+  core_.manual_scope_begin();
+  core_.manual_scope_begin();
+  EXPECT_EQ(core_.latch().code(), kErrorInvalidArgs);
+  EXPECT_NE(backend_.fatal_text.find("manual_scope_begin inside a manual scope"),
+            std::string::npos)
+      << backend_.fatal_text;
+}
+
+// A dummy task (a phase fence) is ready when its deps completed, runs no
+// kernel, and orders its consumers after all of its producers.
+TEST_F(OrchestratorCoreTest, DummyTaskFencesItsDeps) {
+  core_.manual_scope_begin();
+  TaskArgs w;
+  w.add_output(Buf(0x1000));
+  TaskId a = core_.submit_aiv_task(0, w).task;
+  TaskId b = core_.submit_aiv_task(1, w).task;
+  TaskArgs fence_args;
+  fence_args.add_dep(a);
+  fence_args.add_dep(b);
+  TaskId fence = core_.submit_dummy_task(fence_args).task;
+  TaskArgs c;
+  c.add_input(Buf(0x1000));
+  c.add_dep(fence);
+  TaskId consumer = core_.submit_aiv_task(0, c).task;
+  EXPECT_TRUE(core_.task(fence)->dummy);
+  EXPECT_EQ(core_.task(fence)->core_num, 0);
+  EXPECT_EQ(core_.task(fence)->fanin, std::vector<TaskId>({a, b}));
+  EXPECT_EQ(core_.task(consumer)->fanin, std::vector<TaskId>({fence}));
+  EXPECT_EQ(backend_.ready, std::vector<TaskId>({a, b}));
+  core_.OnTaskComplete(a);
+  EXPECT_EQ(backend_.ready, std::vector<TaskId>({a, b}));
+  core_.OnTaskComplete(b);
+  EXPECT_EQ(backend_.ready, std::vector<TaskId>({a, b, fence}));
+  core_.OnTaskComplete(fence);
+  EXPECT_EQ(backend_.ready, std::vector<TaskId>({a, b, fence, consumer}));
+  // Without deps it is ready at once.
+  TaskId lone = core_.submit_dummy_task(TaskArgs()).task;
+  EXPECT_EQ(backend_.ready.back(), lone);
+  core_.scope_end();
+  EXPECT_FALSE(core_.is_fatal());
+}
+
+TEST_F(OrchestratorCoreTest, DummyTaskTakesDependenciesOnly) {
+  TaskArgs bad;
+  bad.add_input(Buf(0x1000));
+  EXPECT_FALSE(core_.submit_dummy_task(bad).ok());
+  EXPECT_EQ(core_.latch().code(), kErrorInvalidArgs);
+  EXPECT_NE(backend_.fatal_text.find("a dummy task takes dependencies only, got 1 tensors"),
+            std::string::npos)
+      << backend_.fatal_text;
+}
+
 TEST_F(OrchestratorCoreTest, NoDepSkipsTheTensorMap) {
   TaskArgs w;
   w.add_output(Buf(0x1000));

@@ -131,8 +131,8 @@ void Aicpu::Orchestrate() {
       s.set_chip(chip_);
       s.set_run(run_index_);
       s.set_task(t.id);
-      s.set_kernel(static_cast<size_t>(t.func_id) <
-                           current_.callable.kernel_names.size()
+      s.set_kernel(t.dummy ? std::string("dummy")
+                   : static_cast<size_t>(t.func_id) < current_.callable.kernel_names.size()
                        ? current_.callable.kernel_names[t.func_id]
                        : absl::StrCat("kernel", t.func_id));
       s.set_blocks(t.core_num);
@@ -177,6 +177,13 @@ void Aicpu::OnReady(rt::Task* task) {
     for (rt::TaskId f : task->fanin) {
       if (static_cast<size_t>(f) < task_end_.size()) JoinClock(task_start_[id], task_end_[f]);
     }
+  }
+  if (task->dummy) {
+    // simpler routes a dummy task to its DUMMY queue and completes it inline:
+    // the scheduler retires it without a core.
+    dummy_ready_.push_back(task);
+    sched_event_.notify(sc_core::SC_ZERO_TIME);
+    return;
   }
   const int s = ShapeSlot(task->shape);
   (task->sync_start ? sync_queue_[s] : ready_queue_[s]).push_back(task);
@@ -253,6 +260,7 @@ void Aicpu::Schedule() {
     if (core_ == nullptr) continue;
     ProcessCompletions();
     PollDeferred();
+    CompleteDummies();
     Dispatch();
   }
 }
@@ -294,6 +302,25 @@ void Aicpu::CompleteTask(rt::Task* t, Ps end) {
   core_->OnTaskComplete(t->id);
   ++completion_count_;
   completion_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Aicpu::CompleteDummies() {
+  // Completing one may make another ready (a chain of fences): drain.
+  while (!dummy_ready_.empty()) {
+    rt::Task* t = dummy_ready_.front();
+    dummy_ready_.pop_front();
+    const Ps now = std::max(Stamp(), sched_busy_[0]);
+    times_[t->id].start = now;
+    if (races_ != nullptr) {
+      // It runs nothing: its consumers are ordered after its producers.
+      const size_t id = static_cast<size_t>(t->id);
+      if (task_end_.size() <= id) task_end_.resize(id + 1);
+      task_end_[id] = task_start_[id];
+    }
+    trace_->Slice(track_sched_[0], absl::StrCat("dummy t", t->id), now, now,
+                  {{"task", static_cast<int64_t>(t->id)}});
+    CompleteTask(t, now);
+  }
 }
 
 void Aicpu::PollDeferred() {

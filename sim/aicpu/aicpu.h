@@ -140,6 +140,7 @@ class Aicpu : public sc_core::sc_module,
   void Schedule();
   void ProcessCompletions();
   void PollDeferred();
+  void CompleteDummies();
   void CompleteTask(rt::Task* t, Ps end);
   void Dispatch();
   void DispatchBlock(rt::Task* t, AivCore* core, int block, Ps* start_at);
@@ -184,6 +185,7 @@ class Aicpu : public sc_core::sc_module,
   std::deque<rt::Task*> ready_queue_[2];
   std::vector<Completion> completions_;
   std::vector<rt::TaskId> deferred_tasks_;
+  std::deque<rt::Task*> dummy_ready_;  // dummy tasks whose deps completed
   int64_t fifo_entries_ = 0, fifo_max_ = 0;
   int64_t ready_entries_[2] = {0, 0}, ready_max_[2] = {0, 0};  // all blocks FIN, awaiting CQEs
   UrmaEngine* urma_ = nullptr;

@@ -30,8 +30,13 @@ class RecordingOrchestrator : public pto::rt::Orchestrator {
     ADD_FAILURE() << "the seed pipeline has no AIC kernel";
     return {};
   }
+  pto::rt::TaskOutputs submit_dummy_task(const pto::rt::TaskArgs&) override {
+    ADD_FAILURE() << "the seed pipeline has no dummy task";
+    return {};
+  }
   void scope_begin() override {}
   void scope_end() override {}
+  void manual_scope_begin() override {}
   bool read_tensor(const pto::rt::Tensor&, uint64_t, void*, uint64_t) override { return false; }
   bool write_tensor(const pto::rt::Tensor&, uint64_t, const void*, uint64_t) override {
     return false;
