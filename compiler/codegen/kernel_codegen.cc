@@ -117,6 +117,9 @@ absl::StatusOr<std::string> Generator::Run() {
       pto::StrAppend(&params, "  ", MaybeUnused(p), "const ", type, " ", name, " = static_cast<",
                      type, ">(args[", scalar_index++, "]);\n");
       values_[p.get()] = {Kind::kScalar, name, s->dtype()};
+      // A pl.dynamic symbol of a valid_shape reads the scalar param of its
+      // name (MaterializeValidShapeSymbols adds one for each unbound symbol).
+      dyn_params_.emplace(p->name_hint(), name);
     } else {
       return Unsupported(p->span(), "a parameter of this type");
     }
@@ -261,6 +264,18 @@ std::optional<std::string> Generator::BinaryToken(ir::BinaryOp op) {
   }
 }
 
+// The value of pl.dynamic symbol `d` read at `use`: the scalar param of its
+// name.
+absl::StatusOr<std::string> Generator::DynParam(const ir::DynDim& d, const Span& use) {
+  auto it = dyn_params_.find(d.name());
+  if (it == dyn_params_.end()) {
+    return UserErrorF(use, "pl.dynamic symbol '", d.name(), "' has no value in kernel '", function_,
+                      "': declare it in a parameter's pl.TensorView(valid_shape=...) or pass it "
+                      "as a pl.Scalar[pl.INDEX] parameter named '", d.name(), "'");
+  }
+  return it->second;
+}
+
 absl::StatusOr<std::string> Generator::Scalar(const ir::ExprPtr& e) {
   if (auto c = ir::As<ir::ConstInt>(e)) {
     if (c->dtype() == ir::DataType::kIndex) return pto::StrCat(c->value());
@@ -272,6 +287,7 @@ absl::StatusOr<std::string> Generator::Scalar(const ir::ExprPtr& e) {
     return pto::StrCat("static_cast<", type, ">(", c->value(), ")");
   }
   if (auto c = ir::As<ir::ConstBool>(e)) return std::string(c->value() ? "true" : "false");
+  if (auto d = ir::As<ir::DynDim>(e)) return DynParam(*d, e->span());
   if (auto call = ir::As<ir::Call>(e);
       call != nullptr && call->op()->name() == "pl.tensor.read" && call->args().size() == 2) {
     // A GM read inline, so a while condition re-reads it on every test.

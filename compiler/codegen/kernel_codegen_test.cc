@@ -582,5 +582,43 @@ class P:
   EXPECT_THAT(wide.status().ToString(), HasSubstr("8:"));
 }
 
+// A valid_shape dim given by a pl.dynamic symbol: MaterializeValidShapeSymbols
+// makes VALID the kernel's leading scalar param, and the load and store move
+// the [16, VALID] box of that value. A symbol with no param of its name (no
+// parameter declares it, so the pass adds none) is a located error.
+TEST(KernelCodegenTest, DynamicValidShapeReadsItsScalarParam) {
+  const std::string text = R"(import pypto.language as pl
+
+VALID = pl.dynamic("VALID")
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 128], pl.FP32, pl.TensorView(valid_shape=[16, VALID])], o: pl.Out[pl.Tensor[[16, 128], pl.FP32]]) -> pl.Tensor[[16, 128], pl.FP32]:
+        x = pl.load(a, [0, 0], [16, 128], valid_shape=[16, VALID])
+        y = pl.add(x, x)
+        return pl.store(y, [0, 0], o)
+)";
+  ir::ProgramPtr program = Lower(text);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(program, "k");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("const int64_t VALID = static_cast<int64_t>(args[2]);\n"));
+  EXPECT_THAT(*code, HasSubstr("CopyBox(true, x, a, {0, 0}, {16, static_cast<int64_t>(VALID)}, 128);\n"));
+  EXPECT_THAT(*code, HasSubstr(", o, {0, 0}, {16, static_cast<int64_t>(VALID)}, 128);\n"));
+
+  ir::ProgramPtr unbound = Lower(ReplaceAll(
+      text, "pl.Tensor[[16, 128], pl.FP32, pl.TensorView(valid_shape=[16, VALID])]",
+      "pl.Tensor[[16, 128], pl.FP32]"));
+  ASSERT_NE(unbound, nullptr);
+  absl::StatusOr<std::string> bad = GenerateKernel(unbound, "k");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("pl.dynamic symbol 'VALID' has no value in kernel 'k': declare it in a "
+                        "parameter's pl.TensorView(valid_shape=...)"));
+  EXPECT_THAT(bad.status().ToString(), HasSubstr("10:"));
+}
+
 }  // namespace
 }  // namespace pto::codegen

@@ -86,6 +86,7 @@ class Generator {
   // The GM box of a tile at `offsets`: the tile's dims, with leading 1s when
   // the offsets address a tensor of higher rank (PyPTO's `pl.store(row,
   // [0, j, 0], out)` of a [1, SIZE] row into a [1, NR, SIZE] tensor).
+  absl::StatusOr<std::string> DynParam(const ir::DynDim& d, const Span& use);
   absl::StatusOr<std::string> BoxShape(const ir::TypePtr& type, const ir::ExprPtr& offsets,
                                        const Span& span);
 
@@ -163,6 +164,8 @@ class Generator {
   std::string function_;
   std::set<const ir::Var*> used_;
   std::map<const ir::Var*, Value> values_;
+  // Scalar params by their IR name: the values of pl.dynamic symbols.
+  std::map<std::string, std::string> dyn_params_;
   std::set<std::string> names_ = {"args"};
   std::vector<std::vector<const ir::Var*>> yield_targets_;
   std::vector<ir::VarPtr> temps_;  // keeps the temporaries' keys alive

@@ -45,7 +45,9 @@ absl::StatusOr<std::string> Generator::BoxShape(const ir::TypePtr& type, const i
     std::string dims = "{";
     for (size_t i = 0; i < tile->valid_shape().size(); ++i) {
       const ir::ExprPtr& v = tile->valid_shape()[i];
-      ASSIGN_OR_RETURN(std::string d, Scalar(v));
+      // A symbol's error names the load or store that reads it.
+      auto dyn = ir::As<ir::DynDim>(v);
+      ASSIGN_OR_RETURN(std::string d, dyn != nullptr ? DynParam(*dyn, span) : Scalar(v));
       pto::StrAppend(&dims, i ? ", " : "",
                      ir::Is<ir::ConstInt>(v) ? d : pto::StrCat("static_cast<int64_t>(", d, ")"));
     }
