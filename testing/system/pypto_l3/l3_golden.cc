@@ -121,11 +121,20 @@ Program CreateAssemble() {
   return {{}, {{"y", s, y}, {"w", {2, 2, 4, 64}, w}}};
 }
 
+// y = x + x, one row per call of the windowed kernel.
+Program WindowizeRows() {
+  const Shape s = {2, 8, 64};
+  Values y = Pattern(Count(s));
+  for (float& v : y) v += v;
+  return {{}, {{"y", s, y}}};
+}
+
 const std::map<std::string, std::function<Program()>>& Programs() {
   static const auto* programs = new std::map<std::string, std::function<Program()>>{
       {"rank_slice", RankSlice}, {"inline_kernel", InlineKernel}, {"tuple_return", TupleReturn},
       {"l3_add", L3Add},         {"dependency", Dependency},
-      {"slice_rows", SliceRows}, {"create_assemble", CreateAssemble}};
+      {"slice_rows", SliceRows}, {"create_assemble", CreateAssemble},
+      {"windowize_rows", WindowizeRows}};
   return *programs;
 }
 
