@@ -140,7 +140,9 @@ std::string Lower(const std::string& text) {
   ir::ProgramPtr out = RunPass(p);
   if (out == nullptr) return "<error>";
   std::string printed = ir::PrintProgram(out);
-  if (ir::ProgramPtr again = Parse(printed)) EXPECT_EQ(ir::PrintProgram(again), printed);
+  if (ir::ProgramPtr again = Parse(printed)) {
+    EXPECT_EQ(ir::PrintProgram(again), printed);
+  }
   return printed;
 }
 
