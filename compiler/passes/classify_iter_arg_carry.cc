@@ -7,6 +7,7 @@
 
 #include "compiler/ir/attrs.h"
 #include "compiler/ir/mutator.h"
+#include "compiler/passes/function_rewrite.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/support/strings.h"
@@ -324,21 +325,14 @@ int64_t IterArgArraySize(const ir::ForStmt& loop, size_t i) {
 }
 
 absl::StatusOr<ir::ProgramPtr> ClassifyIterArgCarryPass::Run(const ir::ProgramPtr& program) {
-  std::vector<ir::FunctionPtr> functions;
-  bool changed = false;
-  for (const auto& [gv, func] : program->functions()) {
-    if (func->func_type() != ir::FunctionType::kOrchestration) {
-      functions.push_back(func);
-      continue;
-    }
-    Classifier classifier(*program);
-    StmtPtr body = classifier.MutateStmt(func->body());
-    RETURN_IF_ERROR(classifier.status());
-    changed = changed || body != func->body();
-    functions.push_back(body == func->body() ? func : func->WithBody(std::move(body)));
-  }
-  if (!changed) return program;
-  return ir::Program::Create(std::move(functions), program->name(), program->span());
+  return RewriteFunctionBodies(
+      program, [&program](const ir::FunctionPtr& func) -> absl::StatusOr<StmtPtr> {
+        if (func->func_type() != ir::FunctionType::kOrchestration) return func->body();
+        Classifier classifier(*program);
+        StmtPtr body = classifier.MutateStmt(func->body());
+        RETURN_IF_ERROR(classifier.status());
+        return body;
+      });
 }
 
 std::unique_ptr<Pass> CreateClassifyIterArgCarryPass() {

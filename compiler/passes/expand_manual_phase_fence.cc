@@ -11,6 +11,7 @@
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/ops/op_registry.h"
+#include "compiler/passes/function_rewrite.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/support/strings.h"
 
@@ -272,30 +273,11 @@ class PhaseFencer : public ir::FlatteningMutator {
 }  // namespace
 
 absl::StatusOr<ir::ProgramPtr> ExpandManualPhaseFencePass::Run(const ir::ProgramPtr& program) {
-  std::vector<ir::FunctionPtr> functions;
-  bool changed = false;
-  for (const auto& [gv, func] : program->functions()) {
-    if (func->func_type() != ir::FunctionType::kOrchestration) {
-      functions.push_back(func);
-      continue;
-    }
+  return RewriteFunctionBodies(program, [](const ir::FunctionPtr& func) -> absl::StatusOr<StmtPtr> {
+    if (func->func_type() != ir::FunctionType::kOrchestration) return func->body();
     PhaseFencer fencer;
-    StmtPtr body = fencer.MutateStmt(func->body());
-    if (body == func->body()) {
-      functions.push_back(func);
-      continue;
-    }
-    ASSIGN_OR_RETURN(ir::FunctionPtr fenced,
-                     ir::Function::Create(func->name(), func->params(), func->param_directions(),
-                                          func->return_types(), std::move(body),
-                                          func->func_type(), func->level(), func->role(),
-                                          func->attrs(), func->requires_runtime_binding(),
-                                          func->span()));
-    functions.push_back(std::move(fenced));
-    changed = true;
-  }
-  if (!changed) return program;
-  return ir::Program::Create(std::move(functions), program->name(), program->span());
+    return fencer.MutateStmt(func->body());
+  });
 }
 
 std::unique_ptr<Pass> CreateExpandManualPhaseFencePass() {
