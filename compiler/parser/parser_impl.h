@@ -515,8 +515,9 @@ class Parser {
   // `assigned`: bound by an assignment, so the name outlives its block
   // (PopScope).
   void Define(std::string_view name, VarPtr var, bool assigned = false) {
-    stale_.erase(name);
-    dead_.erase(name);
+    // Both are empty in almost every parse: skip the hashing then.
+    if (!stale_.empty()) stale_.erase(name);
+    if (!dead_.empty()) dead_.erase(name);
     Binding& slot = names_[name];
     undo_.push_back({name, std::move(slot)});
     slot = Binding{std::move(var), static_cast<uint32_t>(frames_.size()), assigned};
