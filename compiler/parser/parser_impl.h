@@ -515,7 +515,7 @@ class Parser {
   // `assigned`: bound by an assignment, so the name outlives its block
   // (PopScope).
   void Define(std::string_view name, VarPtr var, bool assigned = false) {
-    // Both are empty in almost every parse: skip the hashing then.
+    // Often empty (no block has ended yet, no stale name): skip the hash then.
     if (!stale_.empty()) stale_.erase(name);
     if (!dead_.empty()) dead_.erase(name);
     Binding& slot = names_[name];
