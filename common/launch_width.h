@@ -1,4 +1,4 @@
-// The all_to_all_v launch-width admission of RFC #2521 (spec/collectives.md
+// The all_to_all_v launch-width admission of RFC #2521 (docs/collectives.md
 // §4.8, seed 003): one function shared by the compile-time fold of
 // LowerL2TensorCollectives and the runtime HOST entry, so the two cannot drift.
 #ifndef PTO_COMMON_LAUNCH_WIDTH_H_

@@ -1,5 +1,5 @@
 // render_template IN OUT key=value...: renders a builtin template at build
-// time (spec/collectives.md §4.11) with the same code compiler/codegen uses.
+// time (docs/codegen.md) with the same code compiler/codegen uses.
 #include <fstream>
 #include <iostream>
 #include <sstream>

@@ -1,4 +1,4 @@
-// Rendering of builtin templates (spec/collectives.md §4.11): every `{{key}}`
+// Rendering of builtin templates (docs/codegen.md): every `{{key}}`
 // is replaced by its value, textually, with no escaping and no conditionals.
 // Shared by compiler/codegen (the HOST and CHIP rails) and the runtime's
 // build-time rendering, so both rails produce byte-identical kernels.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and tests need, when any is missing.
 # Idempotent and quick when everything is present. Sourced by run_examples.sh
-# and test.sh; see ../shared/notes/bazel-offline.md for why these packages.
+# and test.sh; docs/architecture.md ("Building offline") says why these packages.
 PTO_DEBIAN_PACKAGES=(
   bazel-bootstrap
   bazel-rules-java

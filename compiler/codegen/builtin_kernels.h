@@ -1,4 +1,4 @@
-// Builtin kernels by template rendering (spec/collectives.md §3.11, §4.11;
+// Builtin kernels by template rendering (docs/codegen.md;
 // seed 000 "Kernel 源码：一份实现，两条通路"). Both rails render the same
 // kernel.cpp.in with the same values, so their kernels are byte-identical.
 #ifndef PTO_COMPILER_CODEGEN_BUILTIN_KERNELS_H_

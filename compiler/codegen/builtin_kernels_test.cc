@@ -1,4 +1,4 @@
-// Builtin kernels by template rendering (spec/collectives.md §3.11, §4.11,
+// Builtin kernels by template rendering (docs/codegen.md,
 // seed 000 "Kernel 源码：一份实现，两条通路"): the HOST and CHIP renderings
 // of all_to_all_v are byte-identical, the path layout and variant names, and
 // every error.

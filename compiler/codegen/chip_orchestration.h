@@ -1,4 +1,4 @@
-// The C++ orchestration of a chip pipeline (spec/collectives.md §3.4, §4.10;
+// The C++ orchestration of a chip pipeline (docs/codegen.md;
 // runtime-and-sim.md §1.4): what the chip's AICPU runs to submit the
 // pipeline's kernels as tasks. compiler/ only writes the text; it #includes
 // runtime/api headers but does not link them.

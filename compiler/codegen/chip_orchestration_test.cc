@@ -1,4 +1,4 @@
-// The chip orchestration of a pipeline (spec/collectives.md §3.4, §4.10).
+// The chip orchestration of a pipeline (docs/codegen.md).
 #include "compiler/codegen/chip_orchestration.h"
 
 #include <fstream>

@@ -1,4 +1,4 @@
-// The C++ orchestration of a HOST orchestrator (spec/collectives.md §1.6,
+// The C++ orchestration of a HOST orchestrator (docs/codegen.md,
 // §3.11; runtime-and-sim.md §1.10-§1.12, §2.3): what the host runs to set up
 // comm domains and dispatch chip pipelines and builtin collectives per
 // device. compiler/ only writes the text; it does not link runtime/api.

@@ -1,4 +1,4 @@
-// The host orchestration of a HOST orchestrator (spec/collectives.md §1.6,
+// The host orchestration of a HOST orchestrator (docs/codegen.md,
 // §3.11).
 #include "compiler/codegen/host_orchestration.h"
 

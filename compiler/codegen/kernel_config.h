@@ -1,4 +1,4 @@
-// The kernel config of a chip pipeline's sub-build (spec/collectives.md
+// The kernel config of a chip pipeline's sub-build (docs/codegen.md
 // §4.11, §4.12): which orchestration entry the chip runs and which kernels it
 // submits, by func_id, in protobuf text of runtime/builtins/kernel_config.proto
 // (pto.builtins.KernelConfig; compiler/ only writes the text, it does not link

@@ -1,5 +1,5 @@
-// Where the builtin kernel templates come from (spec/collectives.md §4.11).
-// compiler/ may not depend on runtime/ code (shared/DESIGN.md §2), so the
+// Where the builtin kernel templates come from (docs/codegen.md).
+// compiler/ may not depend on runtime/ code (docs/architecture.md, "Dependency rules"), so the
 // templates of runtime/builtins/<name>/ reach codegen as data: a
 // TemplateSource maps a package handle to the package's *.in files.
 #ifndef PTO_COMPILER_CODEGEN_TEMPLATE_SOURCE_H_

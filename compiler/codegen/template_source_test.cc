@@ -1,4 +1,4 @@
-// Package handles and the two template sources (spec/collectives.md §4.11).
+// Package handles and the two template sources (docs/codegen.md).
 #include "compiler/codegen/template_source.h"
 
 #include <cstdlib>

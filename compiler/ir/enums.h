@@ -1,5 +1,5 @@
 // Enumerations of the IR. Underlying values are ABI where the spec says so
-// (spec/collectives.md §1.2, §1.6, §2): append only.
+// (docs/language.md): append only.
 #ifndef PTO_COMPILER_IR_ENUMS_H_
 #define PTO_COMPILER_IR_ENUMS_H_
 

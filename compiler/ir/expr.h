@@ -1,4 +1,4 @@
-// IR expressions (spec/collectives.md §1.4, §1.7).
+// IR expressions (docs/language.md).
 #ifndef PTO_COMPILER_IR_EXPR_H_
 #define PTO_COMPILER_IR_EXPR_H_
 

@@ -1,4 +1,4 @@
-// Functions and programs (spec/collectives.md §1.1, §1.2).
+// Functions and programs (docs/language.md).
 #ifndef PTO_COMPILER_IR_FUNCTION_H_
 #define PTO_COMPILER_IR_FUNCTION_H_
 

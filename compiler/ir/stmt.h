@@ -1,4 +1,4 @@
-// IR statements (spec/collectives.md §1.6).
+// IR statements (docs/language.md).
 #ifndef PTO_COMPILER_IR_STMT_H_
 #define PTO_COMPILER_IR_STMT_H_
 

@@ -1,4 +1,4 @@
-// IR types (spec/collectives.md §1.3).
+// IR types (docs/language.md).
 #ifndef PTO_COMPILER_IR_TYPE_H_
 #define PTO_COMPILER_IR_TYPE_H_
 

@@ -1,4 +1,4 @@
-// One description per collective (spec/collectives.md §2.4–§2.6, §4): its
+// One description per collective (docs/operators.md, docs/collectives.md): its
 // operands, what the result aliases, its signal and count operands, the rails
 // that run it, the dtypes and reduce ops each rail allows, its launch-width
 // rule, its builtin template and its default core_num. Every pass and the

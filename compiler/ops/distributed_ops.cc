@@ -1,4 +1,4 @@
-// pld.* operators (spec/collectives.md §2.1–§2.4): windows, system ops,
+// pld.* operators (docs/operators.md): windows, system ops,
 // point-to-point data ops and the public collectives. The deducers enforce the
 // operand rules of §2 that the operand types alone decide (kinds, dtypes,
 // ranks, static dims, kwarg ranges); what needs window identity or the device

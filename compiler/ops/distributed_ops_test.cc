@@ -1,5 +1,5 @@
 // Operand rules and rejections of the pld.* and builtin.tensor.* operators
-// (spec/collectives.md §2), checked through the parser so every rejection is
+// (docs/operators.md), checked through the parser so every rejection is
 // seen with its text and its location in the user's program. Names follow
 // tests/ut/ir/test_distributed_ops.py (spec §6.3) where one exists.
 #include <memory>

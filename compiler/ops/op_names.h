@@ -1,4 +1,4 @@
-// Canonical names of the distributed operators (spec/collectives.md §2), so
+// Canonical names of the distributed operators (docs/operators.md), so
 // passes compare against one spelling instead of string literals.
 #ifndef PTO_COMPILER_OPS_OP_NAMES_H_
 #define PTO_COMPILER_OPS_OP_NAMES_H_

@@ -1,4 +1,4 @@
-// AutoDeriveTaskDependencies (spec/collectives.md §3.7): turns the call
+// AutoDeriveTaskDependencies (docs/passes/AutoDeriveTaskDependencies.md): turns the call
 // directions of an orchestration body into the task edges the runtime
 // TensorMap would find (read-after-write, write-after-write, write-after-read
 // on one buffer), and records the statically encodable ones on the consumer

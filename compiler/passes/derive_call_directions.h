@@ -1,4 +1,4 @@
-// DeriveCallDirections (spec/collectives.md §3.6): gives every kernel call
+// DeriveCallDirections (docs/passes/DeriveCallDirections.md): gives every kernel call
 // (a call of a Program function) and every managed collective call of an
 // orchestration body its per-argument `arg_directions`, from the callee's
 // parameter directions (kernel calls) or the operator's argument effects

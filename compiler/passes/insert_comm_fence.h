@@ -1,4 +1,4 @@
-// InsertCommFence (spec/collectives.md §3.15): makes written data visible
+// InsertCommFence (docs/passes/InsertCommFence.md): makes written data visible
 // before a peer reads it and drops stale cache lines after a wait.
 //
 // Phase A (InCore bodies): after a local publishing write of a window a region

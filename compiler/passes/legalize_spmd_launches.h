@@ -1,4 +1,4 @@
-// LegalizeSpmdLaunches (spec/collectives.md §3.5): a kernel launch whose width
+// LegalizeSpmdLaunches (docs/passes/LegalizeSpmdLaunches.md): a kernel launch whose width
 // (`core_num` call attr) is not provably >= 1 is guarded, because a zero-block
 // launch can raise an AICPU exception:
 //

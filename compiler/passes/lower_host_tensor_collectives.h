@@ -1,4 +1,4 @@
-// LowerHostTensorCollectives (spec/collectives.md §3.11): in every HOST
+// LowerHostTensorCollectives (docs/passes/LowerHostTensorCollectives.md): in every HOST
 // orchestrator, replaces each public pld.tensor.* collective with one
 // builtin.tensor.* chip dispatch per participating device of its comm domain.
 // See docs/passes/LowerHostTensorCollectives.md.

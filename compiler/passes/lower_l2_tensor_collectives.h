@@ -1,4 +1,4 @@
-// LowerL2TensorCollectives (spec/collectives.md §3.4, §5; seed 000): the
+// LowerL2TensorCollectives (docs/passes/LowerL2TensorCollectives.md): the
 // CHIP/L2 managed rail. A pld.tensor.all_to_all_v (or indexed_all_to_all_v)
 // written in a CHIP orchestration body becomes a call of a synthesized
 // FunctionType.AIV kernel whose implementation is the builtin template, so the

@@ -1,4 +1,4 @@
-// MaterializeDistTensorCtx (spec/collectives.md §3.12): makes the
+// MaterializeDistTensorCtx (docs/passes/MaterializeDistTensorCtx.md): makes the
 // communication-context dataflow explicit. Every function with
 // DistributedTensor parameters gets one trailing `pld.CommCtx` parameter per
 // such parameter; every call of it passes the matching contexts, traced

@@ -1,4 +1,4 @@
-// Simplify (spec/collectives.md §3.13): folds scalar arithmetic on constants
+// Simplify (docs/passes/Simplify.md): folds scalar arithmetic on constants
 // (Python semantics) wherever it appears — statements, loop bounds, call
 // arguments and attrs, and the shapes and views inside types — propagates
 // scalar constants bound by assignments, and removes unused side-effect-free

@@ -1,5 +1,5 @@
 // The HOST-rail chip orchestration entry every builtin collective but
-// all_to_all_v shares (spec/collectives.md §4.9 generalised): check the
+// all_to_all_v shares (docs/collectives.md): check the
 // dispatch's args, turn the requested block limit L into the launched width
 // B, check the signal's lanes and submit the AIV kernel once. Each rendered
 // entry.cpp.in is this call with its collective's operand list. Header-only:

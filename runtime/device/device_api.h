@@ -1,4 +1,4 @@
-// The kernel API (DESIGN.md §4.3): the PTO intrinsic subset the builtin and
+// The kernel API (docs/architecture.md): the PTO intrinsic subset the builtin and
 // user kernels call. Kernels include only this header (and comm_context.h).
 #ifndef PTO_RUNTIME_DEVICE_DEVICE_API_H_
 #define PTO_RUNTIME_DEVICE_DEVICE_API_H_

@@ -1,7 +1,7 @@
-// Golden functional models of every collective (DESIGN.md §2, issue 6 item
-// 4): what each rank holds after the call, in plain C++, used as the single
-// golden for the HOST, CHIP and InCore rails and for the simulator. Depends
-// only on the standard library and Abseil.
+// Golden functional models of every collective (docs/architecture.md): what
+// each rank holds after the call, in plain C++, used as the single golden
+// for the HOST, CHIP and InCore rails and for the simulator. Depends only on
+// the standard library and Abseil.
 //
 // Data layout: one std::vector<T> per rank, dense row-major, as the kernels
 // see their tensors. Element types: any arithmetic type (tests cover float

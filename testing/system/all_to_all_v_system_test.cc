@@ -113,7 +113,7 @@ void RunAndCheck(const Counts& first) {
   }
   EXPECT_EQ(launches, 2 * kNr);
   EXPECT_THAT(EntryLogLines(r), ::testing::UnorderedElementsAreArray(want_log));
-  // Where the collective runs (DESIGN.md §1): on the CHIP and InCore rails
+  // Where the collective runs (docs/architecture.md): on the CHIP and InCore rails
   // inside the one chip dispatch per card that runs the whole pipeline; on
   // the HOST rail as a builtin chip dispatch of its own.
   std::map<std::pair<int, int>, std::set<std::string>> kernels_by_run;  // (chip, run)

@@ -1,6 +1,6 @@
 """Names and template variables of the HOST-rail all_to_all_v renderings.
 
-spec/collectives.md §4.11: variant = "<builtin op>__<dtype suffix>", entry =
+docs/collectives.md: variant = "<builtin op>__<dtype suffix>", entry =
 the variant with every non-[A-Za-z0-9_] char replaced by '_', kernel_name =
 entry + "_kernel", rendered under next_levels/<variant>/.
 """

@@ -1,6 +1,6 @@
 // Every rendered HOST-rail kernel config (argv) parses as
 // pto.builtins.KernelConfig and names its variant's entry and kernel
-// (spec/collectives.md §4.12).
+// (docs/codegen.md).
 #include <fstream>
 #include <sstream>
 #include <string>
