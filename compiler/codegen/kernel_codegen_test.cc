@@ -188,6 +188,31 @@ class P:
                                "  }\n"));
 }
 
+// An SPMD kernel reads its block index and the launch width from the
+// dispatch's LocalContext (both spellings: pl.get_block_idx is the tensor op).
+TEST(KernelCodegenTest, BlockIndexAndWidthReadTheLocalContext) {
+  ir::ProgramPtr program = Lower(R"(import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def strided(self, out: pl.Out[pl.Tensor[[64], pl.INT32]]) -> pl.Tensor[[64], pl.INT32]:
+        b = pl.get_block_idx()
+        n = pl.tile.get_block_num()
+        for i, (o,) in pl.range(b, 64, 4, init_values=(out,)):
+            o2 = pl.write(o, [i], pl.cast(b * 100 + n, pl.INT32))
+            o3 = pl.yield_(o2)
+        return o3
+)");
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(program, "strided");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("const int64_t b = static_cast<int64_t>(pto::get_block_idx(args));\n"));
+  EXPECT_THAT(*code, HasSubstr("const int64_t n = static_cast<int64_t>(pto::get_block_num(args));\n"));
+  EXPECT_THAT(*code, HasSubstr("for (int64_t i = b; i < 64; i += 4) {\n"));
+}
+
 // The InCore rail (examples/all_to_all_v_incore.pto): the all_to_all_v that
 // LowerCompositeOps expanded becomes the comm-context queries, the count
 // notify (Set) into the peer's recv_counts, one bounded put per destination,
