@@ -7,7 +7,7 @@
 // (count, offset and route ids of every (local expert, source) pair) and the
 // combined rows, bit for bit (the same FP16 roundings and FP32 order).
 //
-//   bazel run //examples:moe_fast_dispatch_combine -- [--trace=PATH]
+//   bazel run //examples:moe_fast_dispatch_combine[_deepep_t128|_deepep_t256] -- [--trace=PATH]
 //       [--timing-only] [--op-timeout-ms=N]
 //
 // --timing-only runs the simulator's timing-only mode (x is not staged, no
@@ -36,14 +36,23 @@
 namespace pto::examples {
 namespace {
 
-// The constants of examples/moe_fast_dispatch_combine.pto.
+// The constants of examples/moe_fast_dispatch_combine.pto; a build of
+// another shape (DeepEP's: //examples:moe_fast_dispatch_combine_deepep_t128,
+// _t256) rewrites them in the program and defines them here.
+#ifndef PTO_MOE_T
+#define PTO_MOE_T 128
+#define PTO_MOE_TOPK 6
+#define PTO_MOE_D 4096
+#define PTO_MOE_L 16
+#define PTO_MOE_R 192
+#endif
 constexpr int kNr = 8;
-constexpr int kT = 128;
-constexpr int kTopK = 6;
-constexpr int kD = 4096;
-constexpr int kL = 16;
-constexpr int kR = 192;
-constexpr int kLw = 144;
+constexpr int kT = PTO_MOE_T;
+constexpr int kTopK = PTO_MOE_TOPK;
+constexpr int kD = PTO_MOE_D;
+constexpr int kL = PTO_MOE_L;
+constexpr int kR = PTO_MOE_R;
+constexpr int kLw = kT + 16;
 constexpr int kRoutes = kT * kTopK;
 constexpr int kExperts = kNr * kL;
 
