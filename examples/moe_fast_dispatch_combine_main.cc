@@ -8,8 +8,10 @@
 // combined rows, bit for bit (the same FP16 roundings and FP32 order).
 //
 //   bazel run //examples:moe_fast_dispatch_combine[_deepep_t128|_deepep_t256] -- [--trace=PATH]
-//       [--timing-only] [--op-timeout-ms=N]
+//       [--timing-only] [--race-detection] [--op-timeout-ms=N]
 //
+// --race-detection runs the simulator's GM race detector (docs/simulator.md):
+// every unordered pair of accesses is printed and fails the run.
 // --timing-only runs the simulator's timing-only mode (x is not staged, no
 // payload moves, the outputs are not checked); --op-timeout-ms replaces the
 // platform's simulated op timeout (local experiments only).
@@ -202,6 +204,7 @@ int Main(int argc, char** argv) {
   std::string trace_path = DefaultTracePath("moe_fast_dispatch_combine_trace.json");
   bool trace_asked = false;
   bool timing_only = false;
+  bool race_detection = false;
   double op_timeout_ms = 0;  // 0: the platform's
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -210,10 +213,13 @@ int Main(int argc, char** argv) {
       trace_asked = true;
     } else if (arg == "--timing-only") {
       timing_only = true;
+    } else if (arg == "--race-detection") {
+      race_detection = true;
     } else if (arg.rfind("--op-timeout-ms=", 0) == 0 &&
                absl::SimpleAtod(arg.substr(16), &op_timeout_ms) && op_timeout_ms > 0) {
     } else {
-      std::fprintf(stderr, "usage: %s [--trace=PATH] [--timing-only] [--op-timeout-ms=N]\n",
+      std::fprintf(stderr, "usage: %s [--trace=PATH] [--timing-only] [--race-detection] "
+                   "[--op-timeout-ms=N]\n",
                    argv[0]);
       return 2;
     }
@@ -232,6 +238,7 @@ int Main(int argc, char** argv) {
   o.chips = kNr;
   o.trace = !timing_only || trace_asked;
   o.timing_only = timing_only;
+  o.race_detection = race_detection;
   if (op_timeout_ms > 0) {
     o.tweak = [op_timeout_ms](platforms::Platform& p) {
       p.mutable_timeouts()->set_op_timeout_ns(op_timeout_ms * 1e6);
@@ -337,6 +344,13 @@ int Main(int argc, char** argv) {
       !PrintPhase(report, link, "fast_expert", "local_expert", 0, &t_expert) ||
       !PrintPhase(report, link, "fast_combine", "combine", combine_peer, &t_combine)) {
     ++failures;
+  }
+  if (race_detection) {
+    std::printf("GM races: %d\n", report.races_size());
+    for (int i = 0; i < std::min(report.races_size(), 5); ++i) {
+      std::printf("  %s\n", report.races(i).c_str());
+    }
+    failures += report.races_size() > 0 ? 1 : 0;
   }
   std::printf("dispatch + combine %9.2f us; token rows per peer %.1f (routes %.1f: top-k "
               "de-duplication)\n",
