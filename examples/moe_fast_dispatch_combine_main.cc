@@ -2,7 +2,8 @@
 // 910B chips at the DSV4 decode shape of examples/moe_dispatch_combine.pto
 // (128 tokens per rank, top-6, hidden 4096, 16 local experts per rank,
 // receive cap 192) and the same routing, with every kernel an SPMD launch over
-// the 48 AIV of each die (docs/moe.md). The run is checked rank by rank
+// the 48 AIV of each die (docs/moe.md): INT8 tokens with one FP32 scale per
+// token on the dispatch, FP16 rows on the combine. The run is checked rank by rank
 // against a golden computed here in plain C++: the per-expert receive layout
 // (count, offset and route ids of every (local expert, source) pair) and the
 // combined rows, bit for bit (the same FP16 roundings and FP32 order).
@@ -63,6 +64,9 @@ constexpr int kExperts = kNr * kL;
 int8_t X(int r, int t, int d) { return static_cast<int8_t>((r * 37 + t * 11 + d * 3) % 255 - 127); }
 float Gate(int r, int t, int k) { return static_cast<float>((r + 1) * 0.01 + t * 0.1 + k * 0.001); }
 float ExpertScale(int global_expert) { return 0.125f * static_cast<float>(global_expert % 7 + 1); }
+// The per-token scale of the INT8 token rows (what a per-token quantizer
+// would have produced; any value exercises the path).
+float TokenScale(int r, int t) { return static_cast<float>(0.003 + 0.0001 * ((r * 13 + t * 7) % 97)); }
 
 std::vector<int32_t> Routing() {
   std::vector<int32_t> idx(kNr * kT * kTopK);
@@ -126,7 +130,8 @@ Golden ComputeGolden(const std::vector<int32_t>& idx, bool with_outputs) {
     }
   }
   if (!with_outputs) return g;
-  // out[t] = sum over k of gate * fp32(fp16(fp32(x) * scale)), in k order.
+  // out[t] = sum over k of gate * fp32(fp16((fp32(x) * token scale) * expert
+  // scale)), in k order.
   g.out.assign(static_cast<size_t>(kNr) * kT * kD, 0.0f);
   for (int r = 0; r < kNr; ++r) {
     for (int t = 0; t < kT; ++t) {
@@ -134,7 +139,8 @@ Golden ComputeGolden(const std::vector<int32_t>& idx, bool with_outputs) {
         float acc = 0;
         for (int k = 0; k < kTopK; ++k) {
           const float scale = ExpertScale(idx[(r * kT + t) * kTopK + k]);
-          const _Float16 y = static_cast<_Float16>(static_cast<float>(X(r, t, d)) * scale);
+          const float xd = static_cast<float>(X(r, t, d)) * TokenScale(r, t);
+          const _Float16 y = static_cast<_Float16>(xd * scale);
           const float wy = static_cast<float>(y) * Gate(r, t, k);
           acc = k == 0 ? wy : acc + wy;
         }
@@ -251,12 +257,14 @@ int Main(int argc, char** argv) {
   }
   std::vector<int8_t> x;
   std::vector<float> gates(kNr * kRoutes);
+  std::vector<float> xscales(kNr * kT);
   std::vector<float> scales(kNr * kL);
   if (!timing_only) x.reserve(static_cast<size_t>(kNr) * kT * kD);
   for (int r = 0; r < kNr; ++r) {
     for (int t = 0; t < kT; ++t) {
       for (int d = 0; d < kD && !timing_only; ++d) x.push_back(X(r, t, d));
       for (int k = 0; k < kTopK; ++k) gates[(r * kT + t) * kTopK + k] = Gate(r, t, k);
+      xscales[r * kT + t] = TokenScale(r, t);
     }
     for (int e = 0; e < kL; ++e) scales[r * kL + e] = ExpertScale(r * kL + e);
   }
@@ -269,6 +277,7 @@ int Main(int argc, char** argv) {
   const std::vector<Param> spec = {
       {"indices", {kNr, kT, kTopK}, 4, Bytes(routing)},
       {"xs", {kNr, kT, kD}, 1, timing_only ? "" : Bytes(x)},
+      {"xscales", {kNr, 1, kT}, 4, Bytes(xscales)},
       {"gates", {kNr, kT, kTopK}, 4, Bytes(gates)},
       {"expert_scales", {kNr, kL, 1}, 4, Bytes(scales)},
       {"recv_layouts", {kNr, kL * kNr, kLw}, 4, ""},
@@ -294,7 +303,7 @@ int Main(int argc, char** argv) {
   std::printf(
       "fast MoE dispatch + combine (examples/moe_fast_dispatch_combine.pto) on %d simulated 910B "
       "chips%s, 48 AIV blocks per kernel: %d tokens x top-%d per rank, hidden %d, %d local "
-      "experts per rank, receive cap %d\n\n",
+      "experts per rank, receive cap %d; INT8 tokens with per-token scales, FP16 combine\n\n",
       kNr, timing_only ? " (timing-only)" : "", kT, kTopK, kD, kL, kR);
   if (report.error_code() != 0) {
     std::printf("run failed at %.2f us: error %d: %s\n", report.sim_time_ps() * 1e-6,
@@ -312,8 +321,8 @@ int Main(int argc, char** argv) {
     for (int e = 0; e < kL; ++e) in += golden.expert_rows[r * kL + e];
     std::string why = "not checked (timing-only)";
     if (!timing_only) {
-      auto layout = RankRow<int32_t>(**sys, params[4][r], r, static_cast<size_t>(kL) * kNr * kLw);
-      auto out = RankRow<float>(**sys, params[5][r], r, static_cast<size_t>(kT) * kD);
+      auto layout = RankRow<int32_t>(**sys, params[5][r], r, static_cast<size_t>(kL) * kNr * kLw);
+      auto out = RankRow<float>(**sys, params[6][r], r, static_cast<size_t>(kT) * kD);
       why = !layout.ok()  ? std::string(layout.status().message())
             : !out.ok()   ? std::string(out.status().message())
                           : CheckRank(r, *layout, *out, golden);
@@ -332,9 +341,9 @@ int Main(int argc, char** argv) {
     }
   }
   const double pairs = kNr * (kNr - 1);
-  // Dispatch: the de-duplicated INT8 token rows and one layout row per
-  // (peer, local expert); combine: one FP16 row per route.
-  const double dispatch_peer = x_rows_off / pairs * kD + kL * kLw * 4.0;
+  // Dispatch: the de-duplicated INT8 token rows, the T token scales and one
+  // layout row per (peer, local expert); combine: one FP16 row per route.
+  const double dispatch_peer = x_rows_off / pairs * kD + kT * 4.0 + kL * kLw * 4.0;
   const double combine_peer = routes_off / pairs * kD * 2.0;
   const bench::LinkModel link = bench::LinkModelOf((*sys)->platform());
   double t_dispatch = 0, t_expert = 0, t_combine = 0;
