@@ -491,6 +491,46 @@ class P:
   EXPECT_THAT(code.status().ToString(), HasSubstr("10:9:10:77:test.pto"));
 }
 
+// pld.tile.remote_store writes a tile straight into the peer's window box
+// (the tile's shape), and the fence pass orders it before a later notify; an
+// atomic mode is a located error.
+TEST(KernelCodegenTest, RemoteStoreIsATileStoreIntoThePeersWindow) {
+  const std::string src = R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, src: pl.Tensor[[2, 64], pl.FP32], data: pl.InOut[pld.DistributedTensor[[4, 64], pl.FP32]],
+          flag: pl.InOut[pld.DistributedTensor[[1, 1], pl.INT32]]):
+        t = pl.load(src, [1, 0], [1, 64])
+        pld.tile.remote_store(t, data, 1, [3, 0]ATOMIC)
+        pld.system.notify(target=flag, peer=1, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+        return
+)";
+  ir::ProgramPtr program = Lower(ReplaceAll(src, "ATOMIC", ""));
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(program, "k");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("pto::kernels::internal::RemoteView(data_ctx, data, static_cast<int64_t>(1));\n"));
+  EXPECT_THAT(*code, HasSubstr("pto::kernels::internal::CopyBox(false, t, &remote, {3, 0}, {1, 64});\n"));
+  const size_t store = code->find("CopyBox(false, t, &remote");
+  const size_t fence = code->find("pto::dsb(pto::DSB_DDR);", store);
+  const size_t notify = code->find("pto::TNOTIFY(");
+  EXPECT_LT(store, fence);
+  EXPECT_LT(fence, notify);
+
+  program = Lower(ReplaceAll(src, "ATOMIC", ", atomic=1"));
+  ASSERT_NE(program, nullptr);
+  code = GenerateKernel(program, "k");
+  ASSERT_FALSE(code.ok());
+  EXPECT_THAT(std::string(code.status().message()),
+              HasSubstr("code generation does not support pld.tile.remote_store with an atomic "
+                        "mode in a kernel yet"));
+  EXPECT_THAT(code.status().ToString(), HasSubstr("11:9:"));
+}
+
 // Signals are INT32 cells: a notify on a data window is rejected at its place.
 TEST(KernelCodegenTest, NotifyOnANonInt32WindowIsALocatedUserError) {
   ir::ProgramPtr program = Lower(R"(import pypto.language as pl
