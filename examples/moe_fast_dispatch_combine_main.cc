@@ -49,7 +49,10 @@ namespace {
 #define PTO_MOE_L 16
 #define PTO_MOE_R 192
 #endif
-constexpr int kNr = 8;
+#ifndef PTO_MOE_RANKS
+#define PTO_MOE_RANKS 8
+#endif
+constexpr int kNr = PTO_MOE_RANKS;  // the program's --world-size
 constexpr int kT = PTO_MOE_T;
 constexpr int kTopK = PTO_MOE_TOPK;
 constexpr int kD = PTO_MOE_D;
@@ -186,9 +189,10 @@ std::string CheckRank(int r, const std::vector<int32_t>& layout, const std::vect
 }
 
 // One kernel's span and, for a phase that moves data, its traffic against the
-// full mesh's bound; false if the kernel has no span.
-bool PrintPhase(const sim::RunReport& report, const bench::LinkModel& link, const char* kernel,
-                const char* label, double mean_peer_bytes, double* seconds) {
+// full mesh's bound (a tiered fabric, a3, prints the bandwidth alone); false
+// if the kernel has no span.
+bool PrintPhase(const sim::RunReport& report, const bench::LinkModel& link, bool full_mesh,
+                const char* kernel, const char* label, double mean_peer_bytes, double* seconds) {
   absl::StatusOr<bench::TaskSpan> span = bench::KernelSpan(report, kernel);
   if (!span.ok()) {
     std::printf("%-14s %s\n", label, std::string(span.status().message()).c_str());
@@ -198,9 +202,11 @@ bool PrintPhase(const sim::RunReport& report, const bench::LinkModel& link, cons
   std::printf("%-14s %9.2f us", label, *seconds * 1e6);
   if (mean_peer_bytes > 0) {
     const double busbw = bench::AllToAllBusBandwidth((kNr - 1) * mean_peer_bytes, *seconds);
-    const double bound = bench::FullMeshBusBound(link, kNr);
-    std::printf("  %7.0f B per peer (mean)  busbw %6.2f GB/s of %3.0f GB/s (%.1f%%)",
-                mean_peer_bytes, busbw / 1e9, bound / 1e9, 100 * busbw / bound);
+    std::printf("  %7.0f B per peer (mean)  busbw %6.2f GB/s", mean_peer_bytes, busbw / 1e9);
+    if (full_mesh) {
+      const double bound = bench::FullMeshBusBound(link, kNr);
+      std::printf(" of %3.0f GB/s (%.1f%%)", bound / 1e9, 100 * busbw / bound);
+    }
   }
   std::printf("\n");
   return true;
@@ -209,6 +215,7 @@ bool PrintPhase(const sim::RunReport& report, const bench::LinkModel& link, cons
 int Main(int argc, char** argv) {
   std::string trace_path = DefaultTracePath("moe_fast_dispatch_combine_trace.json");
   bool trace_asked = false;
+  std::string platform = "a2a3";
   bool timing_only = false;
   bool race_detection = false;
   double op_timeout_ms = 0;  // 0: the platform's
@@ -217,6 +224,8 @@ int Main(int argc, char** argv) {
     if (arg.rfind("--trace=", 0) == 0) {
       trace_path = UserPath(arg.substr(8));
       trace_asked = true;
+    } else if (arg.rfind("--platform=", 0) == 0) {
+      platform = arg.substr(11);
     } else if (arg == "--timing-only") {
       timing_only = true;
     } else if (arg == "--race-detection") {
@@ -224,8 +233,8 @@ int Main(int argc, char** argv) {
     } else if (arg.rfind("--op-timeout-ms=", 0) == 0 &&
                absl::SimpleAtod(arg.substr(16), &op_timeout_ms) && op_timeout_ms > 0) {
     } else {
-      std::fprintf(stderr, "usage: %s [--trace=PATH] [--timing-only] [--race-detection] "
-                   "[--op-timeout-ms=N]\n",
+      std::fprintf(stderr, "usage: %s [--trace=PATH] [--platform=NAME] [--timing-only] "
+                   "[--race-detection] [--op-timeout-ms=N]\n",
                    argv[0]);
       return 2;
     }
@@ -240,7 +249,7 @@ int Main(int argc, char** argv) {
   }
 
   sim::SimOptions o;
-  o.platform = "a2a3";
+  o.platform = platform;
   o.chips = kNr;
   o.trace = !timing_only || trace_asked;
   o.timing_only = timing_only;
@@ -301,10 +310,10 @@ int Main(int argc, char** argv) {
   const sim::RunReport report = (*sys)->Run();
 
   std::printf(
-      "fast MoE dispatch + combine (examples/moe_fast_dispatch_combine.pto) on %d simulated 910B "
+      "fast MoE dispatch + combine (examples/moe_fast_dispatch_combine.pto) on %d simulated %s "
       "chips%s, 48 AIV blocks per kernel: %d tokens x top-%d per rank, hidden %d, %d local "
       "experts per rank, receive cap %d; INT8 tokens with per-token scales, FP16 combine\n\n",
-      kNr, timing_only ? " (timing-only)" : "", kT, kTopK, kD, kL, kR);
+      kNr, platform == "a2a3" ? "910B" : platform.c_str(), timing_only ? " (timing-only)" : "", kT, kTopK, kD, kL, kR);
   if (report.error_code() != 0) {
     std::printf("run failed at %.2f us: error %d: %s\n", report.sim_time_ps() * 1e-6,
                 report.error_code(), report.error_text().c_str());
@@ -346,12 +355,13 @@ int Main(int argc, char** argv) {
   const double dispatch_peer = x_rows_off / pairs * kD + kT * 4.0 + kL * kLw * 4.0;
   const double combine_peer = routes_off / pairs * kD * 2.0;
   const bench::LinkModel link = bench::LinkModelOf((*sys)->platform());
+  const bool mesh = (*sys)->platform().fabric().kind() == platforms::FabricSpec::FULL_MESH;
   double t_dispatch = 0, t_expert = 0, t_combine = 0;
   std::printf("\nsimulated time %9.2f us (end to end, from the first dispatch)\n",
               report.sim_time_ps() * 1e-6);
-  if (!PrintPhase(report, link, "fast_dispatch", "dispatch", dispatch_peer, &t_dispatch) ||
-      !PrintPhase(report, link, "fast_expert", "local_expert", 0, &t_expert) ||
-      !PrintPhase(report, link, "fast_combine", "combine", combine_peer, &t_combine)) {
+  if (!PrintPhase(report, link, mesh, "fast_dispatch", "dispatch", dispatch_peer, &t_dispatch) ||
+      !PrintPhase(report, link, mesh, "fast_expert", "local_expert", 0, &t_expert) ||
+      !PrintPhase(report, link, mesh, "fast_combine", "combine", combine_peer, &t_combine)) {
     ++failures;
   }
   if (race_detection) {
