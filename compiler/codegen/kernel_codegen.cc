@@ -487,6 +487,7 @@ absl::Status Generator::EmitStmt(const ir::StmtPtr& stmt, int indent) {
       return EmitPutGet(call, indent);
     }
     if (op == "pld.tile.remote_load") return EmitRemoteLoad(call, indent);
+    if (op == "pld.tile.remote_store") return EmitRemoteStore(call, indent);
     // A value op evaluated for its effect (e.g. a tile.store whose result is
     // unused): bound to an unused temporary.
     if (call != nullptr && !ir::Is<ir::GlobalVar>(call->op()) &&

@@ -47,7 +47,7 @@ namespace pto::codegen {
 // TPUT/TGET when the box is contiguous on both sides (so the all_to_all_v
 // sends exactly its clamped rows in one transfer per peer, like the builtin
 // kernel) and one per innermost row otherwise; pld.tile.remote_load is a
-// TLOAD of the peer's box. Peers outside [0, rankNum) and remote accesses to
+// TLOAD of the peer's box, pld.tile.remote_store a TSTORE of a tile into it. Peers outside [0, rankNum) and remote accesses to
 // tensors outside this rank's window fault at run time.
 //
 // Anything else is the located user error "code generation does not support

@@ -188,6 +188,31 @@ class P:
                                "  }\n"));
 }
 
+// An SPMD kernel reads its block index and the launch width from the
+// dispatch's LocalContext (both spellings: pl.get_block_idx is the tensor op).
+TEST(KernelCodegenTest, BlockIndexAndWidthReadTheLocalContext) {
+  ir::ProgramPtr program = Lower(R"(import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def strided(self, out: pl.Out[pl.Tensor[[64], pl.INT32]]) -> pl.Tensor[[64], pl.INT32]:
+        b = pl.get_block_idx()
+        n = pl.tile.get_block_num()
+        for i, (o,) in pl.range(b, 64, 4, init_values=(out,)):
+            o2 = pl.write(o, [i], pl.cast(b * 100 + n, pl.INT32))
+            o3 = pl.yield_(o2)
+        return o3
+)");
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(program, "strided");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("const int64_t b = static_cast<int64_t>(pto::get_block_idx(args));\n"));
+  EXPECT_THAT(*code, HasSubstr("const int64_t n = static_cast<int64_t>(pto::get_block_num(args));\n"));
+  EXPECT_THAT(*code, HasSubstr("for (int64_t i = b; i < 64; i += 4) {\n"));
+}
+
 // The InCore rail (examples/all_to_all_v_incore.pto): the all_to_all_v that
 // LowerCompositeOps expanded becomes the comm-context queries, the count
 // notify (Set) into the peer's recv_counts, one bounded put per destination,
@@ -464,6 +489,46 @@ class P:
               HasSubstr("code generation does not support pld.tile.put with an atomic mode in a "
                         "kernel yet"));
   EXPECT_THAT(code.status().ToString(), HasSubstr("10:9:10:77:test.pto"));
+}
+
+// pld.tile.remote_store writes a tile straight into the peer's window box
+// (the tile's shape), and the fence pass orders it before a later notify; an
+// atomic mode is a located error.
+TEST(KernelCodegenTest, RemoteStoreIsATileStoreIntoThePeersWindow) {
+  const std::string src = R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, src: pl.Tensor[[2, 64], pl.FP32], data: pl.InOut[pld.DistributedTensor[[4, 64], pl.FP32]],
+          flag: pl.InOut[pld.DistributedTensor[[1, 1], pl.INT32]]):
+        t = pl.load(src, [1, 0], [1, 64])
+        pld.tile.remote_store(t, data, 1, [3, 0]ATOMIC)
+        pld.system.notify(target=flag, peer=1, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+        return
+)";
+  ir::ProgramPtr program = Lower(ReplaceAll(src, "ATOMIC", ""));
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(program, "k");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("pto::kernels::internal::RemoteView(data_ctx, data, static_cast<int64_t>(1));\n"));
+  EXPECT_THAT(*code, HasSubstr("pto::kernels::internal::CopyBox(false, t, &remote, {3, 0}, {1, 64});\n"));
+  const size_t store = code->find("CopyBox(false, t, &remote");
+  const size_t fence = code->find("pto::dsb(pto::DSB_DDR);", store);
+  const size_t notify = code->find("pto::TNOTIFY(");
+  EXPECT_LT(store, fence);
+  EXPECT_LT(fence, notify);
+
+  program = Lower(ReplaceAll(src, "ATOMIC", ", atomic=1"));
+  ASSERT_NE(program, nullptr);
+  code = GenerateKernel(program, "k");
+  ASSERT_FALSE(code.ok());
+  EXPECT_THAT(std::string(code.status().message()),
+              HasSubstr("code generation does not support pld.tile.remote_store with an atomic "
+                        "mode in a kernel yet"));
+  EXPECT_THAT(code.status().ToString(), HasSubstr("11:9:"));
 }
 
 // Signals are INT32 cells: a notify on a data window is rejected at its place.

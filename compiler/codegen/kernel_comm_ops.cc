@@ -158,4 +158,31 @@ absl::Status Generator::EmitRemoteLoad(const ir::CallPtr& call, int indent) {
   return absl::OkStatus();
 }
 
+// remote_store(src_tile, window, peer, offsets): TSTORE of the tile into the
+// peer's box of the tile's shape (no GM staging on the way out).
+absl::Status Generator::EmitRemoteStore(const ir::CallPtr& call, int indent) {
+  const std::string& op = call->op()->name();
+  const auto& args = call->args();
+  if (args.size() != 4) return Unsupported(call->span(), op + " of this form");
+  if (ir::GetAttr<int64_t>(call->kwargs(), "atomic").value_or(0) != 0) {
+    return Unsupported(call->span(), op + " with an atomic mode");
+  }
+  ASSIGN_OR_RETURN(Value tile, LookupKind(args[0], Kind::kTile, "tile"));
+  ASSIGN_OR_RETURN(Value window, WindowOperand(args[1], call));
+  if (tile.dtype != window.dtype) {
+    return Unsupported(call->span(), op + " between different dtypes");
+  }
+  ASSIGN_OR_RETURN(std::string peer, Scalar(args[2]));
+  ASSIGN_OR_RETURN(std::string off, IndexList(args[3]));
+  ASSIGN_OR_RETURN(std::string box, BoxShape(args[0]->type(), args[3], call->span()));
+  const std::string in = Indent(indent);
+  const std::string remote = Fresh("remote");
+  pto::StrAppend(&body_, in, "{\n", in, "  const pto::TensorDesc ", remote,
+                 " = pto::kernels::internal::RemoteView(", window.ctx, ", ", window.name,
+                 ", static_cast<int64_t>(", peer, "));\n", in,
+                 "  pto::kernels::internal::CopyBox(false, ", tile.name, ", &", remote, ", ", off,
+                 ", ", box, ");\n", in, "}\n");
+  return absl::OkStatus();
+}
+
 }  // namespace pto::codegen::kernel_internal

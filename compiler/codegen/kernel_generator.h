@@ -124,6 +124,7 @@ class Generator {
 
   // remote_load(tile, peer, window, offsets, shape): TLOAD of the peer's box.
   absl::Status EmitRemoteLoad(const ir::CallPtr& call, int indent);
+  absl::Status EmitRemoteStore(const ir::CallPtr& call, int indent);
 
   absl::Status EmitWrite(const ir::CallPtr& call, const Value& t, int indent);
 

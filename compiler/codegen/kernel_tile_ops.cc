@@ -182,6 +182,16 @@ absl::Status Generator::EmitCallAssign(const ir::VarPtr& var, const ir::CallPtr&
     pto::StrAppend(&body_, in, decl, " = ", t.ctx, ";\n");
     return absl::OkStatus();
   }
+  if (op == "pl.tensor.get_block_idx" || op == "pl.tile.get_block_idx" ||
+      op == "pl.tensor.get_block_num" || op == "pl.tile.get_block_num") {
+    // The SPMD launch's block index / width, from the dispatch's LocalContext
+    // (runtime/device/kernel_abi.h), as an INDEX scalar.
+    const bool idx = op.find("block_idx") != std::string::npos;
+    ASSIGN_OR_RETURN(std::string decl, Declare(var));
+    pto::StrAppend(&body_, in, decl, " = static_cast<int64_t>(pto::",
+                   idx ? "get_block_idx" : "get_block_num", "(args));\n");
+    return absl::OkStatus();
+  }
   if (op == "pld.system.nranks" || op == "pld.system.rank") {
     ASSIGN_OR_RETURN(Value ctx, LookupKind(args[0], Kind::kCtx, "CommCtx"));
     ASSIGN_OR_RETURN(std::string decl, Declare(var));
