@@ -1,0 +1,153 @@
+// _pypto: the extension module of the `pypto` Python package (docs/python.md).
+// pybind11 over python/ext/sim_session.h: compile a program, run it on the
+// simulator. The Python half (python/pypto) maps PyPTO's names onto these.
+#include <stdlib.h>
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <stdexcept>
+#include <string>
+#include <systemc>
+#include <utility>
+#include <vector>
+
+#include "google/protobuf/util/json_util.h"
+#include "python/ext/sim_session.h"
+#include "sim/system/isolated_run.h"
+
+namespace py = pybind11;
+
+namespace {
+
+// Raised as pypto's CompileError; the text is the located diagnostic.
+class CompileException : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+std::string StatsJson(const pto::sim::RunReport& stats) {
+  pto::sim::RunReport copy = stats;
+  copy.clear_wall_seconds();
+  copy.clear_trace_json();
+  google::protobuf::util::JsonPrintOptions o;
+  o.add_whitespace = true;
+  o.preserve_proto_field_names = true;
+  o.always_print_primitive_fields = true;
+  std::string out;
+  if (!google::protobuf::util::MessageToJsonString(copy, &out, o).ok()) return "";
+  return out;
+}
+
+pto::python::Compiled Compile(const std::string& source_path, const std::string& platform,
+                              int ranks, const std::string& root, py::object args) {
+  pto::python::CompileRequest request;
+  request.source_path = source_path;
+  request.platform = platform;
+  request.ranks = ranks;
+  request.root = root;
+  if (!args.is_none()) {
+    request.has_args = true;
+    for (py::handle a : args) {
+      auto t = a.cast<std::pair<std::string, std::vector<int64_t>>>();
+      request.args.push_back({t.first, t.second});
+    }
+  }
+  pto::python::Compiled compiled;
+  pto::python::CompileFailure failure;
+  bool ok;
+  {
+    py::gil_scoped_release release;
+    ok = pto::python::Compile(request, &compiled, &failure);
+  }
+  if (!ok) throw CompileException(failure.text);
+  return compiled;
+}
+
+py::dict Run(const pto::python::Compiled& compiled, const std::vector<py::bytes>& inputs,
+             const std::string& cxx, const std::string& cache_dir, bool trace, bool timing_only,
+             const std::string& collective) {
+  pto::python::RunRequest request;
+  for (const py::bytes& b : inputs) request.inputs.push_back(std::string(b));
+  request.cxx = cxx;
+  request.cache_dir = cache_dir;
+  request.trace = trace;
+  request.timing_only = timing_only;
+  request.collective = collective;
+  absl::StatusOr<pto::python::RunResult> result;
+  {
+    py::gil_scoped_release release;
+    result = pto::python::Run(compiled, request);
+  }
+  if (!result.ok()) {
+    if (result.status().code() == absl::StatusCode::kInvalidArgument) {
+      throw std::invalid_argument(std::string(result.status().message()));
+    }
+    throw std::runtime_error(std::string(result.status().message()));
+  }
+  const pto::sim::RunReport& r = result->report;
+  py::dict out;
+  out["error_code"] = r.error_code();
+  out["error_text"] = r.error_text();
+  std::vector<std::string> blocked(r.blocked().begin(), r.blocked().end());
+  out["blocked"] = blocked;
+  out["sim_time_ps"] = r.sim_time_ps();
+  out["chips"] = r.chips();
+  py::dict outputs;
+  for (const auto& [name, bytes] : result->outputs) outputs[py::str(name)] = py::bytes(bytes);
+  out["outputs"] = outputs;
+  out["summary"] = result->summary;
+  out["stats_text"] = pto::sim::StatsText(r);
+  out["stats_json"] = StatsJson(r);
+  out["trace_json"] = py::bytes(r.trace_json());
+  out["cache_hit"] = result->cache_hit;
+  // Dispatches per card, from the dispatch FIFOs (pto-run's result line).
+  std::vector<int64_t> dispatches(r.chips(), 0);
+  for (const auto& q : r.queues()) {
+    for (int c = 0; c < r.chips(); ++c) {
+      if (q.name() == "dispatch fifo c" + std::to_string(c)) dispatches[c] = q.transfers();
+    }
+  }
+  out["dispatches_per_card"] = dispatches;
+  return out;
+}
+
+}  // namespace
+
+// libsystemc refers to sc_main; simulations here start from SimSystem, never
+// from libsystemc's main().
+int sc_main(int, char**) { return 2; }
+
+PYBIND11_MODULE(_pypto, m) {
+  m.doc() = "PTO toolchain: compile a program and run it on the simulator";
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "DISABLE", /*overwrite=*/0);
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  sc_core::sc_report_handler::set_actions("sc_stop has already been called",
+                                          sc_core::SC_DO_NOTHING);
+  py::register_exception<CompileException>(m, "CompileError", PyExc_ValueError);
+  py::class_<pto::python::Compiled>(m, "Compiled")
+      .def_readonly("name", &pto::python::Compiled::name)
+      .def_readonly("platform", &pto::python::Compiled::platform)
+      .def_readonly("ranks", &pto::python::Compiled::ranks)
+      .def_readonly("program_cc", &pto::python::Compiled::program_cc)
+      .def_property_readonly("params", [](const pto::python::Compiled& c) {
+        py::list out;
+        for (const auto& p : c.params) {
+          py::dict d;
+          d["name"] = p.name;
+          d["descr"] = p.descr;
+          d["shape"] = p.shape;
+          d["output"] = p.output;
+          out.append(d);
+        }
+        return out;
+      });
+  m.def("compile", &Compile, py::arg("source_path"), py::arg("platform"), py::arg("ranks"),
+        py::arg("root"), py::arg("args") = py::none(),
+        "Compiles the program in source_path for platform and ranks devices; args, a list of "
+        "(numpy type string, shape) per HOST tensor, binds the dynamic dimensions.");
+  m.def("run", &Run, py::arg("compiled"), py::arg("inputs"), py::arg("cxx") = "g++",
+        py::arg("cache_dir") = "", py::arg("trace") = false, py::arg("timing_only") = false,
+        py::arg("collective") = "__builtin_",
+        "Builds (or takes from the cache) and runs a compiled program on the simulator.");
+}
