@@ -12,6 +12,9 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/ir/dtype.h"
+#include "compiler/ir/enums.h"
+#include "compiler/ops/enum_spellings.h"
 #include "google/protobuf/util/json_util.h"
 #include "python/ext/sim_session.h"
 #include "sim/system/isolated_run.h"
@@ -112,6 +115,29 @@ py::dict Run(const pto::python::Compiled& compiled, const std::vector<py::bytes>
   return out;
 }
 
+// Whether `member` spells a member of `enum_name`: the compiler's tables are
+// the one source of the names (compiler/ir/enums.h, compiler/ops/enum_spellings.h).
+bool EnumMember(const std::string& enum_name, const std::string& member) {
+  if (enum_name == "FunctionType") return pto::ir::FunctionTypeFromName(member).has_value();
+  if (enum_name == "Level") return pto::ir::LevelFromName(member).has_value();
+  if (enum_name == "Role") return pto::ir::RoleFromName(member).has_value();
+  const pto::ops::EnumDef* e = pto::ops::FindEnum(enum_name);
+  if (e == nullptr) return false;
+  for (std::string_view m : e->members) {
+    if (m == member) return true;
+  }
+  for (const auto& [alias, m] : e->aliases) {
+    if (alias == member) return true;
+  }
+  return false;
+}
+
+// The byte size of the data type spelled `name` ("FP32"), or -1.
+int DtypeBytes(const std::string& name) {
+  std::optional<pto::ir::DataType> t = pto::ir::DataTypeFromName(name);
+  return t.has_value() ? pto::ir::DataTypeBytes(*t) : -1;
+}
+
 }  // namespace
 
 // libsystemc refers to sc_main; simulations here start from SimSystem, never
@@ -142,6 +168,8 @@ PYBIND11_MODULE(_pypto, m) {
         }
         return out;
       });
+  m.def("enum_member", &EnumMember, py::arg("enum_name"), py::arg("member"));
+  m.def("dtype_bytes", &DtypeBytes, py::arg("name"));
   m.def("compile", &Compile, py::arg("source_path"), py::arg("platform"), py::arg("ranks"),
         py::arg("root"), py::arg("args") = py::none(),
         "Compiles the program in source_path for platform and ranks devices; args, a list of "

@@ -1,0 +1,53 @@
+"""``RunConfig`` and the ``@pl.jit`` path: a jit function compiles for the
+shapes of its call and runs like a compiled program."""
+import dataclasses
+
+from .. import _source
+from ..ir.distributed_compiled_program import DistributedCompiledProgram, DistributedConfig
+
+
+@dataclasses.dataclass
+class RunConfig:
+    """PyPTO's run configuration. Read here: ``platform``, ``distributed_config``
+    (the device count), and ours: ``trace_path`` (write the run's Perfetto
+    trace there) and ``timing_only`` (simulate time only; no outputs). The
+    other fields are PyPTO's and are accepted for its signatures."""
+
+    platform: str = "a2a3"
+    device_id: int = 0
+    rtol: float = 1e-5
+    atol: float = 1e-5
+    strategy: object = None
+    backend_type: object = None
+    dump_passes: bool = False
+    save_kernels: bool = False
+    save_kernels_dir: object = None
+    codegen_only: bool = False
+    distributed_config: object = None
+    trace_path: object = None
+    timing_only: bool = False
+    extra: dict = dataclasses.field(default_factory=dict)
+
+
+_default = RunConfig()
+
+
+def set_default_config(config):
+    """The configuration a ``@pl.jit`` call without ``config=`` uses (the pytest
+    plugin sets it from --platform and --device)."""
+    global _default
+    _default = config
+
+
+def default_config():
+    return _default
+
+
+def compile_jit(jf, args, config):
+    config = config or _default
+    dist = config.distributed_config or _default.distributed_config or DistributedConfig()
+    key = (config.platform, len(dist.device_ids))
+    if key not in jf._compiled:
+        jf._compiled[key] = DistributedCompiledProgram(_source.Source.of(jf), config.platform,
+                                                       len(dist.device_ids), config)
+    return jf._compiled[key]
