@@ -105,7 +105,11 @@ class DistributedCompiledProgram:
     def compiled_for(self, arrays):
         shapes = tuple((a.dtype.str, tuple(a.shape)) for a in arrays)
         c = self._compiled.get(None)
-        if c is not None and [(p["descr"], tuple(p["shape"])) for p in c.params] == list(shapes):
+        # The data types and the tensor count are the program's: a call that
+        # differs in them is checked against it, not compiled again.
+        if c is not None and (len(c.params) != len(shapes) or
+                              [p["descr"] for p in c.params] != [d for d, _ in shapes] or
+                              [tuple(p["shape"]) for p in c.params] == [s for _, s in shapes]):
             return c
         if shapes not in self._compiled:
             self._compiled[shapes] = self._compile(shapes)

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs the package's pytest modules under `bazel test` with Debian's
+# /usr/bin/python3 (the interpreter python3-numpy / python3-pytest serve,
+# docs/python.md), the extension and the package from the runfiles.
+set -euo pipefail
+root="${TEST_SRCDIR}/pto"
+export PYTHONPATH="${root}/python"
+# Built programs and program texts stay inside the test's scratch directory.
+export PYPTO_CACHE="${TEST_TMPDIR}/pypto-cache"
+exec /usr/bin/python3 -m pytest -q -p pypto_sim.pytest_plugin -p no:cacheprovider \
+  --rootdir="${root}/python" "${root}/python/tests" "$@"
