@@ -89,6 +89,36 @@ class DynVar:
     def __repr__(self):
         return self.pto_text()
 
+    # Annotations such as pl.Tensor[[NR, NR * SIZE], ...] evaluate in Python;
+    # what the expression means is read from the source by the front end.
+    def _expr(self, op, other, swap=False):
+        return DimExpr(f"({other!r} {op} {self!r})" if swap else f"({self!r} {op} {other!r})")
+
+    def __add__(self, o): return self._expr("+", o)
+    def __radd__(self, o): return self._expr("+", o, True)
+    def __sub__(self, o): return self._expr("-", o)
+    def __rsub__(self, o): return self._expr("-", o, True)
+    def __mul__(self, o): return self._expr("*", o)
+    def __rmul__(self, o): return self._expr("*", o, True)
+    def __floordiv__(self, o): return self._expr("//", o)
+    def __rfloordiv__(self, o): return self._expr("//", o, True)
+    def __mod__(self, o): return self._expr("%", o)
+    def __rmod__(self, o): return self._expr("%", o, True)
+
+
+class DimExpr(DynVar):
+    """An expression of dynamic dimensions in an annotation (never rendered
+    as a constant: the front end reads it from the source)."""
+
+    def __init__(self, text):
+        super().__init__(text)
+
+    def pto_text(self):
+        return None
+
+    def __repr__(self):
+        return self.name
+
 
 class TypeForm:
     """``pl.Tensor``, ``pl.Out``, ...: subscriptable so annotations evaluate."""
