@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/codegen/builtin_kernels.h"
 #include "compiler/ir/dtype.h"
 #include "compiler/ir/enums.h"
 #include "compiler/ops/enum_spellings.h"
@@ -156,6 +157,12 @@ PYBIND11_MODULE(_pypto, m) {
       .def_readonly("platform", &pto::python::Compiled::platform)
       .def_readonly("ranks", &pto::python::Compiled::ranks)
       .def_readonly("program_cc", &pto::python::Compiled::program_cc)
+      .def("write_files",
+           [](const pto::python::Compiled& c, const std::string& dir) {
+             absl::Status s = pto::codegen::WriteBundle(c.bundle, dir);
+             if (!s.ok()) throw std::runtime_error(std::string(s.message()));
+           },
+           py::arg("dir"), "Writes every generated file under dir.")
       .def_property_readonly("params", [](const pto::python::Compiled& c) {
         py::list out;
         for (const auto& p : c.params) {

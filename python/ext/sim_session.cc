@@ -150,6 +150,7 @@ bool Compile(const CompileRequest& request, Compiled* out, CompileFailure* failu
   out->ranks = request.ranks;
   out->root = request.root;
   out->program_cc = compiled.bundle.at("program.cc");
+  out->bundle = compiled.bundle;
   out->params = *std::move(params);
   out->link_bytes_per_s = platform->fabric().link_bandwidth_gbps() * 1e9;
   return true;

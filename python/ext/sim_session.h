@@ -42,6 +42,9 @@ struct Compiled {
   int ranks = 0;
   std::string root;
   std::string program_cc;
+  // Every generated file (program.cc, next_levels/<variant>/... of the
+  // builtin collectives, compiler/codegen/builtin_kernels.h).
+  std::map<std::string, std::string> bundle;
   std::vector<tools::run::Param> params;  // the HOST orchestrator's tensors
   double link_bytes_per_s = 0;
 };

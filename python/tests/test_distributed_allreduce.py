@@ -87,7 +87,11 @@ def test_allreduce_max_lands_in_every_row(test_config, device_ids, ranks):
     assert report.sim_time_us > 0
     assert report.stats["chips"] == ranks
     assert "busiest links" in report.summary
+    # The generated files, laid out as PyPTO's output directory: the HOST
+    # rail's builtin variant has its own sub-build.
     assert (compiled.output_dir / "program.cc").is_file()
+    variant = compiled.output_dir / "next_levels" / "builtin.tensor.allreduce__max__fp32"
+    assert (variant / "kernel_config.textproto").is_file()
 
 
 def test_outputs_land_in_torch_tensors(test_config, device_ids):

@@ -98,8 +98,9 @@ class DistributedCompiledProgram:
                                     None if shapes is None else [(d, list(s)) for d, s in shapes])
         except _native.CompileError as e:
             raise _native.CompileError(self.source.located(str(e))) from None
-        os.makedirs(self.output_dir, exist_ok=True)
-        (self.output_dir / "program.cc").write_text(c.program_cc)
+        # The generated files, in the layout of PyPTO's output directory:
+        # program.cc and next_levels/<builtin variant>/ (docs/codegen.md).
+        c.write_files(str(self.output_dir))
         return c
 
     def compiled_for(self, arrays):

@@ -24,9 +24,26 @@ class RunConfig:
     save_kernels_dir: object = None
     codegen_only: bool = False
     distributed_config: object = None
+    # PyPTO's profiling and runtime-sizing knobs: accepted, not acted on (the
+    # simulator's trace and statistics are always the RunResult's).
+    enable_chip_swimlane: object = 0
+    enable_dump_args: int = 0
+    enable_pmu: int = 0
+    enable_dep_gen: bool = False
+    enable_scope_stats: bool = False
+    compile_profiling: bool = False
+    diagnostic_phase: object = None
+    disabled_diagnostics: object = None
+    golden_data_dir: object = None
+    aicpu_thread_num: object = None
+    ring_task_window: object = None
+    ring_heap: object = None
+    ring_dep_pool: object = None
+    analyze_auto_scopes_for_deps: bool = False
+    memory_planner: object = None
+    dump_ptoas_passes: bool = False
     trace_path: object = None
     timing_only: bool = False
-    extra: dict = dataclasses.field(default_factory=dict)
 
 
 _default = RunConfig()
