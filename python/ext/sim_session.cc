@@ -138,6 +138,10 @@ bool Compile(const CompileRequest& request, Compiled* out, CompileFailure* failu
     diagnostics = capture.text();
   }
   if (rc != 0) return fail(diagnostics, rc == 1);
+  // The multi-chip HOST path. A program without a HOST orchestrator (one chip)
+  // is rejected here by HostParams; pto-run's single-chip path, once it has
+  // one, plugs in at this point (its params and a Simulate without the HOST
+  // entry), and Run below stays as it is.
   absl::StatusOr<std::vector<Param>> params = tools::run::HostParams(compiled.lowered);
   if (!params.ok()) return fail(std::string(params.status().message()), true);
   if (absl::Status s = tools::run::CheckFitsGm(*params, request.ranks,
