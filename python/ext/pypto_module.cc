@@ -19,6 +19,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "python/ext/sim_session.h"
 #include "sim/system/isolated_run.h"
+#include "tools/run_params.h"
 
 namespace py = pybind11;
 
@@ -139,6 +140,16 @@ int DtypeBytes(const std::string& name) {
   return t.has_value() ? pto::ir::DataTypeBytes(*t) : -1;
 }
 
+// The data type name ("FP32") whose NumPy type string is `descr` ("<f4"),
+// from pto-run's one table (tools/run_params.h); empty when none.
+std::string DtypeForDescr(const std::string& descr) {
+  for (int i = 0; i < pto::ir::kNumDataTypes; ++i) {
+    const auto t = static_cast<pto::ir::DataType>(i);
+    if (pto::tools::run::NumpyDescr(t) == descr) return std::string(pto::ir::DataTypeName(t));
+  }
+  return "";
+}
+
 }  // namespace
 
 // libsystemc refers to sc_main; simulations here start from SimSystem, never
@@ -177,6 +188,7 @@ PYBIND11_MODULE(_pypto, m) {
       });
   m.def("enum_member", &EnumMember, py::arg("enum_name"), py::arg("member"));
   m.def("dtype_bytes", &DtypeBytes, py::arg("name"));
+  m.def("dtype_for_descr", &DtypeForDescr, py::arg("descr"));
   m.def("compile", &Compile, py::arg("source_path"), py::arg("platform"), py::arg("ranks"),
         py::arg("root"), py::arg("args") = py::none(),
         "Compiles the program in source_path for platform and ranks devices; args, a list of "

@@ -92,11 +92,76 @@ def _find(filename, kind, name, line):
     return min(found, key=lambda fn: abs(fn[0] - line))
 
 
-def _segment(filename, first, node):
+def _segment(filename, first, node, replace=()):
+    """The source lines of `node` from line `first`, dedented; `replace` holds
+    (node, text) pairs of single-line nodes whose source becomes text."""
     lines, _ = _tree(filename)
-    seg = lines[first - 1:node.end_lineno]
+    seg = list(lines[first - 1:node.end_lineno])
+    for n, text in sorted(replace, key=lambda r: (r[0].lineno, -r[0].col_offset)):
+        i = n.lineno - first
+        line = seg[i]
+        seg[i] = line[:n.col_offset] + text + line[n.end_col_offset:]
     indent = min(len(l) - len(l.lstrip()) for l in seg if l.strip())
     return [l[indent:] for l in seg]
+
+
+def _dotted(node):
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def _bare_tensor(annotation):
+    """The `pl.Tensor` node of `x: pl.Tensor` / `pl.Out[pl.Tensor]` /
+    `pl.InOut[pl.Tensor]`: a parameter whose shape a jit call supplies."""
+    if _dotted(annotation) == "pl.Tensor":
+        return annotation
+    if (isinstance(annotation, ast.Subscript) and
+            _dotted(annotation.value) in ("pl.Out", "pl.InOut") and
+            _dotted(annotation.slice) == "pl.Tensor"):
+        return annotation.slice
+    return None
+
+
+def _tensor_text(shape, dtype):
+    return f"pl.Tensor[[{', '.join(str(d) for d in shape)}], pl.{dtype}]"
+
+
+def _jit_specialisation(filename, node, known):
+    """(replacements, types of the parameters) for jit function `node` whose
+    parameters have the (shape, dtype) of `known` (by position)."""
+    replace, types = [], {}
+    for i, a in enumerate(node.args.args):
+        t = known.get(i)
+        if t is not None:
+            types[a.arg] = t
+        bare = _bare_tensor(a.annotation) if a.annotation is not None else None
+        if bare is None:
+            continue
+        if t is None:
+            raise SourceError(f"{filename}:{a.lineno}: error: parameter '{a.arg}' of "
+                              f"{node.name} is an unannotated pl.Tensor "
+                              "whose shape the call does not give (annotate it "
+                              "pl.Tensor[[...], dtype])")
+        if bare.lineno != bare.end_lineno:
+            raise SourceError(f"{filename}:{a.lineno}: error: the annotation of '{a.arg}' "
+                              "spans lines")
+        replace.append((bare, _tensor_text(*t)))
+    return replace, types
+
+
+def _arg_type(arg, types):
+    """The (shape, dtype) a call argument has: a parameter, or one row of it."""
+    if isinstance(arg, ast.Name):
+        return types.get(arg.id)
+    if (isinstance(arg, ast.Subscript) and isinstance(arg.value, ast.Name) and
+            arg.value.id in types and not isinstance(arg.slice, (ast.Slice, ast.Tuple))):
+        shape, dtype = types[arg.value.id]
+        return (shape[1:], dtype) if len(shape) > 1 else None
+    return None
 
 
 class _Builder:
@@ -106,8 +171,17 @@ class _Builder:
         self.pieces = []  # (first line, lines)
         self.seen = set()
 
-    def add(self, first, node, scope, programs):
-        self.pieces.append((first, _segment(self.filename, first, node)))
+    def add(self, first, node, scope, programs, known=None):
+        replace, param_types = (_jit_specialisation(self.filename, node, known) if known is not None
+                                else ([], {}))
+        self.pieces.append((first, _segment(self.filename, first, node, replace)))
+        # What this jit function passes to the jit functions it calls.
+        passed = {}
+        if known is not None:
+            for call in ast.walk(node):
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
+                    args = {i: _arg_type(a, param_types) for i, a in enumerate(call.args)}
+                    passed.setdefault(call.func.id, {i: t for i, t in args.items() if t})
         for name, line in sorted(_free(node).items()):
             if name in LANGUAGE_NAMES or name in self.consts or name in programs:
                 continue
@@ -133,7 +207,8 @@ class _Builder:
                     raise SourceError(f"{where}: error: '{name}' is a @pl.jit function of another "
                                       f"file ({value.filename}); one file per program is supported")
                 f, n = _find(value.filename, ast.FunctionDef, value.name, value.fn.__code__.co_firstlineno)
-                self.add(f, n, value.scope, programs)
+                self.add(f, n, value.scope, programs,
+                         passed.get(name, {}) if known is not None else None)
                 continue
             if isinstance(value, Program):
                 raise SourceError(f"{where}: error: the program refers to another program '{name}'")
@@ -168,11 +243,16 @@ def program_text(prog):
     return b.text()
 
 
-def jit_text(jf):
+def jit_text(jf, arg_types):
+    """The text of jit function `jf` for a call whose tensors have
+    `arg_types` ({position: (shape, dtype name)}): a parameter annotated
+    with a bare ``pl.Tensor`` takes its argument's shape and dtype, and so
+    does a parameter of a jit function it calls with that tensor (or a row
+    of it, ``x[r]``)."""
     first, node = _find(jf.filename, ast.FunctionDef, jf.name, jf.fn.__code__.co_firstlineno)
     b = _Builder(jf.filename)
     b.seen.add(jf.name)
-    b.add(first, node, jf.scope, {jf.name})
+    b.add(first, node, jf.scope, {jf.name}, arg_types)
     return b.text()
 
 
@@ -200,12 +280,12 @@ class Source:
         self.path = write_source(text, filename)
 
     @staticmethod
-    def of(obj):
+    def of(obj, arg_types=None):
         from .language._decorators import JitFunction, Program  # noqa: PLC0415
         if isinstance(obj, Program):
             return Source(obj.name, obj.filename, program_text(obj))
         if isinstance(obj, JitFunction):
-            return Source(obj.name, obj.filename, jit_text(obj))
+            return Source(obj.name, obj.filename, jit_text(obj, arg_types or {}))
         raise TypeError(f"expected a @pl.program class or a @pl.jit function, got {obj!r}")
 
     def located(self, message):

@@ -54,7 +54,8 @@ class JitFunction:
         self.filename = inspect.getsourcefile(fn) or "<unknown>"
         self.scope = dict(frame.f_globals)
         self.scope.update(frame.f_locals)
-        self._compiled = {}
+        # PyPTO names the compiled specialisations `_cache` (its tests clear it).
+        self._cache = {}
 
     def compile(self, *args, config=None):
         from ..runtime import runner  # noqa: PLC0415

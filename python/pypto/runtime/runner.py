@@ -60,11 +60,31 @@ def default_config():
     return _default
 
 
+def _arg_types(args):
+    """{position: (shape, dtype name)} of the call's tensors."""
+    from .. import _native  # noqa: PLC0415
+    from ..ir.distributed_compiled_program import _as_array  # noqa: PLC0415
+    types = {}
+    for i, a in enumerate(args):
+        if isinstance(a, (int, float, bool)):
+            continue
+        arr = _as_array(a, i, "jit call")
+        dtype = _native.ext.dtype_for_descr(arr.dtype.str)
+        if not dtype:
+            raise TypeError(f"argument {i}: NumPy type {arr.dtype} has no PTO data type")
+        types[i] = (list(arr.shape), dtype)
+    return types
+
+
 def compile_jit(jf, args, config):
+    """The compiled program of jit function `jf` for the shapes and dtypes of
+    `args`, on the platform and devices of `config` (else the default)."""
     config = config or _default
     dist = config.distributed_config or _default.distributed_config or DistributedConfig()
-    key = (config.platform, len(dist.device_ids))
-    if key not in jf._compiled:
-        jf._compiled[key] = DistributedCompiledProgram(_source.Source.of(jf), config.platform,
-                                                       len(dist.device_ids), config)
-    return jf._compiled[key]
+    types = _arg_types(args)
+    key = (config.platform, len(dist.device_ids),
+           tuple((i, tuple(s), d) for i, (s, d) in sorted(types.items())))
+    if key not in jf._cache:
+        jf._cache[key] = DistributedCompiledProgram(_source.Source.of(jf, types),
+                                                    config.platform, len(dist.device_ids), config)
+    return jf._cache[key]
