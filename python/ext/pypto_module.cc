@@ -60,11 +60,9 @@ pto::python::Compiled Compile(const std::string& source_path, const std::string&
   }
   pto::python::Compiled compiled;
   pto::python::CompileFailure failure;
-  bool ok;
-  {
-    py::gil_scoped_release release;
-    ok = pto::python::Compile(request, &compiled, &failure);
-  }
+  // The GIL stays held: Compile swaps std::cerr's buffer to capture the
+  // diagnostic, which two threads compiling at once would interleave.
+  const bool ok = pto::python::Compile(request, &compiled, &failure);
   if (!ok) throw CompileException(failure.text);
   return compiled;
 }

@@ -1,8 +1,18 @@
 """``@pl.program``, ``@pl.function`` and ``@pl.jit``: each records where its
 source is; pypto/_source.py turns it, with the constants it uses, into the
 text our front end reads."""
+import collections
 import inspect
 import sys
+
+
+def _scope(frame):
+    """The names a program's constants resolve in: the decorating function's
+    locals as they are now (a builder's parameters), then the module's globals
+    as they are when the program is compiled."""
+    if frame.f_locals is frame.f_globals:  # decorated at module level
+        return frame.f_globals
+    return collections.ChainMap(dict(frame.f_locals), frame.f_globals)
 
 
 class Program:
@@ -14,8 +24,7 @@ class Program:
         self.filename = inspect.getsourcefile(cls) or "<unknown>"
         # The decorator's line tells the class apart from others of its name.
         self.decorator_line = frame.f_lineno
-        self.scope = dict(frame.f_globals)
-        self.scope.update(frame.f_locals)
+        self.scope = _scope(frame)
 
     def __repr__(self):
         return f"<pl.program {self.name} from {self.filename}>"
@@ -52,8 +61,7 @@ class JitFunction:
         self.kind = kind  # "", "host", "incore"
         self.name = fn.__name__
         self.filename = inspect.getsourcefile(fn) or "<unknown>"
-        self.scope = dict(frame.f_globals)
-        self.scope.update(frame.f_locals)
+        self.scope = _scope(frame)
         # PyPTO names the compiled specialisations `_cache` (its tests clear it).
         self._cache = {}
 
