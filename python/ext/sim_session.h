@@ -56,8 +56,9 @@ struct CompileFailure {
   bool user_error = true;
 };
 
-// Compiles through the front end and the default pipeline. On failure fills
-// `failure` and returns nullopt-like false.
+// Compiles through the front end and the default pipeline (as pto-run does).
+// Returns false and fills `failure` when the program, the platform or the
+// argument shapes are rejected.
 bool Compile(const CompileRequest& request, Compiled* out, CompileFailure* failure);
 
 struct RunRequest {
