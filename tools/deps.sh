@@ -15,6 +15,12 @@ PTO_DEBIAN_PACKAGES=(
   protobuf-compiler
   llvm-14-tools
   python3
+  # The `pypto` Python package (docs/python.md): the extension's headers, and
+  # NumPy and pytest for /usr/bin/python3, the interpreter its tests use.
+  python3-dev
+  pybind11-dev
+  python3-numpy
+  python3-pytest
 )
 
 # Only testing/fuzz/run_fuzzers.sh needs these (docs/fuzzing.md): clang and
