@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "platforms/platform.pb.h"
 #include "sim/trace/report.pb.h"
-#include "testing/golden/golden.pb.h"
+#include "tools/golden/golden.pb.h"
 
 namespace pto::golden {
 

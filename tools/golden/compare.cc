@@ -1,4 +1,4 @@
-#include "testing/golden/compare.h"
+#include "tools/golden/compare.h"
 
 #include <algorithm>
 #include <cmath>

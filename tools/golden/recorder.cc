@@ -1,4 +1,4 @@
-#include "testing/golden/recorder.h"
+#include "tools/golden/recorder.h"
 
 #include <google/protobuf/text_format.h>
 
@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "platforms/platform.h"
-#include "testing/golden/sha256.h"
+#include "tools/golden/sha256.h"
 
 namespace pto::golden {
 namespace {

@@ -1,4 +1,4 @@
-#include "testing/golden/golden_matchers.h"
+#include "tools/golden/golden_matchers.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "absl/strings/str_format.h"
-#include "testing/golden/golden_file.h"
+#include "tools/golden/golden_file.h"
 
 namespace pto::golden {
 

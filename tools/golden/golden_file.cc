@@ -1,4 +1,4 @@
-#include "testing/golden/golden_file.h"
+#include "tools/golden/golden_file.h"
 
 #include <google/protobuf/text_format.h>
 
@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "testing/golden/sha256.h"
-#include "tools/npy.h"
+#include "tools/golden/sha256.h"
+#include "common/npy.h"
 
 namespace pto::golden {
 namespace fs = std::filesystem;
@@ -92,7 +92,7 @@ absl::Status WriteGoldenFile(const std::string& path, const Golden& golden,
   std::string text;
   google::protobuf::TextFormat::PrintToString(g, &text);
   std::ofstream f(path, std::ios::binary);
-  f << "# proto-file: testing/golden/golden.proto\n"
+  f << "# proto-file: tools/golden/golden.proto\n"
        "# proto-message: pto.golden.Golden\n"
     << text;
   f.close();

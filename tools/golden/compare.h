@@ -10,7 +10,7 @@
 #include <map>
 #include <string>
 
-#include "testing/golden/golden.pb.h"
+#include "tools/golden/golden.pb.h"
 
 namespace pto::golden {
 

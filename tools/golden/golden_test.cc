@@ -8,10 +8,10 @@
 #include "gtest/gtest-spi.h"
 #include "gtest/gtest.h"
 #include "sim/trace/report.pb.h"
-#include "testing/golden/compare.h"
-#include "testing/golden/golden_file.h"
-#include "testing/golden/golden_matchers.h"
-#include "testing/golden/recorder.h"
+#include "tools/golden/compare.h"
+#include "tools/golden/golden_file.h"
+#include "tools/golden/golden_matchers.h"
+#include "tools/golden/recorder.h"
 
 namespace pto::golden {
 namespace {

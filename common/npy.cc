@@ -1,4 +1,4 @@
-#include "tools/npy.h"
+#include "common/npy.h"
 
 #include <cctype>
 #include <cstring>

@@ -10,7 +10,7 @@ root="$PWD"
 suite="${TEST_TMPDIR:-$(mktemp -d)}/lit-suite"
 rm -rf "$suite"
 mkdir -p "$suite"
-cp "$root/testing/lit/lit.cfg.py" "$suite/"
+cp "$root/tools/lit/lit.cfg.py" "$suite/"
 for f in "$@"; do
   mkdir -p "$suite/$(dirname "$f")"
   cp "$root/$f" "$suite/$f"

@@ -1,4 +1,4 @@
-#include "testing/golden/sha256.h"
+#include "tools/golden/sha256.h"
 
 #include <string>
 

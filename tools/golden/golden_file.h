@@ -9,7 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "testing/golden/golden.pb.h"
+#include "tools/golden/golden.pb.h"
 
 namespace pto::golden {
 

@@ -14,8 +14,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "testing/golden/compare.h"
-#include "testing/golden/golden.pb.h"
+#include "tools/golden/compare.h"
+#include "tools/golden/golden.pb.h"
 
 namespace pto::golden {
 

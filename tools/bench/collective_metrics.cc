@@ -1,4 +1,4 @@
-#include "testing/benchmarks/collective_metrics.h"
+#include "tools/bench/collective_metrics.h"
 
 #include <algorithm>
 #include <set>

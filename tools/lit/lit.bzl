@@ -11,10 +11,10 @@ def lit_test(name, srcs, data = [], **kwargs):
     """
     native.sh_test(
         name = name,
-        srcs = ["//testing/lit:run_lit.sh"],
+        srcs = ["//tools/lit:run_lit.sh"],
         args = ["$(rootpath %s)" % s for s in srcs],
         data = srcs + data + [
-            "//testing/lit:lit.cfg.py",
+            "//tools/lit:lit.cfg.py",
             "//tools:pto-opt",
             "//examples:programs",
         ],
