@@ -1,11 +1,12 @@
-// End-to-end tests of the sim backend with hand-written kernels: results and
+// Whole-system tests of the sim backend with hand-written kernels: several
+// chips, their links and schedulers together (all-to-all, put/get, barriers,
+// dcci between tasks, deadlock reports, dispatch FIFOs). Each module alone is
+// tested beside it on the module harness (sim/testing). Results and
 // simulated time, never wall-clock time.
 #include "sim/system/system.h"
 
-#include <functional>
-#include <map>
+#include <optional>
 #include <string>
-#include <stdexcept>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -365,185 +366,10 @@ TEST(ErrorTest, KernelFaultIsLatchedAndEndsTheRun) {
       << r.error_text();
 }
 
-void SpinKernel(int64_t* args) {
-  const int32_t* flag = TensorArg(args, 0)->data<int32_t>();
-  while (ReadGm(flag) == 0) {
-  }
-}
-
-TEST(ErrorTest, SpinningBlockHitsTheSimulatedOpTimeout) {
-  SimOptions o = Opts(1);
-  o.tweak = [](platforms::Platform& p) { p.mutable_timeouts()->set_op_timeout_ns(20000); };
-  RunReport r = Simulate(o, [&](SimSystem& sys) -> absl::Status {
-    auto flag = sys.Alloc(0, 64, "flag");
-    if (!flag.ok()) return flag.status();
-    return sys.Dispatch(0, SingleTask("spin", &SpinKernel, 1, false),
-                        rt::ChipArgs{{*flag}, {}});
-  });
-  EXPECT_EQ(r.error_code(), rt::kErrorSchedulerTimeout);
-  EXPECT_NE(r.error_text().find("op timeout of 20000 ns"), std::string::npos)
-      << r.error_text();
-  EXPECT_LT(r.sim_time_ps(), 200000000);  // ended soon after the timeout
-}
-
-void ThrowingKernel(int64_t*) { throw std::runtime_error("boom"); }
-
-TEST(ErrorTest, KernelExceptionIsAFaultNotACrash) {
-  RunReport r = Simulate(Opts(1), [&](SimSystem& sys) {
-    return sys.Dispatch(0, SingleTask("thrower", &ThrowingKernel, 1, false),
-                        rt::ChipArgs{});
-  });
-  EXPECT_EQ(r.error_code(), rt::kErrorAicoreFault);
-  EXPECT_NE(r.error_text().find("threw a C++ exception"), std::string::npos)
-      << r.error_text();
-}
-
-TEST(ErrorTest, ReportFatalLatchesFirstCodeAndLaterCallsAreNoOps) {
-  RunReport r = Simulate(Opts(2), [&](SimSystem& sys) {
-    rt::ChipCallable c;
-    c.name = "fatal";
-    c.kernels = {&NopKernel};
-    c.kernel_names = {"nop"};
-    c.entry = [](rt::Orchestrator& o, const rt::ChipArgs&) {
-      if (o.device_id() != 1) return;
-      o.report_fatal(rt::kErrorExplicitOrchFatal, "user stop");
-      o.report_fatal(rt::kErrorInvalidArgs, "ignored");
-      o.submit_aiv_task(0, rt::TaskArgs{});  // a no-op once fatal
-      throw std::runtime_error("also ignored");
-    };
-    return sys.DispatchGroup({0, 1}, c, {rt::ChipArgs{}, rt::ChipArgs{}});
-  });
-  EXPECT_EQ(r.error_code(), rt::kErrorExplicitOrchFatal);
-  EXPECT_NE(r.error_text().find("chip 1: code=9 EXPLICIT_ORCH_FATAL: user stop"),
-            std::string::npos)
-      << r.error_text();
-}
-
-TEST(ErrorTest, ThrowingOrchestrationIsLatched) {
-  RunReport r = Simulate(Opts(1), [&](SimSystem& sys) {
-    rt::ChipCallable c;
-    c.name = "throws";
-    c.entry = [](rt::Orchestrator&, const rt::ChipArgs&) {
-      throw std::runtime_error("x");
-    };
-    return sys.Dispatch(0, c, rt::ChipArgs{});
-  });
-  EXPECT_EQ(r.error_code(), rt::kErrorExplicitOrchFatal);
-  EXPECT_NE(r.error_text().find("chip orchestration throws threw"),
-            std::string::npos)
-      << r.error_text();
-}
-
-// ---------------------------------------------------------------- domains
-
-// collectives.md §1.6: slots carved consecutively, each rounded up to 32
-// bytes; a window of exactly their sum is accepted.
-TEST(DomainTest, SlotsRoundToThirtyTwoBytesInARoundedSumWindow) {
-  std::map<std::string, int64_t> offsets;  // filled in the child
-  RunReport r = Simulate(
-      Opts(2),
-      [&](SimSystem& sys) -> absl::Status {
-        rt::DomainSpec spec{"w", {0, 1}, 0,
-                            {{"a", 4}, {"b", 96}, {"c", 33}, {"d", 8}}};
-        for (const rt::CommBufferSpec& b : spec.buffers) {
-          spec.window_size += (b.bytes + 31) / 32 * 32;
-        }
-        absl::StatusOr<rt::Domain> d = sys.CreateDomain(spec);
-        if (!d.ok()) return d.status();
-        offsets["window"] = static_cast<int64_t>(spec.window_size);
-        for (const rt::ChipDomainContext& c : d->ranks) {
-          for (const auto& [name, t] : c.buffers) {
-            offsets[absl::StrCat(name, "@", c.domain_rank)] =
-                static_cast<int64_t>(t.addr() - c.local_window_base);
-          }
-        }
-        return absl::OkStatus();
-      },
-      [&](SimSystem&, RunReport& rep) {
-        for (const auto& [k, v] : offsets) (*rep.mutable_values())[k] = v;
-      });
-  ASSERT_EQ(r.error_code(), 0) << r.error_text();
-  ASSERT_EQ(r.values().size(), 9u);
-  EXPECT_EQ(r.values().at("window"), 32 + 96 + 64 + 32);
-  for (int rank : {0, 1}) {
-    EXPECT_EQ(r.values().at(absl::StrCat("a@", rank)), 0);
-    EXPECT_EQ(r.values().at(absl::StrCat("b@", rank)), 32);
-    EXPECT_EQ(r.values().at(absl::StrCat("c@", rank)), 128);
-    EXPECT_EQ(r.values().at(absl::StrCat("d@", rank)), 192);
-  }
-}
-
-// ------------------------------------------------- log_timing, arg count
-
-// Logs "<tag> n=<args>" twice per run.
-rt::ChipCallable Logger(const std::string& tag, int expected_arg_count = 0) {
-  rt::ChipCallable c;
-  c.name = "logger";
-  c.expected_arg_count = expected_arg_count;
-  c.entry = [tag](rt::Orchestrator& o, const rt::ChipArgs& a) {
-    const size_t n = a.tensors.size() + a.scalars.size();
-    o.log_timing(absl::StrCat(tag, " n=", n));
-    o.log_timing(absl::StrCat(tag, " again"));
-  };
-  return c;
-}
-
-TEST(LogTest, LinesReachTheReportTaggedByChipAndRunInOrder) {
-  RunReport r = Simulate(Opts(2), [&](SimSystem& sys) -> absl::Status {
-    absl::Status st = sys.Dispatch(1, Logger("b"), rt::ChipArgs{{}, {1}});
-    if (!st.ok()) return st;
-    st = sys.DispatchGroup({0, 1}, Logger("g"),
-                           {rt::ChipArgs{}, rt::ChipArgs{{}, {1, 2}}});
-    if (!st.ok()) return st;
-    return sys.Dispatch(0, Logger("c"), rt::ChipArgs{});
-  });
-  ASSERT_EQ(r.error_code(), 0) << r.error_text();
-  EXPECT_THAT(r.log(), ::testing::ElementsAre(
-                           "c0 run0: g n=0", "c0 run0: g again",
-                           "c0 run1: c n=0", "c0 run1: c again",
-                           "c1 run0: b n=1", "c1 run0: b again",
-                           "c1 run1: g n=2", "c1 run1: g again"));
-}
-
-TEST(LogTest, LinesBeforeAFatalErrorAreKeptLaterOnesDropped) {
-  RunReport r = Simulate(Opts(1), [&](SimSystem& sys) {
-    rt::ChipCallable c;
-    c.name = "fails";
-    c.entry = [](rt::Orchestrator& o, const rt::ChipArgs&) {
-      o.log_timing("before");
-      o.report_fatal(rt::kErrorExplicitOrchFatal, "stop");
-      o.log_timing("after");
-    };
-    return sys.Dispatch(0, c, rt::ChipArgs{});
-  });
-  EXPECT_EQ(r.error_code(), rt::kErrorExplicitOrchFatal);
-  EXPECT_THAT(r.log(), ::testing::ElementsAre("c0 run0: before"));
-}
-
-TEST(ArgCountTest, FewerArgsThanExpectedFailsBeforeTheEntryRuns) {
-  RunReport r = Simulate(Opts(1), [&](SimSystem& sys) {
-    return sys.Dispatch(0, Logger("x", 3), rt::ChipArgs{{}, {1, 2}});
-  });
-  EXPECT_EQ(r.error_code(), rt::kErrorInvalidArgs);
-  EXPECT_THAT(r.error_text(),
-              ::testing::HasSubstr("chip callable logger expects "
-                                   "expected_arg_count=3 args, dispatch has 2 "
-                                   "(0 tensors + 2 scalars)"));
-  EXPECT_THAT(r.log(), ::testing::IsEmpty());
-}
-
-TEST(ArgCountTest, ExactAndExtraTrailingArgsRunTheEntry) {
-  RunReport r = Simulate(Opts(1), [&](SimSystem& sys) -> absl::Status {
-    absl::Status st = sys.Dispatch(0, Logger("exact", 3),
-                                   rt::ChipArgs{{}, {1, 2, 3}});
-    if (!st.ok()) return st;
-    return sys.Dispatch(0, Logger("extra", 3), rt::ChipArgs{{}, {1, 2, 3, 4}});
-  });
-  ASSERT_EQ(r.error_code(), 0) << r.error_text();
-  EXPECT_THAT(r.log(), ::testing::ElementsAre(
-                           "c0 run0: exact n=3", "c0 run0: exact again",
-                           "c0 run1: extra n=4", "c0 run1: extra again"));
-}
+// The orchestrator's reported and thrown errors, log lines and argument
+// count are the AICPU's (sim/aicpu/aicpu_test.cc); the runtime rules behind
+// them, the domain layout included, runtime/core's tests. A core's faults,
+// exceptions and op timeout are sim/aiv/aiv_core_test.cc's.
 
 // ----------------------------------------------------- TensorMap on the sim
 

@@ -1,5 +1,6 @@
-// URMA on the A5 model: WQEs with owner bits, doorbells, CQEs polled by the
-// scheduler, deferred task completion, the 256 MiB WQE limit.
+// URMA on the A5 model through cores and the scheduler: WQEs posted by
+// kernels, CQEs polled by the scheduler, deferred task completion, the
+// 256 MiB WQE limit. The engine alone is sim/urma/urma_engine_test.cc.
 #include "gtest/gtest.h"
 #include "runtime/api/error_codes.h"
 #include "runtime/device/device_api.h"
