@@ -21,6 +21,8 @@
 #include "platforms/platform.h"
 #include "runtime/api/error_codes.h"
 #include "runtime/api/orchestrator.h"
+#include "runtime/api/task_args.h"
+#include "runtime/device/device_api.h"
 #include "sim/aiv/aiv_core.h"
 #include "sim/common/sc_time.h"
 #include "sim/common/time.h"
@@ -35,7 +37,8 @@ using testing::ModuleRun;
 using testing::RunModule;
 using testing::StubMemory;
 
-constexpr int kCores = 4;
+constexpr int kCores = 4;     // AIV
+constexpr int kAicCores = 2;
 
 // The system's side of the AICPU: the first fatal error, then stop.
 class StubRunObserver : public RunObserver {
@@ -54,34 +57,46 @@ class StubRunObserver : public RunObserver {
 
 void NopKernel(int64_t*) {}
 
-// Runs `callable` once on an AICPU with kCores AIV cores (and no AIC) of a
-// 1-chip a2a3 (`tweak` may change the platform). Values: error_code, blocks
-// (run by every core), tasks, task<i>_{ready,start,end,blocks}, log_lines;
-// texts: error, log<i>.
+// Runs the dispatches `build` makes (it may allocate in the stub's GM) on an
+// AICPU with kAicCores AIC and kCores AIV cores of a 1-chip a2a3 (`tweak`
+// may change the platform); `after` reads results. Values: error_code,
+// blocks (run by every core), aic_blocks, tasks,
+// task<i>_{ready,start,end}_ps, task<i>_blocks, log_lines; texts: error,
+// log<i>.
 struct Dispatch {
   rt::ChipCallable callable;
   rt::ChipArgs args;
 };
 
-ModuleRun RunDispatches(const std::vector<Dispatch>& dispatches,
-                        const std::function<void(platforms::Platform&)>& tweak = nullptr) {
+using Build = std::function<std::vector<Dispatch>(StubMemory&)>;
+using After = std::function<void(StubMemory&, ModuleRun&)>;
+
+ModuleRun RunBuilt(const Build& build,
+                   const std::function<void(platforms::Platform&)>& tweak = nullptr,
+                   const After& after = nullptr) {
   return RunModule([&](ModuleRun& r) {
     platforms::Platform p = *platforms::LoadPlatform("a2a3");
     p.set_aiv_cores(kCores);
-    p.set_aic_cores(0);
+    p.set_aic_cores(kAicCores);
     if (tweak) tweak(p);
     StubMemory mem(p, 1);
+    // As sim/chip builds them: AIC ids first, then AIV.
     std::vector<std::unique_ptr<AivCore>> cores;
-    std::vector<AivCore*> aiv;
+    std::vector<AivCore*> aic, aiv;
+    for (int i = 0; i < kAicCores; ++i) {
+      cores.push_back(std::make_unique<AivCore>(absl::StrCat("aic", i).c_str(), 0, i, true, 0, p,
+                                                &mem, nullptr));
+      aic.push_back(cores.back().get());
+    }
     for (int i = 0; i < kCores; ++i) {
-      cores.push_back(std::make_unique<AivCore>(absl::StrCat("aiv", i).c_str(), 0, i, false,
-                                                i % 2, p, &mem, nullptr));
+      cores.push_back(std::make_unique<AivCore>(absl::StrCat("aiv", i).c_str(), 0,
+                                                kAicCores + i, false, i % 2, p, &mem, nullptr));
       aiv.push_back(cores.back().get());
     }
     StubRunObserver observer;
-    Aicpu aicpu("aicpu", 0, p, &mem.GmOf(0), aiv, {}, &observer, &mem.trace());
+    Aicpu aicpu("aicpu", 0, p, &mem.GmOf(0), aiv, aic, &observer, &mem.trace());
     for (auto& c : cores) c->set_observer(&aicpu);
-    for (const Dispatch& d : dispatches) aicpu.Enqueue(DispatchEntry{d.callable, d.args, nullptr});
+    for (const Dispatch& d : build(mem)) aicpu.Enqueue(DispatchEntry{d.callable, d.args, nullptr});
     sc_core::sc_start(PsTime(NsToPs(1e9)));  // 1 s of simulated time at most
     r.values["error_code"] = observer.code;
     r.texts["error"] = observer.text;
@@ -89,13 +104,15 @@ ModuleRun RunDispatches(const std::vector<Dispatch>& dispatches,
     const std::vector<std::string> log = aicpu.LogLines();
     r.values["log_lines"] = static_cast<int64_t>(log.size());
     for (size_t i = 0; i < log.size(); ++i) r.texts[absl::StrCat("log", i)] = log[i];
-    int64_t blocks = 0;
+    int64_t blocks = 0, aic_blocks = 0;
     for (const auto& c : cores) {
       CoreStat s;
       c->FillStats(&s);
       blocks += s.blocks();
+      if (c->is_aic()) aic_blocks += s.blocks();
     }
     r.values["blocks"] = blocks;
+    r.values["aic_blocks"] = aic_blocks;
     r.values["tasks"] = static_cast<int64_t>(aicpu.task_stats().size());
     for (size_t i = 0; i < aicpu.task_stats().size(); ++i) {
       const TaskStat& t = aicpu.task_stats()[i];
@@ -104,7 +121,13 @@ ModuleRun RunDispatches(const std::vector<Dispatch>& dispatches,
       r.values[absl::StrCat("task", i, "_end_ps")] = t.end_ps();
       r.values[absl::StrCat("task", i, "_blocks")] = t.blocks();
     }
+    if (after) after(mem, r);
   });
+}
+
+ModuleRun RunDispatches(const std::vector<Dispatch>& dispatches,
+                        const std::function<void(platforms::Platform&)>& tweak = nullptr) {
+  return RunBuilt([&](StubMemory&) { return dispatches; }, tweak);
 }
 
 ModuleRun RunCallable(const rt::ChipCallable& callable,
@@ -276,6 +299,110 @@ TEST(AicpuTest, AThrowingOrchestrationIsLatchedNotACrash) {
   ASSERT_EQ(r.failure, "");
   EXPECT_EQ(r.value("error_code"), rt::kErrorExplicitOrchFatal);
   EXPECT_THAT(r.text("error"), HasSubstr("chip orchestration throws threw"));
+}
+
+// ------------------------------------------- dependences, core shapes
+
+// t0 = in, t1 = out (int32 x 8): out = in + s0, after s1 PIPE_V barriers.
+void AddKernel(int64_t* args) {
+  Tile<int32_t> t = TASSIGN<int32_t>(0, 8);
+  TLOAD(t, GlobalTensor<int32_t>{TensorArg(args, 0)->data<int32_t>(), 8});
+  TADDS(t, t, static_cast<int32_t>(args[2]));
+  for (int64_t i = 0; i < args[3]; ++i) pipe_barrier(PIPE_V);
+  TSTORE(GlobalTensor<int32_t>{TensorArg(args, 1)->data<int32_t>(), 8}, t);
+}
+
+rt::Tensor Buffer(StubMemory& mem, uint64_t bytes, const char* label, uint32_t elem_bytes = 1) {
+  return rt::Tensor{*mem.GmOf(0).Alloc(bytes, label), 0, bytes, 0, elem_bytes};
+}
+
+// t0: y = x + 1 (slow); t1: z = y + 10 (RAW on y); t2: x = z + 100 writes
+// x, which t0 reads (WAR, ordered only by an explicit dependency); then the
+// orchestration reads z[0] and writes z[1] = 2 * z[0]. Values z0, z1.
+ModuleRun Pipeline(bool explicit_war_dep) {
+  auto z_addr = std::make_shared<uint64_t>(0);
+  return RunBuilt(
+      [=](StubMemory& mem) {
+        const rt::Tensor tx = Buffer(mem, 32, "x"), ty = Buffer(mem, 32, "y");
+        const rt::Tensor tz = Buffer(mem, 32, "z", 4);
+        *z_addr = tz.base;
+        rt::ChipCallable c;
+        c.name = "pipeline";
+        c.kernels = {&AddKernel};
+        c.kernel_names = {"add"};
+        c.entry = [=](rt::Orchestrator& o, const rt::ChipArgs&) {
+          rt::TaskArgs a0;
+          a0.add_input(tx);
+          a0.add_output(ty);
+          a0.add_scalar(1);
+          a0.add_scalar(2000);
+          const rt::TaskId t0 = o.submit_aiv_task(0, a0).task;
+          rt::TaskArgs a1;
+          a1.add_input(ty);
+          a1.add_output(tz);
+          a1.add_scalar(10);
+          a1.add_scalar(0);
+          o.submit_aiv_task(0, a1);
+          rt::TaskArgs a2;
+          a2.add_no_dep(tz);  // reads z without ordering: only the WAR matters
+          a2.add_output(tx);
+          a2.add_scalar(100);
+          a2.add_scalar(0);
+          if (explicit_war_dep) a2.add_dep(t0);
+          o.submit_aiv_task(0, a2);
+          const int32_t z0 = o.get_tensor_data<int32_t>(tz, 0);
+          o.set_tensor_data<int32_t>(tz, 1, z0 * 2);
+        };
+        return std::vector<Dispatch>{{c, rt::ChipArgs{}}};
+      },
+      nullptr,
+      [=](StubMemory&, ModuleRun& r) {
+        const int32_t* z = reinterpret_cast<const int32_t*>(*z_addr);
+        r.values["z0"] = z[0];
+        r.values["z1"] = z[1];
+      });
+}
+
+TEST(AicpuTest, RawOrdersTheConsumerAndWarNeedsAnExplicitDep) {
+  ModuleRun no_dep = Pipeline(false);
+  ModuleRun dep = Pipeline(true);
+  ASSERT_EQ(no_dep.failure, "");
+  ASSERT_EQ(dep.failure, "");
+  ASSERT_EQ(no_dep.value("error_code"), 0) << no_dep.text("error");
+  ASSERT_EQ(dep.value("error_code"), 0) << dep.text("error");
+  ASSERT_EQ(no_dep.value("tasks"), 3);
+  EXPECT_GE(no_dep.value("task1_start_ps"), no_dep.value("task0_end_ps"));  // RAW on y
+  EXPECT_LT(no_dep.value("task2_start_ps"), no_dep.value("task0_end_ps"));  // WAR: overlaps
+  EXPECT_GE(dep.value("task2_start_ps"), dep.value("task0_end_ps"));        // explicit dep
+  // The consumer becomes ready when FIN is seen through COND (600 ns), then
+  // pays the COND read (100 ns), dispatch (140 ns) and the warm head of the
+  // core t0 ran on (400 ns).
+  EXPECT_EQ(dep.value("task1_ready_ps") - dep.value("task0_end_ps"), 600000);
+  EXPECT_EQ(dep.value("task1_start_ps") - dep.value("task0_end_ps"),
+            600000 + 100000 + 140000 + 400000);
+  // z = (x + 1) + 10 with x = 0, read by the orchestration after its producer.
+  EXPECT_EQ(dep.value("z0"), 11);
+  EXPECT_EQ(dep.value("z1"), 22);
+}
+
+TEST(AicpuTest, AicTasksRunOnAicCoresAndAivTasksOnAivCores) {
+  rt::ChipCallable c;
+  c.name = "shapes";
+  c.kernels = {&NopKernel};
+  c.kernel_names = {"nop"};
+  c.entry = [](rt::Orchestrator& o, const rt::ChipArgs&) {
+    rt::TaskArgs aic;
+    aic.launch_spec.set_core_num(kAicCores);
+    o.submit_aic_task(0, aic);
+    rt::TaskArgs aiv;
+    aiv.launch_spec.set_core_num(3);
+    o.submit_aiv_task(0, aiv);
+  };
+  ModuleRun r = RunCallable(c);
+  ASSERT_EQ(r.failure, "");
+  EXPECT_EQ(r.value("error_code"), 0) << r.text("error");
+  EXPECT_EQ(r.value("aic_blocks"), kAicCores);
+  EXPECT_EQ(r.value("blocks"), kAicCores + 3);
 }
 
 }  // namespace

@@ -42,11 +42,14 @@ Ps Hop() { return NsToPs(A2a3().fabric().hop_latency_ns()); }
 // Runs `kernel` as one block on AIV core 0 of chip 0, with the scalars
 // `setup` returns (it allocates in the stub's GMs). Values: end_ps (when the
 // scheduler saw the block done), blocks_done, errors, error_code, dcache
-// hits and misses, value (the first 4 bytes of the first allocation after
-// the run); text: error.
+// hits and misses, vector_ps, mte2_bytes, mte3_bytes, value (the first 4
+// bytes of the first allocation after the run), and what `check` records;
+// text: error.
+using Check = std::function<void(const std::vector<uint64_t>& scalars, ModuleRun&)>;
+
 ModuleRun RunBlock(KernelEntry kernel,
                    const std::function<std::vector<uint64_t>(StubMemory&)>& setup,
-                   const platforms::Platform& platform = A2a3()) {
+                   const platforms::Platform& platform = A2a3(), const Check& check = nullptr) {
   return RunModule([&](ModuleRun& r) {
     StubMemory mem(platform, /*chips=*/2);
     const double gbps = A2a3().fabric().link_bandwidth_gbps();
@@ -76,6 +79,10 @@ ModuleRun RunBlock(KernelEntry kernel,
     core.FillStats(&s);
     r.values["hits"] = s.dcache_hits();
     r.values["misses"] = s.dcache_misses();
+    r.values["vector_ps"] = s.vector_busy_ps();
+    r.values["mte2_bytes"] = s.mte2_bytes();
+    r.values["mte3_bytes"] = s.mte3_bytes();
+    if (check) check(scalars, r);
     if (!scalars.empty()) {
       r.values["value"] = *reinterpret_cast<const int32_t*>(scalars[0]);
     }
@@ -248,6 +255,50 @@ TEST(AivCoreTest, ASpinningBlockEndsAtTheSimulatedOpTimeout) {
   EXPECT_EQ(r.value("timed_out"), 1);
   EXPECT_GE(r.value("end_ps"), NsToPs(20000));
   EXPECT_LT(r.value("end_ps"), NsToPs(21000));
+}
+
+
+// s0 = a, s1 = b, s2 = out (float x 4096): out = (a + b) * 2.
+void VectorAdd(int64_t* args) {
+  constexpr uint64_t kN = 4096;
+  Tile<float> a = TASSIGN<float>(0, kN);
+  Tile<float> b = TASSIGN<float>(kN * 4, kN);
+  TLOAD(a, GlobalTensor<float>{reinterpret_cast<float*>(args[0]), kN});
+  TLOAD(b, GlobalTensor<float>{reinterpret_cast<float*>(args[1]), kN});
+  TADD(a, a, b);
+  TMULS(a, a, 2.0f);
+  TSTORE(GlobalTensor<float>{reinterpret_cast<float*>(args[2]), kN}, a);
+}
+
+TEST(AivCoreTest, VectorOpsComputeOnTheTilesAndCostPerByte) {
+  constexpr int kN = 4096;
+  ModuleRun r = RunBlock(
+      &VectorAdd,
+      [](StubMemory& mem) -> std::vector<uint64_t> {
+        std::vector<uint64_t> bufs;
+        for (const char* name : {"a", "b", "out"}) bufs.push_back(*mem.GmOf(0).Alloc(kN * 4, name));
+        for (int i = 0; i < kN; ++i) {
+          reinterpret_cast<float*>(bufs[0])[i] = static_cast<float>(i);
+          reinterpret_cast<float*>(bufs[1])[i] = 0.5f;
+        }
+        return bufs;
+      },
+      A2a3(),
+      [](const std::vector<uint64_t>& bufs, ModuleRun& out) {
+        const float* o = reinterpret_cast<const float*>(bufs[2]);
+        int64_t errors = 0;
+        for (int i = 0; i < kN; ++i) errors += o[i] != 2 * (i + 0.5f);
+        out.values["wrong"] = errors;
+      });
+  ASSERT_EQ(r.failure, "");
+  EXPECT_EQ(r.value("errors"), 0) << r.text("error");
+  EXPECT_EQ(r.value("wrong"), 0);
+  // Two 16 KiB ops: 2 x (startup + 16384 / bytes per cycle) cycles.
+  const double cycles =
+      A2a3().vector_startup_cycles() + 16384.0 / A2a3().vector_bytes_per_cycle();
+  EXPECT_NEAR(r.value("vector_ps"), 2 * cycles * 1000 / A2a3().clock_ghz(), 2);
+  EXPECT_EQ(r.value("mte2_bytes"), 2 * 16384);
+  EXPECT_EQ(r.value("mte3_bytes"), 16384);
 }
 
 }  // namespace

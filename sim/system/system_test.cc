@@ -371,93 +371,10 @@ TEST(ErrorTest, KernelFaultIsLatchedAndEndsTheRun) {
 // them, the domain layout included, runtime/core's tests. A core's faults,
 // exceptions and op timeout are sim/aiv/aiv_core_test.cc's.
 
-// ----------------------------------------------------- TensorMap on the sim
+// One chip's scheduling of the runtime's dependences and of AIC / AIV tasks
+// is sim/aicpu/aicpu_test.cc's; a core's vector ops, sim/aiv/aiv_core_test.cc's.
 
-// t0 = in, t1 = out (int32 x 8): out = in + s0, after s1 ns of vector work.
-void AddKernel(int64_t* args) {
-  Tile<int32_t> t = TASSIGN<int32_t>(0, 8);
-  TLOAD(t, GlobalTensor<int32_t>{TensorArg(args, 0)->data<int32_t>(), 8});
-  TADDS(t, t, static_cast<int32_t>(args[2]));
-  for (int64_t i = 0; i < args[3]; ++i) pipe_barrier(PIPE_V);
-  TSTORE(GlobalTensor<int32_t>{TensorArg(args, 1)->data<int32_t>(), 8}, t);
-}
-
-RunReport Pipeline(bool explicit_war_dep) {
-  uint64_t z_addr = 0;
-  return Simulate(
-      Opts(1),
-      [&](SimSystem& sys) -> absl::Status {
-        auto x = sys.Alloc(0, 32, "x");
-        auto y = sys.Alloc(0, 32, "y");
-        auto z = sys.Alloc(0, 32, "z");
-        if (!x.ok() || !y.ok() || !z.ok()) return absl::InternalError("alloc");
-        rt::ChipCallable c;
-        c.name = "pipeline";
-        c.kernels = {&AddKernel};
-        c.kernel_names = {"add"};
-        rt::Tensor tx = *x, ty = *y, tz = *z;
-        tz.elem_bytes = 4;
-        z_addr = z->base;
-        c.entry = [=](rt::Orchestrator& o, const rt::ChipArgs&) {
-          // t0: y = x + 1 (slow); t1: z = y + 10 (RAW on y);
-          // t2: x = z + 100 writes x, which t0 reads (WAR).
-          rt::TaskArgs a0;
-          a0.add_input(tx);
-          a0.add_output(ty);
-          a0.add_scalar(1);
-          a0.add_scalar(2000);
-          rt::TaskId t0 = o.submit_aiv_task(0, a0).task;
-          rt::TaskArgs a1;
-          a1.add_input(ty);
-          a1.add_output(tz);
-          a1.add_scalar(10);
-          a1.add_scalar(0);
-          o.submit_aiv_task(0, a1);
-          rt::TaskArgs a2;
-          a2.add_no_dep(tz);  // reads z without ordering: only the WAR matters
-          a2.add_output(tx);
-          a2.add_scalar(100);
-          a2.add_scalar(0);
-          if (explicit_war_dep) a2.add_dep(t0);
-          o.submit_aiv_task(0, a2);
-          const int32_t z0 = o.get_tensor_data<int32_t>(tz, 0);
-          o.set_tensor_data<int32_t>(tz, 1, z0 * 2);
-        };
-        return sys.Dispatch(0, c, rt::ChipArgs{});
-      },
-      [&](SimSystem& sys, RunReport& r) {
-        int32_t z[2] = {};
-        (void)sys.CopyFrom(z, rt::Tensor{z_addr, 0, 32, 0, 4}, 8);
-        (*r.mutable_values())["z0"] = z[0];
-        (*r.mutable_values())["z1"] = z[1];
-      });
-}
-
-TEST(TensorMapSimTest, RawOrdersTheConsumerAndWarNeedsAnExplicitDep) {
-  RunReport no_dep = Pipeline(false);
-  RunReport dep = Pipeline(true);
-  ASSERT_EQ(no_dep.error_code(), 0) << no_dep.error_text();
-  ASSERT_EQ(dep.error_code(), 0) << dep.error_text();
-  ASSERT_EQ(no_dep.tasks_size(), 3);
-  const auto& t = no_dep.tasks();
-  EXPECT_GE(t[1].start_ps(), t[0].end_ps());  // RAW on y
-  EXPECT_LT(t[2].start_ps(), t[0].end_ps());  // WAR not tracked: overlaps t0
-  const auto& u = dep.tasks();
-  EXPECT_GE(u[2].start_ps(), u[0].end_ps());  // explicit dependency
-  // Control costs (runtime-and-sim.md §1.8): the first task pays dispatch
-  // (140 ns) + the cold head of AIV core 0 (2.3 us); its consumer becomes
-  // ready when FIN is seen through COND (600 ns), then pays the COND read
-  // (100 ns), dispatch (140 ns) and the warm head (400 ns).
-  EXPECT_EQ(u[0].start_ps() - u[0].ready_ps(), 140000 + 2300000);
-  EXPECT_EQ(u[1].ready_ps() - u[0].end_ps(), 600000);
-  EXPECT_EQ(u[1].start_ps() - u[0].end_ps(), 600000 + 100000 + 140000 + 400000);
-  // Results: z = (x + 1) + 10 with x = 0; the orchestration read z[0] after
-  // its producer and wrote z[1] = 2 * z[0].
-  EXPECT_EQ(dep.values().at("z0"), 11);
-  EXPECT_EQ(dep.values().at("z1"), 22);
-}
-
-// ------------------------------------------------ AIC tasks, FIFO, vectors
+// ------------------------------------------------------ dispatch FIFO
 
 // t0 = a, t1 = b, t2 = out (float x 16384): out = a + b, one tile per block.
 void VectorAddKernel(int64_t* args) {
@@ -472,7 +389,7 @@ void VectorAddKernel(int64_t* args) {
   TSTORE(GlobalTensor<float>{TensorArg(args, 2)->data<float>() + off, kN}, a);
 }
 
-RunReport VectorAdd(bool aic, int dispatches) {
+RunReport VectorAdd(int dispatches) {
   std::optional<rt::Tensor> out;
   return Simulate(
       Opts(1),
@@ -493,17 +410,13 @@ RunReport VectorAdd(bool aic, int dispatches) {
         c.name = "vadd";
         c.kernels = {&VectorAddKernel};
         c.kernel_names = {"vadd"};
-        c.entry = [aic](rt::Orchestrator& o, const rt::ChipArgs& args) {
+        c.entry = [](rt::Orchestrator& o, const rt::ChipArgs& args) {
           rt::TaskArgs t;
           t.add_input(args.tensors[0]);
           t.add_input(args.tensors[1]);
           t.add_output(args.tensors[2]);
           t.launch_spec.set_core_num(4);
-          if (aic) {
-            o.submit_aic_task(0, t);
-          } else {
-            o.submit_aiv_task(0, t);
-          }
+          o.submit_aiv_task(0, t);
         };
         for (int i = 0; i < dispatches; ++i) {
           auto st = sys.Dispatch(0, c, rt::ChipArgs{{*a, *b, *o}, {}});
@@ -520,33 +433,8 @@ RunReport VectorAdd(bool aic, int dispatches) {
       });
 }
 
-TEST(VectorTest, AivVectorOpsComputeAndCostPerElement) {
-  RunReport r = VectorAdd(false, 1);
-  ASSERT_EQ(r.error_code(), 0) << r.error_text();
-  EXPECT_EQ(r.values().at("errors"), 0);
-  ASSERT_EQ(r.cores_size(), 4);
-  for (const CoreStat& c : r.cores()) {
-    EXPECT_EQ(c.kind(), "AIV");
-    // Two 16 KiB ops: 2 x (16 + 16384 / 256) cycles at 1.85 GHz.
-    EXPECT_NEAR(c.vector_busy_ps(), 2 * 80 * 1000 / 1.85, 2);
-    EXPECT_EQ(c.mte2_bytes(), 2 * 16384);
-    EXPECT_EQ(c.mte3_bytes(), 16384);
-  }
-}
-
-TEST(VectorTest, AicTasksRunOnAicCores) {
-  RunReport r = VectorAdd(true, 1);
-  ASSERT_EQ(r.error_code(), 0) << r.error_text();
-  EXPECT_EQ(r.values().at("errors"), 0);
-  ASSERT_EQ(r.cores_size(), 4);
-  for (const CoreStat& c : r.cores()) {
-    EXPECT_EQ(c.kind(), "AIC");
-    EXPECT_LT(c.core(), 24);  // AIC ids are [0, 24)
-  }
-}
-
 TEST(DispatchTest, DeviceFifoRunsDispatchesInOrderWithTheHostRoundTrip) {
-  RunReport r = VectorAdd(false, 2);
+  RunReport r = VectorAdd(2);
   ASSERT_EQ(r.error_code(), 0) << r.error_text();
   ASSERT_EQ(r.tasks_size(), 2);
   const TaskStat& first = r.tasks(0);
