@@ -1,9 +1,10 @@
 // The AICPU of one chip (sim/aicpu/aicpu.h) alone, without a SimSystem: the
-// orchestrator and scheduler agents with four AIV cores of their own, on the
-// module harness's stub memory system, and a stub run observer in place of
-// the system (it records the latched error and stops the run). Admission of
-// sync-start and wave launches, the task window and scopes, task times.
-// Simulated time only.
+// orchestrator and scheduler agents with two AIC and four AIV cores of their
+// own, on the module harness's stub memory system, and a stub run observer
+// in place of the system (it records the latched error and stops the run).
+// Admission of sync-start and wave launches, the task window and scopes,
+// control costs, dependences, core shapes, the orchestrator's log and
+// errors. Simulated time only.
 #include "sim/aicpu/aicpu.h"
 
 #include <cstdint>
