@@ -21,7 +21,7 @@
 // --op-timeout-ms replaces the platform's simulated op timeout (10 ms, an
 // assumption): from EP32 one dispatch block runs longer than that.
 //
-// --record-golden writes the run's sim golden (testing/golden/README.md):
+// --record-golden writes the run's sim golden (tools/golden/README.md):
 // the outputs' digests (routed_y alone is 16 MiB) and the kernel timings.
 #include <algorithm>
 #include <cstdint>
@@ -43,9 +43,9 @@
 #include "runtime/api/generated_program.h"
 #include "runtime/api/host.h"
 #include "sim/system/system.h"
-#include "testing/benchmarks/collective_metrics.h"
-#include "testing/golden/golden_file.h"
-#include "testing/golden/recorder.h"
+#include "tools/bench/collective_metrics.h"
+#include "tools/golden/golden_file.h"
+#include "tools/golden/recorder.h"
 
 namespace pto::examples {
 namespace {

@@ -12,7 +12,7 @@
 #include "compiler/ops/op_names.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
-#include "tools/npy.h"
+#include "common/npy.h"
 
 namespace pto::tools::run {
 namespace {

@@ -8,7 +8,7 @@
 #include "compiler/parser/parser.h"
 #include "compiler/support/diagnostics.h"
 #include "gtest/gtest.h"
-#include "tools/npy.h"
+#include "common/npy.h"
 
 namespace pto::tools::run {
 namespace {

@@ -1,6 +1,6 @@
-// pto-golden: compares two goldens (testing/golden/golden.proto), e.g. a
+// pto-golden: compares two goldens (tools/golden/golden.proto), e.g. a
 // recorded sim golden and a fresh run, or a hardware golden and the
-// simulator's. See testing/golden/README.md.
+// simulator's. See tools/golden/README.md.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "testing/golden/compare.h"
-#include "testing/golden/golden_file.h"
+#include "tools/golden/compare.h"
+#include "tools/golden/golden_file.h"
 #include "tools/cli_flags.h"
 
 ABSL_FLAG(std::vector<std::string>, rtol, {},
@@ -31,7 +31,7 @@ const pto::tools::ToolInfo& Info() {
   static const pto::tools::ToolInfo* info = new pto::tools::ToolInfo{
       "pto-golden", "compare EXPECTED ACTUAL [flags]",
       "Compares the golden ACTUAL with EXPECTED (protobuf text of pto.golden.Golden,\n"
-      "testing/golden/golden.proto): the identity (program, platform, ranks, inputs'\n"
+      "tools/golden/golden.proto): the identity (program, platform, ranks, inputs'\n"
       "digest, error code), every output (bit-exact unless a tolerance is given in\n"
       "EXPECTED or by a flag), and the per-kernel and end-to-end times (exact unless a\n"
       "tolerance is given). Prints a report: one line per output with its first\n"

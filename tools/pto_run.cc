@@ -42,13 +42,13 @@
 #include "sim/system/system.h"
 #include "sim/trace/report.pb.h"
 #include "sim/trace/run_summary.h"
-#include "testing/golden/golden_file.h"
-#include "testing/golden/recorder.h"
+#include "tools/golden/golden_file.h"
+#include "tools/golden/recorder.h"
 #include "tools/cli_flags.h"
 #include "tools/compile_program.h"
 #include "tools/dyn_dims.h"
 #include "tools/hw_run.h"
-#include "tools/npy.h"
+#include "common/npy.h"
 #include "tools/program_build.h"
 #include "tools/run_params.h"
 
@@ -71,7 +71,7 @@ ABSL_FLAG(std::string, stats, "",
           "sim/trace/report.proto)");
 ABSL_FLAG(std::string, stats_json, "", "FILE: write the same statistics as JSON");
 ABSL_FLAG(std::string, record_golden, "",
-          "FILE: write the run's golden (testing/golden/golden.proto); only for a run that succeeds");
+          "FILE: write the run's golden (tools/golden/golden.proto); only for a run that succeeds");
 ABSL_FLAG(bool, summary, true,
           "print the run summary table (per rank, busiest links and GM ports, critical "
           "path, collective bus bandwidth) after the result line");

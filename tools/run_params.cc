@@ -9,7 +9,7 @@
 #include "compiler/ir/expr.h"
 #include "compiler/ir/type.h"
 #include "runtime/api/task_args.h"
-#include "tools/npy.h"
+#include "common/npy.h"
 
 namespace pto::tools::run {
 namespace {

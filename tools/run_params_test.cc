@@ -10,7 +10,7 @@
 #include "compiler/parser/parser.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tools/npy.h"
+#include "common/npy.h"
 
 namespace pto::tools::run {
 namespace {

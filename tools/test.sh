@@ -20,7 +20,6 @@ PTO_ASAN_TARGETS=(
   //testing/fuzz:kernel_config_fuzzer_regression
   //testing/fuzz:npy_fuzzer_regression
   //testing/fuzz:platform_fuzzer_regression
-  //tools:npy_test
 )
 
 log=$(mktemp)

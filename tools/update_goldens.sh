@@ -1,5 +1,5 @@
 #!/bin/bash
-# Re-records every sim golden under testing/golden/data (testing/golden/README.md):
+# Re-records every sim golden under testing/golden/data (tools/golden/README.md; the data: testing/golden/README.md):
 # runs the golden tests with PTO_GOLDEN_UPDATE set to this workspace, so each
 # writes its fresh golden (and .npy files) into the source tree instead of
 # comparing. Review the diff (git diff testing/golden/data) and commit it with

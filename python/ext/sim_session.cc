@@ -18,7 +18,7 @@
 #include "sim/system/system.h"
 #include "sim/trace/run_summary.h"
 #include "tools/dyn_dims.h"
-#include "tools/npy.h"
+#include "common/npy.h"
 #include "tools/program_build.h"
 
 namespace pto::python {

@@ -485,6 +485,17 @@ void AivCore::Dcci(const void* gm, DcciMode mode) {
   Advance(cost);
 }
 
+// A dcache miss fills the whole line from the GM that owns it, for a load
+// and a store alike: a write-back emits the entire line, bytes the core
+// never wrote included (simpler docs/hardware/cache-coherency.md, "dcci is
+// whole-cache-line"), so a store miss fetched the line first. A peer's line
+// crosses every link of the route back.
+Ps AivCore::LineFill(int owner) {
+  Ps cost = mem_->GmOf(owner).latency();
+  for (Link* l : mem_->Route(owner, chip_)) cost += l->hop_latency();
+  return cost;
+}
+
 void AivCore::ScalarRead(const void* gm, void* out, int bytes) {
   const uint64_t a = reinterpret_cast<uint64_t>(gm);
   if (a % bytes != 0) Fault("scalar GM read is not naturally aligned");
@@ -500,8 +511,7 @@ void AivCore::ScalarRead(const void* gm, void* out, int bytes) {
     ++hits_;
   } else {
     ++misses_;
-    cost += mem_->GmOf(owner).latency();
-    for (Link* l : mem_->Route(owner, chip_)) cost += l->hop_latency();
+    cost += LineFill(owner);
   }
   Advance(cost + acc.writebacks * mem_->GmOf(chip_).latency());
 }
@@ -520,7 +530,7 @@ void AivCore::ScalarWrite(void* gm, const void* in, int bytes) {
     ++hits_;
   } else {
     ++misses_;
-    cost += mem_->GmOf(owner).latency();
+    cost += LineFill(owner);
   }
   Advance(cost + acc.writebacks * mem_->GmOf(chip_).latency());
 }

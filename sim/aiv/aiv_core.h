@@ -136,6 +136,8 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
   // Timing-only mode: a read that steers control flow must not see bytes
   // only a (skipped) DMA wrote.
   void CheckReal(int owner, const void* p, uint64_t bytes, const char* what);
+  // The cost of a dcache miss on a line of chip `owner`'s GM.
+  Ps LineFill(int owner);
   // One MTE2 (GM -> UB) or MTE3 (UB -> GM) transfer: reserves the pipe, the
   // GM port and the links, advances local time to completion.
   void MteLoad(void* ub, const void* gm, uint64_t bytes, bool copy);

@@ -1,89 +1,59 @@
-// The inter-chip link (sim/link): bandwidth and per-hop latency.
-// Run on the whole model (sim/system) with hand-written kernels: results and
-// simulated time, never wall-clock time.
+// One direction of a link (sim/link/link.h) alone, without a SimSystem: its
+// bandwidth shared first come first served, the idle gaps it fills, its hop
+// latency, and the trace slices it draws. Simulated time only.
+#include "sim/link/link.h"
+
 #include <cstdint>
 #include <string>
 
-#include "absl/status/status.h"
 #include "gtest/gtest.h"
-#include "platforms/platform.h"
-#include "runtime/api/error_codes.h"
-#include "runtime/device/device_api.h"
 #include "sim/common/time.h"
-#include "sim/system/system.h"
-#include "sim/system/test_kernels.h"
+#include "sim/trace/trace.h"
 
 namespace pto::sim {
 namespace {
 
-using testing::NopKernel;
-using testing::OnlyTask;
-using testing::Opts;
-using testing::Simulate;
-using testing::SingleTask;
+constexpr double kGbps = 56;  // a 910B HCCS link
+constexpr Ps kHop = 370000;
 
-// ---------------------------------------------------------------- links
+Ps Duration(uint64_t bytes) { return static_cast<Ps>(std::llround(bytes * 1000.0 / kGbps)); }
 
-// t0 = src (local), t1 = dst (window); s0 = &CommContext, s1 = bytes per
-// block, s2 = peer. Each block puts its slice to the peer.
-void PushKernel(int64_t* args) {
-  const CommContext* ctx = reinterpret_cast<const CommContext*>(args[2]);
-  const uint64_t bytes = static_cast<uint64_t>(args[3]);
-  const uint32_t peer = static_cast<uint32_t>(args[4]);
-  const uint64_t off = bytes * get_block_idx(args);
-  uint8_t* src = TensorArg(args, 0)->data<uint8_t>() + off;
-  uint8_t* dst = TensorArg(args, 1)->data<uint8_t>() + off;
-  Tile<uint8_t> stage = TASSIGN<uint8_t>(0, 64 * 1024);
-  TPUT(GlobalTensor<uint8_t>{CommRemotePtr(ctx, dst, peer), bytes},
-       GlobalTensor<uint8_t>{src, bytes}, stage);
+TEST(LinkTest, TransfersShareTheBandwidthFirstComeFirstServed) {
+  Trace trace(/*enabled=*/false);
+  Link link("l", "link c0->c1", kGbps, kHop, &trace, 0, "HCCS link c0->c1");
+  constexpr uint64_t kBytes = 8 << 20;
+  const Slot a = link.Transfer(0, kBytes);
+  const Slot b = link.Transfer(0, kBytes);
+  // 8 MiB at 56 GB/s: 149.796 us each, the second after the first.
+  EXPECT_EQ(a.start, 0);
+  EXPECT_EQ(a.end, Duration(kBytes));
+  EXPECT_NEAR(a.end, 149796571, 1);
+  EXPECT_EQ(b.start, a.end);
+  EXPECT_EQ(link.resource().bytes(), 2 * kBytes);
+  EXPECT_EQ(link.hop_latency(), kHop);
 }
 
-RunReport Push(int blocks, uint64_t bytes_per_block, uint32_t peer) {
-  return Simulate(Opts(2), [&](SimSystem& sys) -> absl::Status {
-    const uint64_t total = blocks * bytes_per_block;
-    rt::DomainSpec spec{"push", {0, 1}, total + 4096, {{"dst", total}}};
-    auto d = sys.CreateDomain(spec);
-    if (!d.ok()) return d.status();
-    auto src = sys.Alloc(0, total, "src");
-    if (!src.ok()) return src.status();
-    const auto& c = d->ranks[0];
-    return sys.Dispatch(
-        0, SingleTask("push", &PushKernel, blocks, true),
-        rt::ChipArgs{{*src, c.buffers.at("dst")},
-                     {c.device_ctx.addr(), bytes_per_block, peer}});
-  });
+TEST(LinkTest, ATransferRequestedLaterWaitsOnlyIfTheLinkIsBusy) {
+  Trace trace(false);
+  Link link("l", "link c0->c1", kGbps, kHop, &trace, 0, "t");
+  const Slot first = link.Transfer(0, 56000);             // 1 us
+  const Slot idle = link.Transfer(5000000, 56000);        // after an idle gap
+  const Slot gap = link.Transfer(1000000, 56000);         // fits in the gap
+  EXPECT_EQ(first.end, 1000000);
+  EXPECT_EQ(idle.start, 5000000);
+  EXPECT_EQ(gap.start, 1000000);
+  EXPECT_EQ(gap.end, 2000000);
 }
 
-TEST(LinkTest, SaturatedLinkRunsAtThePlatformBandwidth) {
-  constexpr uint64_t kPerBlock = 1 << 20;
-  RunReport r = Push(8, kPerBlock, 1);
-  ASSERT_EQ(r.error_code(), 0) << r.error_text();
-  const ResourceStat* link = nullptr;
-  for (const ResourceStat& l : r.links()) {
-    if (l.name() == "link c0->c1") link = &l;
-  }
-  ASSERT_NE(link, nullptr);
-  EXPECT_EQ(link->bytes(), 8 * kPerBlock);
-  // 56 GB/s: 8 MiB occupy the link for 149.796 us.
-  EXPECT_NEAR(link->busy_ps(), 149796571, 1000);
-  const TaskStat& t = OnlyTask(r, 0);
-  const double gbps = 8.0 * kPerBlock / ((t.end_ps() - t.start_ps()) / 1e3);
-  EXPECT_GT(gbps, 0.95 * 56) << gbps;
-  EXPECT_LE(gbps, 56.0) << gbps;
-}
-
-TEST(LinkTest, RemotePutPaysOneHopLatency) {
-  RunReport local = Push(1, 32, 0);
-  RunReport remote = Push(1, 32, 1);
-  ASSERT_EQ(local.error_code(), 0) << local.error_text();
-  ASSERT_EQ(remote.error_code(), 0) << remote.error_text();
-  const TaskStat& l = OnlyTask(local, 0);
-  const TaskStat& m = OnlyTask(remote, 0);
-  const int64_t extra = (m.end_ps() - m.start_ps()) - (l.end_ps() - l.start_ps());
-  // One HCCS hop (+ < 1 ns of serialisation on the link).
-  const int64_t hop = NsToPs(platforms::LoadPlatform("a2a3")->fabric().hop_latency_ns());
-  EXPECT_GE(extra, hop);
-  EXPECT_LE(extra, hop + 1000);
+TEST(LinkTest, EveryTransferIsATraceSliceOnTheLinksTrack) {
+  Trace trace(/*enabled=*/true);
+  Link link("l", "link c0->c1", kGbps, kHop, &trace, 0, "HCCS link c0->c1");
+  link.Transfer(0, 56000, {{"task", int64_t{7}}});
+  const std::string json = trace.Json();
+  EXPECT_NE(json.find("HCCS link c0->c1"), std::string::npos) << json;
+  EXPECT_EQ(trace.event_count(), 1u);
+  EXPECT_NE(json.find("56000 B"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"task\""), std::string::npos) << json;
 }
 
 }  // namespace

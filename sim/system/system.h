@@ -112,6 +112,7 @@ class SimSystem : public rt::Host, public MemorySystem, public RunObserver {
   std::vector<std::unique_ptr<Chip>> chips_;
   std::unique_ptr<Fabric> fabric_;
   // sim/system/hang_report.cc: fills wait_for, rank_summary, hang_cause.
+  class HangDiagnosis;
   void DiagnoseHang(RunReport* r) const;
   const DomainBuffer* FindBuffer(uint64_t addr) const;
   std::string CellName(uint64_t addr) const;

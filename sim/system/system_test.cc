@@ -1,11 +1,12 @@
-// End-to-end tests of the sim backend with hand-written kernels: results and
+// Whole-system tests of the sim backend with hand-written kernels: several
+// chips, their links and schedulers together (all-to-all, put/get, barriers,
+// dcci between tasks, deadlock reports, dispatch FIFOs). Each module alone is
+// tested beside it on the module harness (sim/testing). Results and
 // simulated time, never wall-clock time.
 #include "sim/system/system.h"
 
-#include <functional>
-#include <map>
+#include <optional>
 #include <string>
-#include <stdexcept>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -365,273 +366,15 @@ TEST(ErrorTest, KernelFaultIsLatchedAndEndsTheRun) {
       << r.error_text();
 }
 
-void SpinKernel(int64_t* args) {
-  const int32_t* flag = TensorArg(args, 0)->data<int32_t>();
-  while (ReadGm(flag) == 0) {
-  }
-}
+// The orchestrator's reported and thrown errors, log lines and argument
+// count are the AICPU's (sim/aicpu/aicpu_test.cc); the runtime rules behind
+// them, the domain layout included, runtime/core's tests. A core's faults,
+// exceptions and op timeout are sim/aiv/aiv_core_test.cc's.
 
-TEST(ErrorTest, SpinningBlockHitsTheSimulatedOpTimeout) {
-  SimOptions o = Opts(1);
-  o.tweak = [](platforms::Platform& p) { p.mutable_timeouts()->set_op_timeout_ns(20000); };
-  RunReport r = Simulate(o, [&](SimSystem& sys) -> absl::Status {
-    auto flag = sys.Alloc(0, 64, "flag");
-    if (!flag.ok()) return flag.status();
-    return sys.Dispatch(0, SingleTask("spin", &SpinKernel, 1, false),
-                        rt::ChipArgs{{*flag}, {}});
-  });
-  EXPECT_EQ(r.error_code(), rt::kErrorSchedulerTimeout);
-  EXPECT_NE(r.error_text().find("op timeout of 20000 ns"), std::string::npos)
-      << r.error_text();
-  EXPECT_LT(r.sim_time_ps(), 200000000);  // ended soon after the timeout
-}
+// One chip's scheduling of the runtime's dependences and of AIC / AIV tasks
+// is sim/aicpu/aicpu_test.cc's; a core's vector ops, sim/aiv/aiv_core_test.cc's.
 
-void ThrowingKernel(int64_t*) { throw std::runtime_error("boom"); }
-
-TEST(ErrorTest, KernelExceptionIsAFaultNotACrash) {
-  RunReport r = Simulate(Opts(1), [&](SimSystem& sys) {
-    return sys.Dispatch(0, SingleTask("thrower", &ThrowingKernel, 1, false),
-                        rt::ChipArgs{});
-  });
-  EXPECT_EQ(r.error_code(), rt::kErrorAicoreFault);
-  EXPECT_NE(r.error_text().find("threw a C++ exception"), std::string::npos)
-      << r.error_text();
-}
-
-TEST(ErrorTest, ReportFatalLatchesFirstCodeAndLaterCallsAreNoOps) {
-  RunReport r = Simulate(Opts(2), [&](SimSystem& sys) {
-    rt::ChipCallable c;
-    c.name = "fatal";
-    c.kernels = {&NopKernel};
-    c.kernel_names = {"nop"};
-    c.entry = [](rt::Orchestrator& o, const rt::ChipArgs&) {
-      if (o.device_id() != 1) return;
-      o.report_fatal(rt::kErrorExplicitOrchFatal, "user stop");
-      o.report_fatal(rt::kErrorInvalidArgs, "ignored");
-      o.submit_aiv_task(0, rt::TaskArgs{});  // a no-op once fatal
-      throw std::runtime_error("also ignored");
-    };
-    return sys.DispatchGroup({0, 1}, c, {rt::ChipArgs{}, rt::ChipArgs{}});
-  });
-  EXPECT_EQ(r.error_code(), rt::kErrorExplicitOrchFatal);
-  EXPECT_NE(r.error_text().find("chip 1: code=9 EXPLICIT_ORCH_FATAL: user stop"),
-            std::string::npos)
-      << r.error_text();
-}
-
-TEST(ErrorTest, ThrowingOrchestrationIsLatched) {
-  RunReport r = Simulate(Opts(1), [&](SimSystem& sys) {
-    rt::ChipCallable c;
-    c.name = "throws";
-    c.entry = [](rt::Orchestrator&, const rt::ChipArgs&) {
-      throw std::runtime_error("x");
-    };
-    return sys.Dispatch(0, c, rt::ChipArgs{});
-  });
-  EXPECT_EQ(r.error_code(), rt::kErrorExplicitOrchFatal);
-  EXPECT_NE(r.error_text().find("chip orchestration throws threw"),
-            std::string::npos)
-      << r.error_text();
-}
-
-// ---------------------------------------------------------------- domains
-
-// collectives.md §1.6: slots carved consecutively, each rounded up to 32
-// bytes; a window of exactly their sum is accepted.
-TEST(DomainTest, SlotsRoundToThirtyTwoBytesInARoundedSumWindow) {
-  std::map<std::string, int64_t> offsets;  // filled in the child
-  RunReport r = Simulate(
-      Opts(2),
-      [&](SimSystem& sys) -> absl::Status {
-        rt::DomainSpec spec{"w", {0, 1}, 0,
-                            {{"a", 4}, {"b", 96}, {"c", 33}, {"d", 8}}};
-        for (const rt::CommBufferSpec& b : spec.buffers) {
-          spec.window_size += (b.bytes + 31) / 32 * 32;
-        }
-        absl::StatusOr<rt::Domain> d = sys.CreateDomain(spec);
-        if (!d.ok()) return d.status();
-        offsets["window"] = static_cast<int64_t>(spec.window_size);
-        for (const rt::ChipDomainContext& c : d->ranks) {
-          for (const auto& [name, t] : c.buffers) {
-            offsets[absl::StrCat(name, "@", c.domain_rank)] =
-                static_cast<int64_t>(t.addr() - c.local_window_base);
-          }
-        }
-        return absl::OkStatus();
-      },
-      [&](SimSystem&, RunReport& rep) {
-        for (const auto& [k, v] : offsets) (*rep.mutable_values())[k] = v;
-      });
-  ASSERT_EQ(r.error_code(), 0) << r.error_text();
-  ASSERT_EQ(r.values().size(), 9u);
-  EXPECT_EQ(r.values().at("window"), 32 + 96 + 64 + 32);
-  for (int rank : {0, 1}) {
-    EXPECT_EQ(r.values().at(absl::StrCat("a@", rank)), 0);
-    EXPECT_EQ(r.values().at(absl::StrCat("b@", rank)), 32);
-    EXPECT_EQ(r.values().at(absl::StrCat("c@", rank)), 128);
-    EXPECT_EQ(r.values().at(absl::StrCat("d@", rank)), 192);
-  }
-}
-
-// ------------------------------------------------- log_timing, arg count
-
-// Logs "<tag> n=<args>" twice per run.
-rt::ChipCallable Logger(const std::string& tag, int expected_arg_count = 0) {
-  rt::ChipCallable c;
-  c.name = "logger";
-  c.expected_arg_count = expected_arg_count;
-  c.entry = [tag](rt::Orchestrator& o, const rt::ChipArgs& a) {
-    const size_t n = a.tensors.size() + a.scalars.size();
-    o.log_timing(absl::StrCat(tag, " n=", n));
-    o.log_timing(absl::StrCat(tag, " again"));
-  };
-  return c;
-}
-
-TEST(LogTest, LinesReachTheReportTaggedByChipAndRunInOrder) {
-  RunReport r = Simulate(Opts(2), [&](SimSystem& sys) -> absl::Status {
-    absl::Status st = sys.Dispatch(1, Logger("b"), rt::ChipArgs{{}, {1}});
-    if (!st.ok()) return st;
-    st = sys.DispatchGroup({0, 1}, Logger("g"),
-                           {rt::ChipArgs{}, rt::ChipArgs{{}, {1, 2}}});
-    if (!st.ok()) return st;
-    return sys.Dispatch(0, Logger("c"), rt::ChipArgs{});
-  });
-  ASSERT_EQ(r.error_code(), 0) << r.error_text();
-  EXPECT_THAT(r.log(), ::testing::ElementsAre(
-                           "c0 run0: g n=0", "c0 run0: g again",
-                           "c0 run1: c n=0", "c0 run1: c again",
-                           "c1 run0: b n=1", "c1 run0: b again",
-                           "c1 run1: g n=2", "c1 run1: g again"));
-}
-
-TEST(LogTest, LinesBeforeAFatalErrorAreKeptLaterOnesDropped) {
-  RunReport r = Simulate(Opts(1), [&](SimSystem& sys) {
-    rt::ChipCallable c;
-    c.name = "fails";
-    c.entry = [](rt::Orchestrator& o, const rt::ChipArgs&) {
-      o.log_timing("before");
-      o.report_fatal(rt::kErrorExplicitOrchFatal, "stop");
-      o.log_timing("after");
-    };
-    return sys.Dispatch(0, c, rt::ChipArgs{});
-  });
-  EXPECT_EQ(r.error_code(), rt::kErrorExplicitOrchFatal);
-  EXPECT_THAT(r.log(), ::testing::ElementsAre("c0 run0: before"));
-}
-
-TEST(ArgCountTest, FewerArgsThanExpectedFailsBeforeTheEntryRuns) {
-  RunReport r = Simulate(Opts(1), [&](SimSystem& sys) {
-    return sys.Dispatch(0, Logger("x", 3), rt::ChipArgs{{}, {1, 2}});
-  });
-  EXPECT_EQ(r.error_code(), rt::kErrorInvalidArgs);
-  EXPECT_THAT(r.error_text(),
-              ::testing::HasSubstr("chip callable logger expects "
-                                   "expected_arg_count=3 args, dispatch has 2 "
-                                   "(0 tensors + 2 scalars)"));
-  EXPECT_THAT(r.log(), ::testing::IsEmpty());
-}
-
-TEST(ArgCountTest, ExactAndExtraTrailingArgsRunTheEntry) {
-  RunReport r = Simulate(Opts(1), [&](SimSystem& sys) -> absl::Status {
-    absl::Status st = sys.Dispatch(0, Logger("exact", 3),
-                                   rt::ChipArgs{{}, {1, 2, 3}});
-    if (!st.ok()) return st;
-    return sys.Dispatch(0, Logger("extra", 3), rt::ChipArgs{{}, {1, 2, 3, 4}});
-  });
-  ASSERT_EQ(r.error_code(), 0) << r.error_text();
-  EXPECT_THAT(r.log(), ::testing::ElementsAre(
-                           "c0 run0: exact n=3", "c0 run0: exact again",
-                           "c0 run1: extra n=4", "c0 run1: extra again"));
-}
-
-// ----------------------------------------------------- TensorMap on the sim
-
-// t0 = in, t1 = out (int32 x 8): out = in + s0, after s1 ns of vector work.
-void AddKernel(int64_t* args) {
-  Tile<int32_t> t = TASSIGN<int32_t>(0, 8);
-  TLOAD(t, GlobalTensor<int32_t>{TensorArg(args, 0)->data<int32_t>(), 8});
-  TADDS(t, t, static_cast<int32_t>(args[2]));
-  for (int64_t i = 0; i < args[3]; ++i) pipe_barrier(PIPE_V);
-  TSTORE(GlobalTensor<int32_t>{TensorArg(args, 1)->data<int32_t>(), 8}, t);
-}
-
-RunReport Pipeline(bool explicit_war_dep) {
-  uint64_t z_addr = 0;
-  return Simulate(
-      Opts(1),
-      [&](SimSystem& sys) -> absl::Status {
-        auto x = sys.Alloc(0, 32, "x");
-        auto y = sys.Alloc(0, 32, "y");
-        auto z = sys.Alloc(0, 32, "z");
-        if (!x.ok() || !y.ok() || !z.ok()) return absl::InternalError("alloc");
-        rt::ChipCallable c;
-        c.name = "pipeline";
-        c.kernels = {&AddKernel};
-        c.kernel_names = {"add"};
-        rt::Tensor tx = *x, ty = *y, tz = *z;
-        tz.elem_bytes = 4;
-        z_addr = z->base;
-        c.entry = [=](rt::Orchestrator& o, const rt::ChipArgs&) {
-          // t0: y = x + 1 (slow); t1: z = y + 10 (RAW on y);
-          // t2: x = z + 100 writes x, which t0 reads (WAR).
-          rt::TaskArgs a0;
-          a0.add_input(tx);
-          a0.add_output(ty);
-          a0.add_scalar(1);
-          a0.add_scalar(2000);
-          rt::TaskId t0 = o.submit_aiv_task(0, a0).task;
-          rt::TaskArgs a1;
-          a1.add_input(ty);
-          a1.add_output(tz);
-          a1.add_scalar(10);
-          a1.add_scalar(0);
-          o.submit_aiv_task(0, a1);
-          rt::TaskArgs a2;
-          a2.add_no_dep(tz);  // reads z without ordering: only the WAR matters
-          a2.add_output(tx);
-          a2.add_scalar(100);
-          a2.add_scalar(0);
-          if (explicit_war_dep) a2.add_dep(t0);
-          o.submit_aiv_task(0, a2);
-          const int32_t z0 = o.get_tensor_data<int32_t>(tz, 0);
-          o.set_tensor_data<int32_t>(tz, 1, z0 * 2);
-        };
-        return sys.Dispatch(0, c, rt::ChipArgs{});
-      },
-      [&](SimSystem& sys, RunReport& r) {
-        int32_t z[2] = {};
-        (void)sys.CopyFrom(z, rt::Tensor{z_addr, 0, 32, 0, 4}, 8);
-        (*r.mutable_values())["z0"] = z[0];
-        (*r.mutable_values())["z1"] = z[1];
-      });
-}
-
-TEST(TensorMapSimTest, RawOrdersTheConsumerAndWarNeedsAnExplicitDep) {
-  RunReport no_dep = Pipeline(false);
-  RunReport dep = Pipeline(true);
-  ASSERT_EQ(no_dep.error_code(), 0) << no_dep.error_text();
-  ASSERT_EQ(dep.error_code(), 0) << dep.error_text();
-  ASSERT_EQ(no_dep.tasks_size(), 3);
-  const auto& t = no_dep.tasks();
-  EXPECT_GE(t[1].start_ps(), t[0].end_ps());  // RAW on y
-  EXPECT_LT(t[2].start_ps(), t[0].end_ps());  // WAR not tracked: overlaps t0
-  const auto& u = dep.tasks();
-  EXPECT_GE(u[2].start_ps(), u[0].end_ps());  // explicit dependency
-  // Control costs (runtime-and-sim.md §1.8): the first task pays dispatch
-  // (140 ns) + the cold head of AIV core 0 (2.3 us); its consumer becomes
-  // ready when FIN is seen through COND (600 ns), then pays the COND read
-  // (100 ns), dispatch (140 ns) and the warm head (400 ns).
-  EXPECT_EQ(u[0].start_ps() - u[0].ready_ps(), 140000 + 2300000);
-  EXPECT_EQ(u[1].ready_ps() - u[0].end_ps(), 600000);
-  EXPECT_EQ(u[1].start_ps() - u[0].end_ps(), 600000 + 100000 + 140000 + 400000);
-  // Results: z = (x + 1) + 10 with x = 0; the orchestration read z[0] after
-  // its producer and wrote z[1] = 2 * z[0].
-  EXPECT_EQ(dep.values().at("z0"), 11);
-  EXPECT_EQ(dep.values().at("z1"), 22);
-}
-
-// ------------------------------------------------ AIC tasks, FIFO, vectors
+// ------------------------------------------------------ dispatch FIFO
 
 // t0 = a, t1 = b, t2 = out (float x 16384): out = a + b, one tile per block.
 void VectorAddKernel(int64_t* args) {
@@ -646,7 +389,7 @@ void VectorAddKernel(int64_t* args) {
   TSTORE(GlobalTensor<float>{TensorArg(args, 2)->data<float>() + off, kN}, a);
 }
 
-RunReport VectorAdd(bool aic, int dispatches) {
+RunReport VectorAdd(int dispatches) {
   std::optional<rt::Tensor> out;
   return Simulate(
       Opts(1),
@@ -667,17 +410,13 @@ RunReport VectorAdd(bool aic, int dispatches) {
         c.name = "vadd";
         c.kernels = {&VectorAddKernel};
         c.kernel_names = {"vadd"};
-        c.entry = [aic](rt::Orchestrator& o, const rt::ChipArgs& args) {
+        c.entry = [](rt::Orchestrator& o, const rt::ChipArgs& args) {
           rt::TaskArgs t;
           t.add_input(args.tensors[0]);
           t.add_input(args.tensors[1]);
           t.add_output(args.tensors[2]);
           t.launch_spec.set_core_num(4);
-          if (aic) {
-            o.submit_aic_task(0, t);
-          } else {
-            o.submit_aiv_task(0, t);
-          }
+          o.submit_aiv_task(0, t);
         };
         for (int i = 0; i < dispatches; ++i) {
           auto st = sys.Dispatch(0, c, rt::ChipArgs{{*a, *b, *o}, {}});
@@ -694,33 +433,8 @@ RunReport VectorAdd(bool aic, int dispatches) {
       });
 }
 
-TEST(VectorTest, AivVectorOpsComputeAndCostPerElement) {
-  RunReport r = VectorAdd(false, 1);
-  ASSERT_EQ(r.error_code(), 0) << r.error_text();
-  EXPECT_EQ(r.values().at("errors"), 0);
-  ASSERT_EQ(r.cores_size(), 4);
-  for (const CoreStat& c : r.cores()) {
-    EXPECT_EQ(c.kind(), "AIV");
-    // Two 16 KiB ops: 2 x (16 + 16384 / 256) cycles at 1.85 GHz.
-    EXPECT_NEAR(c.vector_busy_ps(), 2 * 80 * 1000 / 1.85, 2);
-    EXPECT_EQ(c.mte2_bytes(), 2 * 16384);
-    EXPECT_EQ(c.mte3_bytes(), 16384);
-  }
-}
-
-TEST(VectorTest, AicTasksRunOnAicCores) {
-  RunReport r = VectorAdd(true, 1);
-  ASSERT_EQ(r.error_code(), 0) << r.error_text();
-  EXPECT_EQ(r.values().at("errors"), 0);
-  ASSERT_EQ(r.cores_size(), 4);
-  for (const CoreStat& c : r.cores()) {
-    EXPECT_EQ(c.kind(), "AIC");
-    EXPECT_LT(c.core(), 24);  // AIC ids are [0, 24)
-  }
-}
-
 TEST(DispatchTest, DeviceFifoRunsDispatchesInOrderWithTheHostRoundTrip) {
-  RunReport r = VectorAdd(false, 2);
+  RunReport r = VectorAdd(2);
   ASSERT_EQ(r.error_code(), 0) << r.error_text();
   ASSERT_EQ(r.tasks_size(), 2);
   const TaskStat& first = r.tasks(0);

@@ -14,7 +14,7 @@
 #include "sim/system/isolated_run.h"
 #include "sim/system/system.h"
 #include "sim/system/test_kernels.h"
-#include "testing/benchmarks/collective_metrics.h"
+#include "tools/bench/collective_metrics.h"
 
 namespace pto::sim {
 namespace {
@@ -80,7 +80,7 @@ void BM_AllToAll(benchmark::State& state) {
   const double kernel_s = (end - start) * 1e-12;
   // busbw = algbw * (n-1)/n with algbw = n*m / t (anchors.md §3.1); bounds:
   // full mesh, direct routing (anchors.md §3.3), T >= alpha + m / b, and the
-  // beta-only busbw <= (n-1) * b (testing/benchmarks/collective_metrics.h).
+  // beta-only busbw <= (n-1) * b (tools/bench/collective_metrics.h).
   const absl::StatusOr<platforms::Platform> platform = platforms::LoadPlatform("a2a3");
   if (!platform.ok()) {
     state.SkipWithError(std::string(platform.status().message()).c_str());

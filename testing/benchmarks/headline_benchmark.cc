@@ -26,7 +26,7 @@
 #include "runtime/api/host.h"
 #include "sim/system/isolated_run.h"
 #include "sim/system/system.h"
-#include "testing/benchmarks/collective_metrics.h"
+#include "tools/bench/collective_metrics.h"
 #include "testing/reference/collectives.h"
 
 // The generated program (:headline_program) has four HOST orchestrators, each

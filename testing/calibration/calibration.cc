@@ -13,7 +13,7 @@
 #include "sim/system/system.h"
 #include "sim/system/test_kernels.h"
 #include "testing/calibration/measured_all_to_all_v.h"
-#include "testing/golden/golden_file.h"
+#include "tools/golden/golden_file.h"
 
 namespace pto::builtins::all_to_all_v_int8_t {
 void AllToAllVKernel(int64_t* args);

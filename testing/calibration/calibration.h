@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "testing/golden/golden.pb.h"
+#include "tools/golden/golden.pb.h"
 
 namespace pto::calibration {
 

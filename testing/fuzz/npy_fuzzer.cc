@@ -1,4 +1,4 @@
-// Fuzz target: the .npy reader (tools/npy.h). Any bytes must parse or give
+// Fuzz target: the .npy reader (common/npy.h). Any bytes must parse or give
 // an error, never crash; an array that parses must serialize, and the
 // serialized file must parse back to the same array.
 #include <cstdint>
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "tools/npy.h"
+#include "common/npy.h"
 
 namespace npy = pto::tools::npy;
 

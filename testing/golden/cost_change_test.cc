@@ -17,10 +17,10 @@
 #include "runtime/api/generated_program.h"
 #include "sim/system/system.h"
 #include "sim/system/test_kernels.h"
-#include "testing/golden/compare.h"
-#include "testing/golden/golden_file.h"
-#include "testing/golden/golden_matchers.h"
-#include "testing/golden/recorder.h"
+#include "tools/golden/compare.h"
+#include "tools/golden/golden_file.h"
+#include "tools/golden/golden_matchers.h"
+#include "tools/golden/recorder.h"
 
 namespace pto::golden {
 namespace {

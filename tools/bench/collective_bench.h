@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "sim/trace/report.pb.h"
-#include "testing/benchmarks/collective_metrics.h"
+#include "tools/bench/collective_metrics.h"
 
 namespace pto::bench {
 

@@ -24,7 +24,7 @@
 #include "google/protobuf/text_format.h"
 #include "platforms/platform.h"
 #include "sim/trace/report.pb.h"
-#include "testing/benchmarks/collective_metrics.h"
+#include "tools/bench/collective_metrics.h"
 #include "tools/bench/collective_bench.h"
 #include "tools/cli_flags.h"
 
@@ -168,6 +168,6 @@ int Run(int argc, char** argv) {
 
 }  // namespace
 
-// The link model comes from //testing/benchmarks, which links SystemC, whose
+// The link model comes from :collective_metrics, which links SystemC, whose
 // main() calls sc_main; the tool runs no simulation itself.
 int sc_main(int argc, char** argv) { return Run(argc, argv); }

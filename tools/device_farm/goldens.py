@@ -1,4 +1,4 @@
-"""Reads the parts of a golden (testing/golden/golden.proto, protobuf text
+"""Reads the parts of a golden (tools/golden/golden.proto, protobuf text
 format) that the farm runner needs: identity and per-kernel times. Comparing
 data stays with pto-golden, which reads the whole schema."""
 

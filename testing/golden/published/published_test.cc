@@ -5,7 +5,7 @@
 
 #include "gtest/gtest.h"
 #include "platforms/platform.h"
-#include "testing/golden/golden_file.h"
+#include "tools/golden/golden_file.h"
 
 namespace pto::golden {
 namespace {

@@ -26,7 +26,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
-#include "tools/npy.h"
+#include "common/npy.h"
 
 namespace {
 

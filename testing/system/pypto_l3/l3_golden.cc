@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "tools/npy.h"
+#include "common/npy.h"
 
 namespace {
 
