@@ -1,6 +1,7 @@
 #include "sim/aic/aic_core.h"
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -188,6 +189,58 @@ TEST(AicCoreTest, OverwritingAnOperandTheCubeStillReadsFaults) {
             std::string::npos)
       << Core().error();
   EXPECT_NE(Core().error().find("TMATMUL on M reads them"), std::string::npos) << Core().error();
+}
+
+TEST(AicCoreTest, ReloadingWhatFixpipeStillWritesToGmFaultsUntilFlagged) {
+  std::vector<float> gm(16 * 16);
+  auto kernel = [&](bool flagged) {
+    return [&gm, flagged] {
+      auto acc = TASSIGN<AccTile<float>>(0, 16, 16);
+      TSTORE(GlobalTensor<float>{gm.data(), gm.size()}, acc);
+      if (flagged) {
+        set_flag(PIPE_FIX, PIPE_MTE2, 0);
+        wait_flag(PIPE_FIX, PIPE_MTE2, 0);
+      }
+      auto l1 = TASSIGN<MatTile<float>>(0, 16, 16);
+      TLOAD(l1, GlobalTensor<float>{gm.data(), gm.size()});
+    };
+  };
+  RunKernel(kernel(false));
+  EXPECT_NE(Core().error().find("missing flag: TLOAD on MTE2 reads 1024 bytes at GM"),
+            std::string::npos)
+      << Core().error();
+  RunKernel(kernel(true));
+  ASSERT_EQ(Core().error_code(), 0) << Core().error();
+  const auto& r = Core().records();
+  EXPECT_EQ(r[1].start, r[0].end);  // the load waits for the store
+}
+
+TEST(AicCoreTest, BiasPathIsChargedOnMte1AndTheCube) {
+  std::vector<float> out(16 * 16);
+  RunKernel([&] {
+    auto l1 = TASSIGN<MatTile<float>>(0, 1, 16);
+    for (int j = 0; j < 16; ++j) l1.data[j] = static_cast<float>(j);
+    auto bias = TASSIGN<BiasTile<float>>(0, 1, 16);
+    TMOV(bias, l1);
+    auto a = TASSIGN<LeftTile<float>>(0, 16, 8);
+    auto b = TASSIGN<RightTile<float>>(0, 8, 16);
+    std::memset(a.data, 0, a.bytes());  // the buffers keep earlier tests' bytes
+    std::memset(b.data, 0, b.bytes());
+    auto c = TASSIGN<AccTile<float>>(0, 16, 16);
+    set_flag(PIPE_MTE1, PIPE_M, 0);
+    wait_flag(PIPE_MTE1, PIPE_M, 0);
+    TMATMUL_BIAS(c, a, b, bias);
+    set_flag(PIPE_M, PIPE_FIX, 0);
+    wait_flag(PIPE_M, PIPE_FIX, 0);
+    TSTORE(GlobalTensor<float>{out.data(), out.size()}, c);
+  });
+  ASSERT_EQ(Core().error_code(), 0) << Core().error();
+  EXPECT_EQ(out[3 * 16 + 7], 7.0f);  // zero operands: every row of C is the bias
+  const auto& r = Core().records();
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].pipe, PIPE_MTE1);
+  EXPECT_NEAR(Dur(r[0]), 4, 0.01);          // 64 B / 18.6 B per cycle
+  EXPECT_NEAR(Dur(r[1]), 6 + 1 * 1 * 1 * 2, 0.01);  // one FP32 fractal step
 }
 
 TEST(AicCoreTest, WaitWithoutSetIsADeadlockReport) {
