@@ -140,8 +140,27 @@ void AicCore::CheckHazard(const CubeRange& r, bool write, int pipe, Ps start, Cu
   }
 }
 
+void AicCore::CheckRange(const CubeRange& r, CubeOpcode op) {
+  const uint8_t* b = static_cast<const uint8_t*>(r.p);
+  if (r.gm) {
+    if (b == nullptr && r.bytes > 0) {
+      Error(rt::kErrorAicoreFault, absl::StrCat(CubeOpcodeName(op), ": null GM address"));
+    }
+    return;
+  }
+  const std::vector<uint8_t>& buf = bufs_[static_cast<int>(r.kind)];
+  if (b < buf.data() || b + r.bytes > buf.data() + buf.size() || b + r.bytes < b) {
+    Error(rt::kErrorAicoreFault,
+          absl::StrCat(CubeOpcodeName(op), ": ", r.bytes, " bytes outside ",
+                       TileKindName(r.kind), " (", buf.size(),
+                       " bytes; place tiles with TASSIGN)"));
+  }
+}
+
 void AicCore::Cube(const CubeInstr& in) {
   Issue();
+  for (int i = 0; i < in.num_reads; ++i) CheckRange(in.reads[i], in.op);
+  CheckRange(in.write, in.op);
   const int pipe = CubeOpcodePipe(in.op);
   const Ps start = std::max({Now(), pipe_free_[pipe], pipe_gate_[pipe]});
   const Ps end = start + Cycles(static_cast<double>(cost_.Cycles(in)));

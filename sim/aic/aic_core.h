@@ -115,6 +115,9 @@ class AicCore : public sc_core::sc_module, public DeviceCore, public CubeCore {
   // Faults when [r) at `start` on `pipe` conflicts with an unfinished access
   // of another pipe (a read after a write, or a write after either).
   void CheckHazard(const CubeRange& r, bool write, int pipe, Ps start, CubeOpcode op);
+  // Faults when a local range lies outside its buffer (a tile not placed by
+  // TASSIGN) or a GM range is null; GM ownership is not checked yet.
+  void CheckRange(const CubeRange& r, CubeOpcode op);
   std::string Describe(const void* p) const;
   Ps AllDone() const;
 

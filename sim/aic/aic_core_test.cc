@@ -257,6 +257,15 @@ TEST(AicCoreTest, ApiFaultsAndVectorCallsLatchTheError) {
   EXPECT_EQ(Core().error(), "AIC0: TASSIGN: the AIC has no UB (use Mat tiles)");
   RunKernel([] { set_flag(PIPE_V, PIPE_M, 0); });
   EXPECT_EQ(Core().error(), "AIC0: set_flag(V, M, 0): not a pipe pair and event of the AIC");
+  std::vector<float> wild(256);
+  RunKernel([&] {
+    LeftTile<float> a{wild.data(), 16, 16};  // not placed with TASSIGN
+    auto b = TASSIGN<RightTile<float>>(0, 16, 16);
+    auto c = TASSIGN<AccTile<float>>(0, 16, 16);
+    TMATMUL(c, a, b);
+  });
+  EXPECT_EQ(Core().error(),
+            "AIC0: TMATMUL: 1024 bytes outside Left(L0A) (65536 bytes; place tiles with TASSIGN)");
   // A clean block after faults: the latch is per block.
   RunKernel([] {});
   EXPECT_EQ(Core().error_code(), 0);
