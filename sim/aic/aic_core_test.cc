@@ -22,18 +22,27 @@ const platforms::Platform& A2a3() {
   return *p;
 }
 
-// One core for the whole binary: SystemC elaborates once per process.
-AicCore& Core() {
-  static AicCore* c = [] {
-    tlm::tlm_global_quantum::instance().set(sc_core::sc_time(1, sc_core::SC_US));
-    return new AicCore("aic0", 0, A2a3());
-  }();
-  return c[0];
+const platforms::Platform& A5() {
+  static const platforms::Platform* p = new platforms::Platform(*platforms::LoadPlatform("a5"));
+  return *p;
 }
 
-// Runs `kernel` on the core to its end; returns its simulated cycles.
-double RunKernel(std::function<void()> kernel) {
-  AicCore& c = Core();
+// One a2a3 and one A5 core for the whole binary: SystemC elaborates once per
+// process, so both exist before the first run.
+AicCore** Cores() {
+  static AicCore* c[2] = {nullptr, nullptr};
+  if (c[0] == nullptr) {
+    tlm::tlm_global_quantum::instance().set(sc_core::sc_time(1, sc_core::SC_US));
+    c[0] = new AicCore("aic0", 0, A2a3());
+    c[1] = new AicCore("aic1", 1, A5());
+  }
+  return c;
+}
+AicCore& Core() { return *Cores()[0]; }
+AicCore& CoreA5() { return *Cores()[1]; }
+
+// Runs `kernel` on `c` to its end; returns its simulated cycles.
+double RunKernel(std::function<void()> kernel, AicCore& c = Core()) {
   c.Start(std::move(kernel), Stamp());
   sc_core::sc_start();
   EXPECT_FALSE(c.busy());
@@ -241,6 +250,27 @@ TEST(AicCoreTest, BiasPathIsChargedOnMte1AndTheCube) {
   EXPECT_EQ(r[0].pipe, PIPE_MTE1);
   EXPECT_NEAR(Dur(r[0]), 4, 0.01);          // 64 B / 18.6 B per cycle
   EXPECT_NEAR(Dur(r[1]), 6 + 1 * 1 * 1 * 2, 0.01);  // one FP32 fractal step
+}
+
+TEST(AicCoreTest, BuffersHaveThePlatformsCapacities) {
+  // 256 x 128 floats = 128 KiB: a2a3's whole L0C, half of A5's.
+  auto big = [] { TASSIGN<AccTile<float>>(65536, 256, 128); };
+  RunKernel(big);
+  EXPECT_NE(Core().error().find("overflows the buffer of 131072 bytes"), std::string::npos)
+      << Core().error();
+  RunKernel(big, CoreA5());
+  EXPECT_EQ(CoreA5().error_code(), 0) << CoreA5().error();
+  EXPECT_EQ(CoreA5().CubeBytes(TileKind::kBias), 4096u);
+  // A5 runs the cube at its own clock: 6 + 1 cycles at 1.65 GHz.
+  RunKernel([] {
+    auto a = TASSIGN<LeftTile<int8_t>>(0, 16, 32);
+    auto b = TASSIGN<RightTile<int8_t>>(0, 32, 16);
+    auto c = TASSIGN<AccTile<int32_t>>(0, 16, 16);
+    TMATMUL(c, a, b);
+  }, CoreA5());
+  const auto& r = CoreA5().records();
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].end - r[0].start, std::llround(7 * 1000.0 / 1.65));
 }
 
 TEST(AicCoreTest, WaitWithoutSetIsADeadlockReport) {
