@@ -187,17 +187,16 @@ inline uint64_t Span(uint32_t rows, uint32_t cols, uint64_t stride) {
 // not hold them or the tile has more than 16384 rows (TLOAD.md).
 template <typename T>
 void TLOAD(MatTile<T>& dst, const GlobalTensor<T>& src, uint64_t row_stride = 0) {
-  using namespace cube_internal;
   const uint64_t stride = row_stride == 0 ? dst.cols : row_stride;
-  if (stride < dst.cols) Fail("TLOAD Mat: row_stride smaller than the tile's cols");
-  if (dst.rows > kMatMaxRows) Fail("TLOAD Mat: more than 16384 rows");
-  const uint64_t span = Span(dst.rows, dst.cols, stride);
-  if (span > src.count) Fail("TLOAD Mat: GM view smaller than the tile");
-  CubeInstr in{CubeOpcode::kLoadL1, DTypeOf<T>::kValue, DTypeOf<T>::kValue};
+  if (stride < dst.cols) cube_internal::Fail("TLOAD Mat: row_stride smaller than the tile's cols");
+  if (dst.rows > kMatMaxRows) cube_internal::Fail("TLOAD Mat: more than 16384 rows");
+  const uint64_t span = cube_internal::Span(dst.rows, dst.cols, stride);
+  if (span > src.count) cube_internal::Fail("TLOAD Mat: GM view smaller than the tile");
+  CubeInstr in{CubeOpcode::kLoadL1, cube_internal::DTypeOf<T>::kValue, cube_internal::DTypeOf<T>::kValue};
   in.rows = dst.rows;
   in.cols = dst.cols;
-  in.reads[in.num_reads++] = GmRange(src.data, span * sizeof(T));
-  in.write = Range(dst);
+  in.reads[in.num_reads++] = cube_internal::GmRange(src.data, span * sizeof(T));
+  in.write = cube_internal::Range(dst);
   CurrentCubeCore()->Cube(in);
   for (uint32_t r = 0; r < dst.rows; ++r) {
     std::memcpy(&dst.at(r, 0), src.data + r * stride, dst.cols * sizeof(T));
@@ -211,16 +210,15 @@ template <TileKind K, typename T>
 void TEXTRACT(CubeTile<K, T>& dst, const MatTile<T>& src, uint32_t idx_row, uint32_t idx_col) {
   static_assert(K == TileKind::kLeft || K == TileKind::kRight,
                 "TEXTRACT from Mat writes a Left or Right tile");
-  using namespace cube_internal;
   if (static_cast<uint64_t>(idx_row) + dst.rows > src.rows ||
       static_cast<uint64_t>(idx_col) + dst.cols > src.cols) {
-    Fail("TEXTRACT: the window lies outside the source tile");
+    cube_internal::Fail("TEXTRACT: the window lies outside the source tile");
   }
-  CubeInstr in{CubeOpcode::kExtract, DTypeOf<T>::kValue, DTypeOf<T>::kValue};
+  CubeInstr in{CubeOpcode::kExtract, cube_internal::DTypeOf<T>::kValue, cube_internal::DTypeOf<T>::kValue};
   in.rows = dst.rows;
   in.cols = dst.cols;
-  in.reads[in.num_reads++] = Range(src);
-  in.write = Range(dst);
+  in.reads[in.num_reads++] = cube_internal::Range(src);
+  in.write = cube_internal::Range(dst);
   CurrentCubeCore()->Cube(in);
   for (uint32_t r = 0; r < dst.rows; ++r) {
     std::memmove(&dst.at(r, 0), &src.at(idx_row + r, idx_col), dst.cols * sizeof(T));
@@ -240,27 +238,26 @@ std::enable_if_t<K == TileKind::kLeft || K == TileKind::kRight> TMOV(CubeTile<K,
 // adds bfloat16 -> float, not offered here).
 template <typename D, typename S>
 void TMOV(BiasTile<D>& dst, const MatTile<S>& src) {
-  using namespace cube_internal;
   constexpr bool ok = (std::is_same_v<D, int32_t> && std::is_same_v<S, int32_t>) ||
                       (std::is_same_v<D, float> && std::is_same_v<S, float>) ||
                       (std::is_same_v<D, float> && std::is_same_v<S, half>);
   if (!ok) {
-    Fail(std::string("TMOV Mat->Bias: unsupported dtype pair ") + CubeDTypeName(DTypeOf<S>::kValue) +
-         " -> " + CubeDTypeName(DTypeOf<D>::kValue));
+    cube_internal::Fail(std::string("TMOV Mat->Bias: unsupported dtype pair ") + CubeDTypeName(cube_internal::DTypeOf<S>::kValue) +
+         " -> " + CubeDTypeName(cube_internal::DTypeOf<D>::kValue));
   }
-  if (src.rows != 1 || dst.cols != src.cols) Fail("TMOV Mat->Bias: source must be one row of dst.cols");
-  if (src.cols * sizeof(S) % 64 != 0) Fail("TMOV Mat->Bias: source row not a multiple of 64 bytes");
-  CubeInstr in{CubeOpcode::kMovBias, DTypeOf<S>::kValue, DTypeOf<D>::kValue};
+  if (src.rows != 1 || dst.cols != src.cols) cube_internal::Fail("TMOV Mat->Bias: source must be one row of dst.cols");
+  if (src.cols * sizeof(S) % 64 != 0) cube_internal::Fail("TMOV Mat->Bias: source row not a multiple of 64 bytes");
+  CubeInstr in{CubeOpcode::kMovBias, cube_internal::DTypeOf<S>::kValue, cube_internal::DTypeOf<D>::kValue};
   in.rows = 1;
   in.cols = dst.cols;
-  in.reads[in.num_reads++] = Range(src);
-  in.write = Range(dst);
+  in.reads[in.num_reads++] = cube_internal::Range(src);
+  in.write = cube_internal::Range(dst);
   CurrentCubeCore()->Cube(in);
   for (uint32_t c = 0; c < dst.cols; ++c) {
     if constexpr (std::is_same_v<D, S>) {
       dst.data[c] = src.data[c];
     } else {
-      dst.data[c] = static_cast<D>(ToF32(src.data[c]));
+      dst.data[c] = static_cast<D>(cube_internal::ToF32(src.data[c]));
     }
   }
 }
@@ -396,21 +393,20 @@ void CheckFixpipe(const char* name, const AccTile<S>& src) {
 // 4095 cols (TSTORE.md, ND).
 template <typename D, typename S>
 void TSTORE(const GlobalTensor<D>& dst, const AccTile<S>& src, uint64_t row_stride = 0) {
-  using namespace cube_internal;
-  CheckFixpipe<D, S>("TSTORE Acc", src);
-  if (src.rows > kAccStoreMaxRows) Fail("TSTORE Acc: more than 8192 rows");
+  cube_internal::CheckFixpipe<D, S>("TSTORE Acc", src);
+  if (src.rows > kAccStoreMaxRows) cube_internal::Fail("TSTORE Acc: more than 8192 rows");
   const uint64_t stride = row_stride == 0 ? src.cols : row_stride;
-  if (stride < src.cols) Fail("TSTORE Acc: row_stride smaller than the tile's cols");
-  const uint64_t span = Span(src.rows, src.cols, stride);
-  if (span > dst.count) Fail("TSTORE Acc: GM view smaller than the tile");
-  CubeInstr in{CubeOpcode::kStoreAcc, DTypeOf<S>::kValue, DTypeOf<D>::kValue};
+  if (stride < src.cols) cube_internal::Fail("TSTORE Acc: row_stride smaller than the tile's cols");
+  const uint64_t span = cube_internal::Span(src.rows, src.cols, stride);
+  if (span > dst.count) cube_internal::Fail("TSTORE Acc: GM view smaller than the tile");
+  CubeInstr in{CubeOpcode::kStoreAcc, cube_internal::DTypeOf<S>::kValue, cube_internal::DTypeOf<D>::kValue};
   in.rows = src.rows;
   in.cols = src.cols;
-  in.reads[in.num_reads++] = Range(src);
-  in.write = GmRange(dst.data, span * sizeof(D));
+  in.reads[in.num_reads++] = cube_internal::Range(src);
+  in.write = cube_internal::GmRange(dst.data, span * sizeof(D));
   CurrentCubeCore()->Cube(in);
   for (uint32_t r = 0; r < src.rows; ++r) {
-    for (uint32_t c = 0; c < src.cols; ++c) dst.data[r * stride + c] = Convert<D>(src.at(r, c));
+    for (uint32_t c = 0; c < src.cols; ++c) dst.data[r * stride + c] = cube_internal::Convert<D>(src.at(r, c));
   }
 }
 
@@ -418,16 +414,15 @@ void TSTORE(const GlobalTensor<D>& dst, const AccTile<S>& src, uint64_t row_stri
 // its cast pre-quant modes taken to be TSTORE's non-quantised table).
 template <typename D, typename S>
 void TMOV(MatTile<D>& dst, const AccTile<S>& src) {
-  using namespace cube_internal;
-  CheckFixpipe<D, S>("TMOV Acc->Mat", src);
-  if (dst.rows != src.rows || dst.cols != src.cols) Fail("TMOV Acc->Mat: shape mismatch");
-  CubeInstr in{CubeOpcode::kAccToMat, DTypeOf<S>::kValue, DTypeOf<D>::kValue};
+  cube_internal::CheckFixpipe<D, S>("TMOV Acc->Mat", src);
+  if (dst.rows != src.rows || dst.cols != src.cols) cube_internal::Fail("TMOV Acc->Mat: shape mismatch");
+  CubeInstr in{CubeOpcode::kAccToMat, cube_internal::DTypeOf<S>::kValue, cube_internal::DTypeOf<D>::kValue};
   in.rows = src.rows;
   in.cols = src.cols;
-  in.reads[in.num_reads++] = Range(src);
-  in.write = Range(dst);
+  in.reads[in.num_reads++] = cube_internal::Range(src);
+  in.write = cube_internal::Range(dst);
   CurrentCubeCore()->Cube(in);
-  for (uint64_t i = 0; i < src.count(); ++i) dst.data[i] = Convert<D>(src.data[i]);
+  for (uint64_t i = 0; i < src.count(); ++i) dst.data[i] = cube_internal::Convert<D>(src.data[i]);
 }
 
 // Flags and barriers naming a cube pipe (PIPE_MTE1, PIPE_M, PIPE_FIX) on either
