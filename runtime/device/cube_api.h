@@ -61,19 +61,39 @@ struct bfloat16 {
 
 namespace cube_internal {
 
-template <typename T> struct DTypeOf;
-template <> struct DTypeOf<int8_t> { static constexpr CubeDType kValue = CubeDType::kInt8; };
-template <> struct DTypeOf<half> { static constexpr CubeDType kValue = CubeDType::kHalf; };
-template <> struct DTypeOf<bfloat16> { static constexpr CubeDType kValue = CubeDType::kBf16; };
-template <> struct DTypeOf<float> { static constexpr CubeDType kValue = CubeDType::kFloat; };
-template <> struct DTypeOf<int32_t> { static constexpr CubeDType kValue = CubeDType::kInt32; };
+template <typename T>
+struct DTypeOf;
+template <>
+struct DTypeOf<int8_t> {
+  static constexpr CubeDType kValue = CubeDType::kInt8;
+};
+template <>
+struct DTypeOf<half> {
+  static constexpr CubeDType kValue = CubeDType::kHalf;
+};
+template <>
+struct DTypeOf<bfloat16> {
+  static constexpr CubeDType kValue = CubeDType::kBf16;
+};
+template <>
+struct DTypeOf<float> {
+  static constexpr CubeDType kValue = CubeDType::kFloat;
+};
+template <>
+struct DTypeOf<int32_t> {
+  static constexpr CubeDType kValue = CubeDType::kInt32;
+};
 
-template <typename T> float ToF32(T v) { return static_cast<float>(v); }
+template <typename T>
+float ToF32(T v) {
+  return static_cast<float>(v);
+}
 inline float ToF32(bfloat16 v) { return v.ToFloat(); }
 
 // The conversion of a FIXPIPE path (L0C -> GM or L1): float to half or bf16
 // rounds to nearest even; same-type paths copy.
-template <typename D, typename S> D Convert(S v) {
+template <typename D, typename S>
+D Convert(S v) {
   if constexpr (std::is_same_v<D, S>) {
     return v;
   } else if constexpr (std::is_same_v<D, bfloat16>) {
@@ -101,14 +121,21 @@ struct CubeTile {
   uint64_t bytes() const { return count() * sizeof(T); }
   T& at(uint32_t r, uint32_t c) const { return data[static_cast<uint64_t>(r) * cols + c]; }
 };
-template <typename T> using MatTile = CubeTile<TileKind::kMat, T>;
-template <typename T> using LeftTile = CubeTile<TileKind::kLeft, T>;
-template <typename T> using RightTile = CubeTile<TileKind::kRight, T>;
-template <typename T> using AccTile = CubeTile<TileKind::kAcc, T>;
-template <typename T> using BiasTile = CubeTile<TileKind::kBias, T>;
+template <typename T>
+using MatTile = CubeTile<TileKind::kMat, T>;
+template <typename T>
+using LeftTile = CubeTile<TileKind::kLeft, T>;
+template <typename T>
+using RightTile = CubeTile<TileKind::kRight, T>;
+template <typename T>
+using AccTile = CubeTile<TileKind::kAcc, T>;
+template <typename T>
+using BiasTile = CubeTile<TileKind::kBias, T>;
 
-template <typename X> struct IsCubeTile : std::false_type {};
-template <TileKind K, typename T> struct IsCubeTile<CubeTile<K, T>> : std::true_type {};
+template <typename X>
+struct IsCubeTile : std::false_type {};
+template <TileKind K, typename T>
+struct IsCubeTile<CubeTile<K, T>> : std::true_type {};
 
 // Limits pto-isa documents (A2A3 and A5 alike).
 inline constexpr uint32_t kCubeMaxMkn = 4095;       // TMATMUL.md: m, k, n in [1, 4095]
@@ -123,9 +150,12 @@ inline constexpr uint64_t kCubeAlignBytes = 32;     // TASSIGN.md: 32-B alignmen
 inline uint64_t CubeFootprint(TileKind kind, int elem_bytes, uint32_t rows, uint32_t cols) {
   using cube_internal::RoundUp;
   switch (kind) {
-    case TileKind::kBias: return RoundUp(static_cast<uint64_t>(cols) * elem_bytes, 32);
-    case TileKind::kAcc: return RoundUp(rows, 16) * RoundUp(cols, 16) * elem_bytes;
-    default: return RoundUp(rows, 16) * RoundUp(static_cast<uint64_t>(cols) * elem_bytes, 32);
+    case TileKind::kBias:
+      return RoundUp(static_cast<uint64_t>(cols) * elem_bytes, 32);
+    case TileKind::kAcc:
+      return RoundUp(rows, 16) * RoundUp(cols, 16) * elem_bytes;
+    default:
+      return RoundUp(rows, 16) * RoundUp(static_cast<uint64_t>(cols) * elem_bytes, 32);
   }
 }
 
@@ -135,11 +165,12 @@ inline uint64_t CubeFootprint(TileKind kind, int elem_bytes, uint32_t rows, uint
 // Acc and Bias: float, int32) or a Bias tile of more than one row.
 template <typename TileT>
 std::enable_if_t<IsCubeTile<TileT>::value, TileT> TASSIGN(uint64_t offset, uint32_t rows,
-                                                        uint32_t cols) {
+                                                          uint32_t cols) {
   using T = typename TileT::DType;
   constexpr TileKind K = TileT::kKind;
   constexpr CubeDType dt = cube_internal::DTypeOf<T>::kValue;
-  const std::string where = std::string("TASSIGN ") + TileKindName(K) + "<" + CubeDTypeName(dt) + ">";
+  const std::string where =
+      std::string("TASSIGN ") + TileKindName(K) + "<" + CubeDTypeName(dt) + ">";
   const bool acc_type = dt == CubeDType::kFloat || dt == CubeDType::kInt32;
   if ((K == TileKind::kAcc || K == TileKind::kBias) && !acc_type) {
     cube_internal::Fail(where + ": this buffer holds float or int32 elements only");
@@ -158,8 +189,8 @@ std::enable_if_t<IsCubeTile<TileT>::value, TileT> TASSIGN(uint64_t offset, uint3
   if (offset > cap || need > cap - offset) {
     cube_internal::Fail(where + ": " + std::to_string(rows) + "x" + std::to_string(cols) +
                         " tile (" + std::to_string(need) + " bytes) at offset " +
-                        std::to_string(offset) + " overflows the buffer of " +
-                        std::to_string(cap) + " bytes");
+                        std::to_string(offset) + " overflows the buffer of " + std::to_string(cap) +
+                        " bytes");
   }
   TileT t;
   t.data = reinterpret_cast<T*>(cube->CubeBase(K) + offset);
@@ -192,7 +223,8 @@ void TLOAD(MatTile<T>& dst, const GlobalTensor<T>& src, uint64_t row_stride = 0)
   if (dst.rows > kMatMaxRows) cube_internal::Fail("TLOAD Mat: more than 16384 rows");
   const uint64_t span = cube_internal::Span(dst.rows, dst.cols, stride);
   if (span > src.count) cube_internal::Fail("TLOAD Mat: GM view smaller than the tile");
-  CubeInstr in{CubeOpcode::kLoadL1, cube_internal::DTypeOf<T>::kValue, cube_internal::DTypeOf<T>::kValue};
+  CubeInstr in{CubeOpcode::kLoadL1, cube_internal::DTypeOf<T>::kValue,
+               cube_internal::DTypeOf<T>::kValue};
   in.rows = dst.rows;
   in.cols = dst.cols;
   in.reads[in.num_reads++] = cube_internal::GmRange(src.data, span * sizeof(T));
@@ -214,7 +246,8 @@ void TEXTRACT(CubeTile<K, T>& dst, const MatTile<T>& src, uint32_t idx_row, uint
       static_cast<uint64_t>(idx_col) + dst.cols > src.cols) {
     cube_internal::Fail("TEXTRACT: the window lies outside the source tile");
   }
-  CubeInstr in{CubeOpcode::kExtract, cube_internal::DTypeOf<T>::kValue, cube_internal::DTypeOf<T>::kValue};
+  CubeInstr in{CubeOpcode::kExtract, cube_internal::DTypeOf<T>::kValue,
+               cube_internal::DTypeOf<T>::kValue};
   in.rows = dst.rows;
   in.cols = dst.cols;
   in.reads[in.num_reads++] = cube_internal::Range(src);
@@ -228,8 +261,9 @@ void TEXTRACT(CubeTile<K, T>& dst, const MatTile<T>& src, uint32_t idx_row, uint
 // MTE1, L1 -> L0A / L0B of the whole tile: shapes must match (TMOV.md).
 template <TileKind K, typename T>
 std::enable_if_t<K == TileKind::kLeft || K == TileKind::kRight> TMOV(CubeTile<K, T>& dst,
-                                                                    const MatTile<T>& src) {
-  if (dst.rows != src.rows || dst.cols != src.cols) cube_internal::Fail("TMOV Mat->L0: shape mismatch");
+                                                                     const MatTile<T>& src) {
+  if (dst.rows != src.rows || dst.cols != src.cols)
+    cube_internal::Fail("TMOV Mat->L0: shape mismatch");
   TEXTRACT(dst, src, 0, 0);
 }
 
@@ -242,12 +276,16 @@ void TMOV(BiasTile<D>& dst, const MatTile<S>& src) {
                       (std::is_same_v<D, float> && std::is_same_v<S, float>) ||
                       (std::is_same_v<D, float> && std::is_same_v<S, half>);
   if (!ok) {
-    cube_internal::Fail(std::string("TMOV Mat->Bias: unsupported dtype pair ") + CubeDTypeName(cube_internal::DTypeOf<S>::kValue) +
-         " -> " + CubeDTypeName(cube_internal::DTypeOf<D>::kValue));
+    cube_internal::Fail(std::string("TMOV Mat->Bias: unsupported dtype pair ") +
+                        CubeDTypeName(cube_internal::DTypeOf<S>::kValue) + " -> " +
+                        CubeDTypeName(cube_internal::DTypeOf<D>::kValue));
   }
-  if (src.rows != 1 || dst.cols != src.cols) cube_internal::Fail("TMOV Mat->Bias: source must be one row of dst.cols");
-  if (src.cols * sizeof(S) % 64 != 0) cube_internal::Fail("TMOV Mat->Bias: source row not a multiple of 64 bytes");
-  CubeInstr in{CubeOpcode::kMovBias, cube_internal::DTypeOf<S>::kValue, cube_internal::DTypeOf<D>::kValue};
+  if (src.rows != 1 || dst.cols != src.cols)
+    cube_internal::Fail("TMOV Mat->Bias: source must be one row of dst.cols");
+  if (src.cols * sizeof(S) % 64 != 0)
+    cube_internal::Fail("TMOV Mat->Bias: source row not a multiple of 64 bytes");
+  CubeInstr in{CubeOpcode::kMovBias, cube_internal::DTypeOf<S>::kValue,
+               cube_internal::DTypeOf<D>::kValue};
   in.rows = 1;
   in.cols = dst.cols;
   in.reads[in.num_reads++] = cube_internal::Range(src);
@@ -277,8 +315,9 @@ template <typename C, typename A, typename B>
 void IssueMatmul(CubeOpcode op, const char* name, const AccTile<C>& c, const LeftTile<A>& a,
                  const RightTile<B>& b, const AccTile<C>* c_in, const BiasTile<C>* bias) {
   if (!kMatmulTriple<C, A, B>) {
-    Fail(std::string(name) + ": unsupported (C, A, B) dtypes (" + CubeDTypeName(DTypeOf<C>::kValue) +
-         ", " + CubeDTypeName(DTypeOf<A>::kValue) + ", " + CubeDTypeName(DTypeOf<B>::kValue) +
+    Fail(std::string(name) + ": unsupported (C, A, B) dtypes (" +
+         CubeDTypeName(DTypeOf<C>::kValue) + ", " + CubeDTypeName(DTypeOf<A>::kValue) + ", " +
+         CubeDTypeName(DTypeOf<B>::kValue) +
          "); supported: (int32, int8, int8), (float, half, half), (float, float, float), "
          "(float, bfloat16, bfloat16)");
   }
@@ -323,7 +362,8 @@ void Mma(AccTile<C>& c, const LeftTile<A>& a, const RightTile<B>& b, Init init) 
       if constexpr (std::is_same_v<C, int32_t>) {
         uint32_t s = static_cast<uint32_t>(init(i, j));
         for (uint32_t p = 0; p < k; ++p) {
-          s += static_cast<uint32_t>(static_cast<int32_t>(a.at(i, p)) * static_cast<int32_t>(b.at(p, j)));
+          s += static_cast<uint32_t>(static_cast<int32_t>(a.at(i, p)) *
+                                     static_cast<int32_t>(b.at(p, j)));
         }
         o[static_cast<uint64_t>(i) * n + j] = static_cast<int32_t>(s);
       } else {
@@ -372,16 +412,16 @@ namespace cube_internal {
 // The FIXPIPE conversions without quantisation (TSTORE.md "ACC-to-GM"):
 // float -> float, half or bfloat16; int32 -> int32.
 template <typename D, typename S>
-constexpr bool kFixpipePair =
-    (std::is_same_v<S, float> &&
-     (std::is_same_v<D, float> || std::is_same_v<D, half> || std::is_same_v<D, bfloat16>)) ||
-    (std::is_same_v<S, int32_t> && std::is_same_v<D, int32_t>);
+constexpr bool kFixpipePair = (std::is_same_v<S, float> &&
+                               (std::is_same_v<D, float> || std::is_same_v<D, half> ||
+                                std::is_same_v<D, bfloat16>)) ||
+                              (std::is_same_v<S, int32_t> && std::is_same_v<D, int32_t>);
 
 template <typename D, typename S>
 void CheckFixpipe(const char* name, const AccTile<S>& src) {
   if (!kFixpipePair<D, S>) {
-    Fail(std::string(name) + ": unsupported conversion " + CubeDTypeName(DTypeOf<S>::kValue) + " -> " +
-         CubeDTypeName(DTypeOf<D>::kValue) +
+    Fail(std::string(name) + ": unsupported conversion " + CubeDTypeName(DTypeOf<S>::kValue) +
+         " -> " + CubeDTypeName(DTypeOf<D>::kValue) +
          "; supported: float -> float/half/bfloat16, int32 -> int32");
   }
   if (src.cols > kAccStoreMaxCols) Fail(std::string(name) + ": more than 4095 columns");
@@ -399,14 +439,16 @@ void TSTORE(const GlobalTensor<D>& dst, const AccTile<S>& src, uint64_t row_stri
   if (stride < src.cols) cube_internal::Fail("TSTORE Acc: row_stride smaller than the tile's cols");
   const uint64_t span = cube_internal::Span(src.rows, src.cols, stride);
   if (span > dst.count) cube_internal::Fail("TSTORE Acc: GM view smaller than the tile");
-  CubeInstr in{CubeOpcode::kStoreAcc, cube_internal::DTypeOf<S>::kValue, cube_internal::DTypeOf<D>::kValue};
+  CubeInstr in{CubeOpcode::kStoreAcc, cube_internal::DTypeOf<S>::kValue,
+               cube_internal::DTypeOf<D>::kValue};
   in.rows = src.rows;
   in.cols = src.cols;
   in.reads[in.num_reads++] = cube_internal::Range(src);
   in.write = cube_internal::GmRange(dst.data, span * sizeof(D));
   CurrentCubeCore()->Cube(in);
   for (uint32_t r = 0; r < src.rows; ++r) {
-    for (uint32_t c = 0; c < src.cols; ++c) dst.data[r * stride + c] = cube_internal::Convert<D>(src.at(r, c));
+    for (uint32_t c = 0; c < src.cols; ++c)
+      dst.data[r * stride + c] = cube_internal::Convert<D>(src.at(r, c));
   }
 }
 
@@ -415,8 +457,10 @@ void TSTORE(const GlobalTensor<D>& dst, const AccTile<S>& src, uint64_t row_stri
 template <typename D, typename S>
 void TMOV(MatTile<D>& dst, const AccTile<S>& src) {
   cube_internal::CheckFixpipe<D, S>("TMOV Acc->Mat", src);
-  if (dst.rows != src.rows || dst.cols != src.cols) cube_internal::Fail("TMOV Acc->Mat: shape mismatch");
-  CubeInstr in{CubeOpcode::kAccToMat, cube_internal::DTypeOf<S>::kValue, cube_internal::DTypeOf<D>::kValue};
+  if (dst.rows != src.rows || dst.cols != src.cols)
+    cube_internal::Fail("TMOV Acc->Mat: shape mismatch");
+  CubeInstr in{CubeOpcode::kAccToMat, cube_internal::DTypeOf<S>::kValue,
+               cube_internal::DTypeOf<D>::kValue};
   in.rows = src.rows;
   in.cols = src.cols;
   in.reads[in.num_reads++] = cube_internal::Range(src);

@@ -30,11 +30,14 @@ enum class CubeDType { kInt8, kHalf, kBf16, kFloat, kInt32 };
 const char* CubeDTypeName(CubeDType t);
 inline int CubeDTypeBytes(CubeDType t) {
   switch (t) {
-    case CubeDType::kInt8: return 1;
+    case CubeDType::kInt8:
+      return 1;
     case CubeDType::kHalf:
-    case CubeDType::kBf16: return 2;
+    case CubeDType::kBf16:
+      return 2;
     case CubeDType::kFloat:
-    case CubeDType::kInt32: return 4;
+    case CubeDType::kInt32:
+      return 4;
   }
   return 0;
 }
@@ -65,8 +68,8 @@ struct CubeRange {
 // destination.
 struct CubeInstr {
   CubeOpcode op;
-  CubeDType src_type;   // matmul: A's (and B's) type
-  CubeDType dst_type;   // matmul: C's type
+  CubeDType src_type;            // matmul: A's (and B's) type
+  CubeDType dst_type;            // matmul: C's type
   uint32_t m = 0, k = 0, n = 0;  // matmul
   uint32_t rows = 0, cols = 0;   // moves
   CubeRange reads[3];

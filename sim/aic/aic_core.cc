@@ -129,14 +129,13 @@ void AicCore::CheckHazard(const CubeRange& r, bool write, int pipe, Ps start, Cu
   for (const Pending& q : pending_) {
     if (q.pipe == pipe || q.done <= start || q.end <= b || e <= q.begin) continue;
     if (!write && !q.write) continue;  // two reads never conflict
-    Error(rt::kErrorAicoreFault,
-          absl::StrCat("missing flag: ", CubeOpcodeName(op), " on ", PipeName(pipe),
-                       write ? " writes " : " reads ", r.bytes, " bytes at ", Describe(r.p),
-                       " at cycle ", ToCycles(start - block_start_), ", but ",
-                       CubeOpcodeName(q.op), " on ", PipeName(q.pipe),
-                       q.write ? " writes" : " reads", " them until cycle ",
-                       ToCycles(q.done - block_start_),
-                       "; order the pipes with set_flag/wait_flag"));
+    Error(
+        rt::kErrorAicoreFault,
+        absl::StrCat("missing flag: ", CubeOpcodeName(op), " on ", PipeName(pipe),
+                     write ? " writes " : " reads ", r.bytes, " bytes at ", Describe(r.p),
+                     " at cycle ", ToCycles(start - block_start_), ", but ", CubeOpcodeName(q.op),
+                     " on ", PipeName(q.pipe), q.write ? " writes" : " reads", " them until cycle ",
+                     ToCycles(q.done - block_start_), "; order the pipes with set_flag/wait_flag"));
   }
 }
 
@@ -151,9 +150,8 @@ void AicCore::CheckRange(const CubeRange& r, CubeOpcode op) {
   const std::vector<uint8_t>& buf = bufs_[static_cast<int>(r.kind)];
   if (b < buf.data() || b + r.bytes > buf.data() + buf.size() || b + r.bytes < b) {
     Error(rt::kErrorAicoreFault,
-          absl::StrCat(CubeOpcodeName(op), ": ", r.bytes, " bytes outside ",
-                       TileKindName(r.kind), " (", buf.size(),
-                       " bytes; place tiles with TASSIGN)"));
+          absl::StrCat(CubeOpcodeName(op), ": ", r.bytes, " bytes outside ", TileKindName(r.kind),
+                       " (", buf.size(), " bytes; place tiles with TASSIGN)"));
   }
 }
 
@@ -220,7 +218,8 @@ void AicCore::CubePipeBarrier(int pipe) {
   } else if (IsAicPipe(pipe)) {
     AdvanceTo(pipe_free_[pipe]);
   } else {
-    Error(rt::kErrorAicoreFault, absl::StrCat("pipe_barrier(", PipeName(pipe), "): not an AIC pipe"));
+    Error(rt::kErrorAicoreFault,
+          absl::StrCat("pipe_barrier(", PipeName(pipe), "): not an AIC pipe"));
   }
 }
 

@@ -22,8 +22,11 @@
 #include <tuple>
 #include <vector>
 
+// SystemC before TLM, which does not include it itself.
 #include <systemc>
+// clang-format off
 #include <tlm_utils/tlm_quantumkeeper.h>
+// clang-format on
 
 #include "platforms/platform.pb.h"
 #include "runtime/device/cube_core.h"

@@ -4,10 +4,9 @@
 #include <cstring>
 #include <functional>
 #include <string>
-#include <vector>
-
 #include <systemc>
 #include <tlm>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "platforms/platform.h"
@@ -58,12 +57,14 @@ struct Gemm {
   std::vector<half> a = std::vector<half>(kM * kK), b = std::vector<half>(kK * kN);
   std::vector<float> c = std::vector<float>(kM * kN, -1);
   Gemm() {
-    for (uint32_t i = 0; i < a.size(); ++i) a[i] = static_cast<half>(((i * 7) % 13) * 0.125f - 0.5f);
+    for (uint32_t i = 0; i < a.size(); ++i)
+      a[i] = static_cast<half>(((i * 7) % 13) * 0.125f - 0.5f);
     for (uint32_t i = 0; i < b.size(); ++i) b[i] = static_cast<half>(((i * 5) % 11) * 0.25f - 1);
   }
   float Want(uint32_t i, uint32_t j) const {
     float s = 0;
-    for (uint32_t p = 0; p < kK; ++p) s += static_cast<float>(a[i * kK + p]) * static_cast<float>(b[p * kN + j]);
+    for (uint32_t p = 0; p < kK; ++p)
+      s += static_cast<float>(a[i * kK + p]) * static_cast<float>(b[p * kN + j]);
     return s;
   }
 };
@@ -174,7 +175,8 @@ TEST(AicCoreTest, AnUnflaggedReadOfALoadingTileFaultsNamingBothPipes) {
   EXPECT_EQ(c.error_code(), 110);
   EXPECT_EQ(c.error().substr(0, 54), "AIC0: missing flag: TEXTRACT on MTE1 reads 512 bytes a");
   EXPECT_NE(c.error().find("at Mat(L1)+0"), std::string::npos) << c.error();
-  EXPECT_NE(c.error().find("TLOAD on MTE2 writes them until cycle"), std::string::npos) << c.error();
+  EXPECT_NE(c.error().find("TLOAD on MTE2 writes them until cycle"), std::string::npos)
+      << c.error();
 }
 
 TEST(AicCoreTest, OverwritingAnOperandTheCubeStillReadsFaults) {
@@ -248,7 +250,7 @@ TEST(AicCoreTest, BiasPathIsChargedOnMte1AndTheCube) {
   const auto& r = Core().records();
   ASSERT_EQ(r.size(), 3u);
   EXPECT_EQ(r[0].pipe, PIPE_MTE1);
-  EXPECT_NEAR(Dur(r[0]), 4, 0.01);          // 64 B / 18.6 B per cycle
+  EXPECT_NEAR(Dur(r[0]), 4, 0.01);                  // 64 B / 18.6 B per cycle
   EXPECT_NEAR(Dur(r[1]), 6 + 1 * 1 * 1 * 2, 0.01);  // one FP32 fractal step
 }
 
@@ -262,12 +264,14 @@ TEST(AicCoreTest, BuffersHaveThePlatformsCapacities) {
   EXPECT_EQ(CoreA5().error_code(), 0) << CoreA5().error();
   EXPECT_EQ(CoreA5().CubeBytes(TileKind::kBias), 4096u);
   // A5 runs the cube at its own clock: 6 + 1 cycles at 1.65 GHz.
-  RunKernel([] {
-    auto a = TASSIGN<LeftTile<int8_t>>(0, 16, 32);
-    auto b = TASSIGN<RightTile<int8_t>>(0, 32, 16);
-    auto c = TASSIGN<AccTile<int32_t>>(0, 16, 16);
-    TMATMUL(c, a, b);
-  }, CoreA5());
+  RunKernel(
+      [] {
+        auto a = TASSIGN<LeftTile<int8_t>>(0, 16, 32);
+        auto b = TASSIGN<RightTile<int8_t>>(0, 32, 16);
+        auto c = TASSIGN<AccTile<int32_t>>(0, 16, 16);
+        TMATMUL(c, a, b);
+      },
+      CoreA5());
   const auto& r = CoreA5().records();
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].end - r[0].start, std::llround(7 * 1000.0 / 1.65));

@@ -28,11 +28,12 @@ int64_t CubeCost::Cycles(const CubeInstr& in) const {
   const int dst = CubeDTypeBytes(in.dst_type);
   switch (in.op) {
     case CubeOpcode::kLoadL1:
-      return s_.mte2_head_cycles() + Transfer(BlockBytes(in.rows, in.cols, src),
-                                              s_.mte2_bytes_per_cycle());
+      return s_.mte2_head_cycles() +
+             Transfer(BlockBytes(in.rows, in.cols, src), s_.mte2_bytes_per_cycle());
     case CubeOpcode::kExtract: {
       // L0A/L0B hold whole fractals: rows padded to 16.
-      const uint64_t bytes = BlockBytes(static_cast<uint32_t>(CeilDiv(in.rows, 16) * 16), in.cols, src);
+      const uint64_t bytes =
+          BlockBytes(static_cast<uint32_t>(CeilDiv(in.rows, 16) * 16), in.cols, src);
       return Transfer(bytes, in.write.kind == TileKind::kLeft ? s_.mte1_l0a_bytes_per_cycle()
                                                               : s_.mte1_l0b_bytes_per_cycle());
     }

@@ -9,10 +9,9 @@
 #include <cstdio>
 #include <functional>
 #include <string>
-#include <vector>
-
 #include <systemc>
 #include <tlm>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "platforms/platform.h"
@@ -86,18 +85,23 @@ struct Row {
 
 TEST(CubeCostTable, ModelAgainstDeviceProfiling) {
   const std::vector<Row> rows = {
-      {"TMATMUL", "f32<-f16", "40x50x60", "tmatmul half_40x50x60", 54, Matmul<float, half>(40, 50, 60, 1)},
+      {"TMATMUL", "f32<-f16", "40x50x60", "tmatmul half_40x50x60", 54,
+       Matmul<float, half>(40, 50, 60, 1)},
       {"TMATMUL", "i32<-i8", "6x7x8", "tmatmul int8_6x7x8", 7, Matmul<int32_t, int8_t>(6, 7, 8, 1)},
-      {"TMATMUL_ACC", "f32<-f16", "128x128x64 (5th of 5)", "tmatmul split_k_half_128x128x64_reps5", 262,
-       Matmul<float, half>(128, 128, 64, 5)},
-      {"TMATMUL", "f32<-f32", "120x110x50", "tmatmul float_120x110x50", 902, Matmul<float, float>(120, 110, 50, 1)},
-      {"TLOAD GM->L1", "f16", "1 KiB (NC1HWC0 1x2x4x4)", "tloadconv c01_nc1hwc0_half_1_2_4_4", 28, LoadRows<half>(32)},
-      {"TLOAD GM->L1", "f32", "12.5 KiB (NC1HWC0 1x4x10x10)", "tloadconv c02_nc1hwc0_float_1_4_10_10", 116,
-       LoadRows<float>(400)},
-      {"TLOAD GM->L1", "f16", "18 KiB (FRACTAL_Z 16x2x1x18)", "tloadconv c03_fractalz_half_16_2_1_18", 96,
-       LoadRows<half>(576), "FRACTAL_Z conv layout: not a cube_api.h load"},
-      {"TLOAD GM->L1", "i8", "24 KiB (FRACTAL_Z 5D 4x2x6x16)", "tloadconv c04_fractalz5d_int8_4_2_6_16", 96,
-       LoadRows<int8_t>(768), "FRACTAL_Z conv layout: not a cube_api.h load"},
+      {"TMATMUL_ACC", "f32<-f16", "128x128x64 (5th of 5)", "tmatmul split_k_half_128x128x64_reps5",
+       262, Matmul<float, half>(128, 128, 64, 5)},
+      {"TMATMUL", "f32<-f32", "120x110x50", "tmatmul float_120x110x50", 902,
+       Matmul<float, float>(120, 110, 50, 1)},
+      {"TLOAD GM->L1", "f16", "1 KiB (NC1HWC0 1x2x4x4)", "tloadconv c01_nc1hwc0_half_1_2_4_4", 28,
+       LoadRows<half>(32)},
+      {"TLOAD GM->L1", "f32", "12.5 KiB (NC1HWC0 1x4x10x10)",
+       "tloadconv c02_nc1hwc0_float_1_4_10_10", 116, LoadRows<float>(400)},
+      {"TLOAD GM->L1", "f16", "18 KiB (FRACTAL_Z 16x2x1x18)",
+       "tloadconv c03_fractalz_half_16_2_1_18", 96, LoadRows<half>(576),
+       "FRACTAL_Z conv layout: not a cube_api.h load"},
+      {"TLOAD GM->L1", "i8", "24 KiB (FRACTAL_Z 5D 4x2x6x16)",
+       "tloadconv c04_fractalz5d_int8_4_2_6_16", 96, LoadRows<int8_t>(768),
+       "FRACTAL_Z conv layout: not a cube_api.h load"},
   };
   std::vector<double> errors;
   std::printf("| instruction | dtype | shape | profiled | model | error | pto-isa case |\n");
@@ -111,8 +115,8 @@ TEST(CubeCostTable, ModelAgainstDeviceProfiling) {
                 r.not_asserted ? r.not_asserted : "");
     if (r.not_asserted != nullptr) continue;
     errors.push_back(std::fabs(err));
-    EXPECT_LE(std::fabs(err), kTolerance) << r.instr << " " << r.shape << ": model " << model
-                                          << " cycles, profiled " << r.profiled;
+    EXPECT_LE(std::fabs(err), kTolerance)
+        << r.instr << " " << r.shape << ": model " << model << " cycles, profiled " << r.profiled;
   }
   std::sort(errors.begin(), errors.end());
   const size_t n = errors.size();
