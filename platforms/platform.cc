@@ -127,6 +127,21 @@ absl::Status ValidatePlatform(const Platform& p) {
       !(p.timeouts().op_timeout_ns() > 0)) {
     return Invalid(n, "timeouts must be > 0");
   }
+  if (p.has_cube()) {
+    const CubeSpec& c = p.cube();
+    if (c.l1_bytes() == 0 || c.l0a_bytes() == 0 || c.l0b_bytes() == 0 || c.l0c_bytes() == 0 ||
+        c.bias_bytes() == 0) {
+      return Invalid(n, "cube: every buffer (l1, l0a, l0b, l0c, bias) needs bytes > 0");
+    }
+    if (!(c.mte2_bytes_per_cycle() > 0) || !(c.mte1_l0a_bytes_per_cycle() > 0) ||
+        !(c.mte1_l0b_bytes_per_cycle() > 0) || !(c.mte1_bias_bytes_per_cycle() > 0) ||
+        !(c.fix_gm_bytes_per_cycle() > 0) || !(c.fix_l1_bytes_per_cycle() > 0)) {
+      return Invalid(n, "cube: every pipe rate (*_bytes_per_cycle) must be > 0");
+    }
+    if (c.cube_fp32_cycles_per_fractal() == 0) {
+      return Invalid(n, "cube.cube_fp32_cycles_per_fractal must be > 0");
+    }
+  }
   if (p.urma().present() &&
       (p.urma().max_wqe_bytes() == 0 || p.urma().sq_depth() == 0 ||
        p.urma().cq_depth() == 0 ||

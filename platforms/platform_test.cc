@@ -34,6 +34,28 @@ TEST(PlatformTest, A5HasTheDocumentedFigures) {
   EXPECT_EQ(p->urma().max_wqe_bytes(), 256u << 20);
 }
 
+TEST(PlatformTest, CubeBuffersAreTassignsCapacities) {
+  absl::StatusOr<Platform> a2 = LoadPlatform("a2a3");
+  ASSERT_TRUE(a2.ok()) << a2.status();
+  EXPECT_EQ(a2->cube().l1_bytes(), 512u * 1024);
+  EXPECT_EQ(a2->cube().l0a_bytes(), 64u * 1024);
+  EXPECT_EQ(a2->cube().l0c_bytes(), 128u * 1024);
+  EXPECT_EQ(a2->cube().bias_bytes(), 1024u);
+  absl::StatusOr<Platform> a5 = LoadPlatform("a5");
+  ASSERT_TRUE(a5.ok()) << a5.status();
+  EXPECT_EQ(a5->cube().l0c_bytes(), 256u * 1024);
+  EXPECT_EQ(a5->cube().bias_bytes(), 4096u);
+  // The scale platforms inherit their base's cube.
+  absl::StatusOr<Platform> a3 = LoadPlatform("a3");
+  ASSERT_TRUE(a3.ok()) << a3.status();
+  EXPECT_EQ(a3->cube().l0c_bytes(), 128u * 1024);
+  a2->mutable_cube()->set_l0b_bytes(0);
+  EXPECT_NE(ValidatePlatform(*a2).message().find("cube: every buffer"), std::string::npos);
+  a2 = LoadPlatform("a2a3");
+  a2->mutable_cube()->set_fix_gm_bytes_per_cycle(0);
+  EXPECT_NE(ValidatePlatform(*a2).message().find("cube: every pipe rate"), std::string::npos);
+}
+
 TEST(PlatformTest, UnknownNameIsNotFoundAndListsTheKnownOnes) {
   absl::Status s = LoadPlatform("tpu").status();
   EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
