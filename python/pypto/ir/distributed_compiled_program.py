@@ -93,6 +93,13 @@ class DistributedCompiledProgram:
                 raise
             self._deferred_error = e
 
+    @property
+    def param_names(self):
+        """The HOST orchestrator's tensor parameters in call order (PyPTO's
+        name), or None while the program waits for its first call's shapes."""
+        c = self._compiled.get(None)
+        return None if c is None else [p["name"] for p in c.params]
+
     def _compile(self, shapes):
         try:
             c = _native.ext.compile(self.source.path, self.platform, self.ranks,
