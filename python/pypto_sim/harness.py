@@ -17,6 +17,7 @@ puts theirs on ``sys.path``).
 import abc
 import dataclasses
 import enum
+import glob
 import typing
 
 import pytest
@@ -34,6 +35,13 @@ ALL_PLATFORM_IDS = (*SIM_PLATFORM_IDS, *ONBOARD_PLATFORM_IDS)
 PLATFORMS = [pytest.param(p, id=p) for p in ALL_PLATFORM_IDS]
 SIM_PLATFORMS = [pytest.param(p, id=p) for p in SIM_PLATFORM_IDS]
 ONBOARD_PLATFORMS = [pytest.param(p, id=p) for p in ONBOARD_PLATFORM_IDS]
+
+def is_hardware_available():
+    """Whether this machine has Ascend NPU device nodes (PyPTO's check, which
+    its tests/st/runtime/conftest.py uses to skip the onboard platform ids);
+    the simulator's platforms need none."""
+    return any(glob.glob(p) for p in ("/dev/davinci*", "/dev/npu*", "/dev/ascend*"))
+
 
 _BACKENDS = {"a2a3": BackendType.Ascend910B, "a5": BackendType.Ascend950}
 
@@ -253,4 +261,5 @@ class TestRunner:
 
 __all__ = ["ALL_PLATFORM_IDS", "ONBOARD_PLATFORM_IDS", "ONBOARD_PLATFORMS", "PLATFORMS",
            "SIM_PLATFORM_IDS", "SIM_PLATFORMS", "PTOTestCase", "TensorSpec", "ScalarSpec",
-           "DataType", "RunConfig", "CaseResult", "TestRunner", "platform_to_backend"]
+           "DataType", "RunConfig", "CaseResult", "TestRunner", "platform_to_backend",
+           "is_hardware_available"]

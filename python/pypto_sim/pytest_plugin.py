@@ -56,23 +56,26 @@ def parse_devices(text):
 # pypto_sim.harness only when no `harness` package is importable (PyPTO's
 # conftest puts theirs on sys.path; with --noconftest nothing does).
 _HARNESS_NAMES = ("harness", "harness.core", "harness.core.harness")
+# Modules served by pypto_sim.harness itself (its runtime conftest imports
+# is_hardware_available from the environment module).
+_HARNESS_MODULES = ("harness.core.harness", "harness.core.environment")
 
 
 class _HarnessFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname, path=None, target=None):
-        if fullname not in _HARNESS_NAMES:
+        if fullname not in _HARNESS_NAMES + _HARNESS_MODULES:
             return None
         return importlib.util.spec_from_loader(fullname, self,
-                                               is_package=fullname != _HARNESS_NAMES[-1])
+                                               is_package=fullname not in _HARNESS_MODULES)
 
     def create_module(self, spec):
         from pypto_sim import harness  # noqa: PLC0415
-        if spec.name == _HARNESS_NAMES[-1]:
+        if spec.name in _HARNESS_MODULES:
             return harness
         return None  # an empty package module
 
     def exec_module(self, module):
-        if module.__name__ != _HARNESS_NAMES[-1]:
+        if module.__name__ not in _HARNESS_MODULES:
             module.__path__ = []
             if module.__name__ == "harness.core":
                 from pypto_sim import harness  # noqa: PLC0415
@@ -86,8 +89,11 @@ def _serve_harness():
         sys.meta_path.append(_HarnessFinder())
 
 
+# At import: PyPTO's conftest files are loaded before pytest_configure runs.
+_serve_harness()
+
+
 def pytest_configure(config):
-    _serve_harness()
     config.addinivalue_line("markers", "platforms(*ids): run the test only on these platforms")
     platform = config.getoption("--platform").split(",")[0]
     devices = parse_devices(config.getoption("--device"))
