@@ -6,8 +6,10 @@ Fixtures: ``test_config`` (a RunConfig for --platform), ``device_ids`` (the
 --device list: one simulated chip per id), ``optimization_strategy`` and
 ``test_runner`` (runs a PTOTestCase on the simulator, pypto_sim/harness.py).
 ``@pytest.mark.platforms(...)`` restricts a test to those platforms; a test
-that excludes the chosen one is skipped with the reason. With PyPTO's own
-checkout, add ``--noconftest``: its conftest.py files import PyPTO's harness.
+that excludes the chosen one is skipped with the reason. On PyPTO's own
+checkout, add ``--confcutdir=tests/st/distributed`` (or ``tests/st/runtime``)
+or ``--noconftest``: PyPTO's top conftest.py needs its private runtime
+(docs/python.md says which names).
 """
 import importlib.abc
 import importlib.util
