@@ -139,3 +139,20 @@ def test_platform_variants_follow_the_platform_option(test_runner, platform, req
     # The plugin runs only the variant --platform names (a2a3 by default).
     assert platform in request.config.getoption("--platform").split(",")
     assert test_runner.run(HostScaleCase(platform=platform)).passed
+
+
+def test_a_real_harness_package_on_the_path_is_found_first(tmp_path, monkeypatch):
+    # PyPTO's conftest puts its tests/st on sys.path: its own harness wins.
+    import importlib  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+    core = tmp_path / "harness" / "core"
+    core.mkdir(parents=True)
+    (tmp_path / "harness" / "__init__.py").write_text("")
+    (core / "__init__.py").write_text("")
+    (core / "harness.py").write_text("WHOSE = 'theirs'\n")
+    for name in ("harness", "harness.core", "harness.core.harness"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert importlib.import_module("harness.core.harness").WHOSE == "theirs"
+    for name in ("harness", "harness.core", "harness.core.harness"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
