@@ -17,6 +17,7 @@
 #include "compiler/ir/enums.h"
 #include "compiler/ops/enum_spellings.h"
 #include "google/protobuf/util/json_util.h"
+#include "python/ext/kernel_config_py.h"
 #include "python/ext/sim_session.h"
 #include "sim/system/isolated_run.h"
 #include "tools/run_params.h"
@@ -168,10 +169,14 @@ PYBIND11_MODULE(_pypto, m) {
       .def_readonly("program_cc", &pto::python::Compiled::program_cc)
       .def("write_files",
            [](const pto::python::Compiled& c, const std::string& dir) {
-             absl::Status s = pto::codegen::WriteBundle(c.bundle, dir);
+             // PyPTO's kernel_config.py beside each textproto, from it.
+             auto files = pto::python::WithKernelConfigPy(c.bundle);
+             if (!files.ok()) throw std::runtime_error(std::string(files.status().message()));
+             absl::Status s = pto::codegen::WriteBundle(*files, dir);
              if (!s.ok()) throw std::runtime_error(std::string(s.message()));
            },
-           py::arg("dir"), "Writes every generated file under dir.")
+           py::arg("dir"), "Writes every generated file under dir, and PyPTO's kernel_config.py beside "
+           "each kernel_config.textproto.")
       .def_property_readonly("params", [](const pto::python::Compiled& c) {
         py::list out;
         for (const auto& p : c.params) {

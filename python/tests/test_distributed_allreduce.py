@@ -1,6 +1,9 @@
 """A HOST-rail allreduce on 2 and 4 simulated chips, written as PyPTO's
 distributed tests are: a @pl.program, ir.compile with a DistributedConfig,
 a call with host tensors whose rows are the ranks' data."""
+import pathlib
+import runpy
+
 import numpy as np
 import pytest
 import pypto.language as pl
@@ -92,6 +95,33 @@ def test_allreduce_max_lands_in_every_row(test_config, device_ids, ranks):
     assert (compiled.output_dir / "program.cc").is_file()
     variant = compiled.output_dir / "next_levels" / "builtin.tensor.allreduce__max__fp32"
     assert (variant / "kernel_config.textproto").is_file()
+    _check_kernel_config_py(variant)
+
+
+def _check_kernel_config_py(variant):
+    # PyPTO's tests read kernel_config.py: ours is rendered from the textproto
+    # beside it and names files that exist in the variant's directory.
+    config = runpy.run_path(str(variant / "kernel_config.py"))
+    assert config["RUNTIME_CONFIG"]["runtime"] == "tensormap_and_ringbuffer"
+    orch = pathlib.Path(config["ORCHESTRATION"]["source"])
+    assert orch.is_file() and orch.parent == variant / "orchestration"
+    assert config["ORCHESTRATION"]["function_name"] == "aicpu_orchestration_entry"
+    [kernel] = config["KERNELS"]
+    assert kernel["func_id"] == 0 and kernel["core_type"] == "aiv"
+    assert pathlib.Path(kernel["source"]).is_file()
+    assert kernel["name"] in (variant / "kernel_config.textproto").read_text()
+    assert set(kernel["signature"]) <= {"IN", "OUT"}
+
+
+def test_output_dir_is_where_the_files_go(test_config, device_ids, tmp_path):
+    # PyPTO's second positional parameter of ir.compile; the files are there
+    # right after compile, before any call.
+    out = tmp_path / "build"
+    compiled = ir.compile(ScaledMaxReduce, str(out), platform=test_config.platform,
+                          distributed_config=DistributedConfig(device_ids=device_ids[:2]))
+    assert compiled.output_dir == out
+    assert (out / "program.cc").is_file()
+    _check_kernel_config_py(out / "next_levels" / "builtin.tensor.allreduce__max__fp32")
 
 
 def test_outputs_land_in_torch_tensors(test_config, device_ids):

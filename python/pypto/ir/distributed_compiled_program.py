@@ -71,7 +71,7 @@ class DistributedCompiledProgram:
     every ``pl.Out`` / ``pl.InOut`` tensor is written back into the caller's
     array or tensor. Returns a RunResult."""
 
-    def __init__(self, source, platform, ranks, run_config=None):
+    def __init__(self, source, platform, ranks, run_config=None, output_dir=None):
         self.source = source  # _source.Source
         self.platform = platform_name(platform)
         self.ranks = ranks
@@ -80,7 +80,9 @@ class DistributedCompiledProgram:
         self._deferred_error = None
         digest = hashlib.sha256(
             f"{source.text}\0{self.platform}\0{ranks}".encode()).hexdigest()[:16]
-        self.output_dir = pathlib.Path(_native.cache_dir()) / "out" / f"{source.name}-{digest}"
+        if output_dir is None:
+            output_dir = pathlib.Path(_native.cache_dir()) / "out" / f"{source.name}-{digest}"
+        self.output_dir = pathlib.Path(output_dir)
         # Compile now, bound by the rank count alone, so a program's errors
         # surface here as in PyPTO; a program whose dimensions need the call's
         # shapes compiles at its first call.
@@ -90,6 +92,13 @@ class DistributedCompiledProgram:
             if "has no value for this run" not in str(e):
                 raise
             self._deferred_error = e
+
+    @property
+    def param_names(self):
+        """The HOST orchestrator's tensor parameters in call order (PyPTO's
+        name), or None while the program waits for its first call's shapes."""
+        c = self._compiled.get(None)
+        return None if c is None else [p["name"] for p in c.params]
 
     def _compile(self, shapes):
         try:
