@@ -620,5 +620,67 @@ class P:
   EXPECT_THAT(bad.status().ToString(), HasSubstr("10:"));
 }
 
+// pl.store(..., atomic=pl.AtomicType.Add) adds into GM (CopyBox's AtomicAdd
+// mode), for INT32 as for FP32; a dtype the device cannot add atomically is
+// a located error, never a plain store.
+TEST(KernelCodegenTest, AtomicAddStoreIsAnAtomicStoreOrAnError) {
+  const std::string text = R"(import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[4, 16], pl.INT32], o: pl.InOut[pl.Tensor[[4, 16], pl.INT32]]) -> pl.Tensor[[4, 16], pl.INT32]:
+        x = pl.load(a, [0, 0], [4, 16])
+        return pl.store(x, [0, 0], o, atomic=pl.AtomicType.Add)
+)";
+  ir::ProgramPtr program = Lower(text);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(program, "k");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code,
+              HasSubstr("CopyBox(false, x, o, {0, 0}, {4, 16}, 0, pto::AtomicType::AtomicAdd);\n"));
+
+  ir::ProgramPtr u8 = Lower(ReplaceAll(text, "INT32", "UINT8"));
+  ASSERT_NE(u8, nullptr);
+  code = GenerateKernel(u8, "k");
+  ASSERT_FALSE(code.ok());
+  EXPECT_THAT(std::string(code.status().message()),
+              HasSubstr("does not support an atomic-add pl.tile.store of UINT8 elements"));
+  EXPECT_THAT(code.status().ToString(), HasSubstr("9:16:"));
+}
+
+// A partial load of a rank-3 tensor into a flattened tile moves the rank-3
+// valid box, its rows at the tile's pitch, and the store of a tile computed
+// from it writes that box, not the padded one. A gap in a middle dim is not
+// one row pitch: a located error.
+TEST(KernelCodegenTest, PartialRank3LoadAndStoreMoveTheValidBox) {
+  const std::string text = R"(import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[8, 32, 60], pl.FP32], o: pl.Out[pl.Tensor[[8, 32, 60], pl.FP32]]) -> pl.Tensor[[8, 32, 60], pl.FP32]:
+        x = pl.load(a, [0, 0, 0], [2, 32, 64], valid_shape=[2, 32, 60])
+        y = pl.tile.muls(x, 2.0)
+        return pl.store(y, [2, 0, 0], o)
+)";
+  ir::ProgramPtr program = Lower(text);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(program, "k");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("CopyBox(true, x, a, {0, 0, 0}, {2, 32, 60}, 64);\n"));
+  EXPECT_THAT(*code, HasSubstr("CopyBox(false, y, o, {2, 0, 0}, {2, 32, 60}, 64);\n"));
+
+  ir::ProgramPtr gap = Lower(ReplaceAll(text, "valid_shape=[2, 32, 60]", "valid_shape=[2, 16, 60]"));
+  ASSERT_NE(gap, nullptr);
+  code = GenerateKernel(gap, "k");
+  ASSERT_FALSE(code.ok());
+  EXPECT_THAT(std::string(code.status().message()),
+              HasSubstr("a partial tile of rank 3 whose valid_shape is partial in dim 1"));
+  EXPECT_THAT(code.status().ToString(), HasSubstr("8:13:"));
+}
+
 }  // namespace
 }  // namespace pto::codegen

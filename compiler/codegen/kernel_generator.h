@@ -94,7 +94,16 @@ class Generator {
   // (a tile FlattenTileNdTo2D flattened keeps its tensor-rank window), else
   // the tile's dims as for a store.
   absl::StatusOr<std::string> LoadBox(const ir::TypePtr& type, const ir::ExprPtr& offsets,
-                                      const ir::ExprPtr& shape, const Span& span);
+                                      const ir::ExprPtr& shape, const ir::ExprPtr& valid,
+                                      const Span& span);
+  absl::Status CheckRowsContiguous(const std::vector<ir::ExprPtr>& shape,
+                                   const std::vector<ir::ExprPtr>& valid, const Span& span);
+  // The tensor-rank GM box of a store FlattenTileNdTo2D gave `shapes`: the
+  // valid box when the tile is partial.
+  absl::StatusOr<std::string> StoreBox(const ir::TypePtr& type, const ir::ExprPtr& shapes,
+                                       const Span& span);
+  absl::StatusOr<std::string> ValidDim(const ir::ExprPtr& v, const Span& span);
+  absl::StatusOr<bool> AtomicAdd(const ir::CallPtr& call, ir::DataType dtype);
 
   // `, pitch` for CopyBox when the tile has a valid_shape: its full innermost
   // dim, the UB distance between the box's rows.

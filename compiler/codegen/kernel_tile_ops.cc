@@ -44,12 +44,9 @@ absl::StatusOr<std::string> Generator::BoxShape(const ir::TypePtr& type, const i
   if (!tile->valid_shape().empty()) {
     std::string dims = "{";
     for (size_t i = 0; i < tile->valid_shape().size(); ++i) {
-      const ir::ExprPtr& v = tile->valid_shape()[i];
       // A symbol's error names the load or store that reads it.
-      auto dyn = ir::As<ir::DynDim>(v);
-      ASSIGN_OR_RETURN(std::string d, dyn != nullptr ? DynParam(*dyn, span) : Scalar(v));
-      pto::StrAppend(&dims, i ? ", " : "",
-                     ir::Is<ir::ConstInt>(v) ? d : pto::StrCat("static_cast<int64_t>(", d, ")"));
+      ASSIGN_OR_RETURN(std::string d, ValidDim(tile->valid_shape()[i], span));
+      pto::StrAppend(&dims, i ? ", " : "", d);
     }
     shape.second = dims + "}";
   }
@@ -66,15 +63,84 @@ absl::StatusOr<std::string> Generator::BoxShape(const ir::TypePtr& type, const i
 // the tile's dims as for a store. A partial tile (valid_shape) loads its
 // valid box.
 absl::StatusOr<std::string> Generator::LoadBox(const ir::TypePtr& type, const ir::ExprPtr& offsets,
-                                               const ir::ExprPtr& shape, const Span& span) {
+                                               const ir::ExprPtr& shape, const ir::ExprPtr& valid,
+                                               const Span& span) {
   auto o = ir::As<ir::MakeTuple>(offsets);
   auto s = ir::As<ir::MakeTuple>(shape);
   auto tile = ir::As<ir::TileType>(type);
   const bool partial = tile != nullptr && !tile->valid_shape().empty();
-  if (!partial && o != nullptr && s != nullptr && o->elements().size() == s->elements().size()) {
-    return IndexList(shape);
+  const bool nd = o != nullptr && s != nullptr && o->elements().size() == s->elements().size();
+  if (!partial && nd) return IndexList(shape);
+  if (partial && nd && s->elements().size() != tile->shape().size()) {
+    // A partial tile FlattenTileNdTo2D flattened: its valid box in the
+    // tensor's rank, from the load's own valid_shape operand.
+    auto v = valid != nullptr ? ir::As<ir::MakeTuple>(valid) : nullptr;
+    if (v == nullptr || v->elements().size() != s->elements().size()) {
+      return Unsupported(span, "a partial load of rank above 2 without its valid_shape");
+    }
+    RETURN_IF_ERROR(CheckRowsContiguous(s->elements(), v->elements(), span));
+    return IndexList(valid);
   }
   return BoxShape(type, offsets, span);
+}
+
+// A box of rank above 2 whose rows sit at the tile's row pitch: every dim
+// but the first and the last whole (a gap in a middle dim is not one pitch).
+absl::Status Generator::CheckRowsContiguous(const std::vector<ir::ExprPtr>& shape,
+                                            const std::vector<ir::ExprPtr>& valid,
+                                            const Span& span) {
+  for (size_t k = 1; k + 1 < shape.size(); ++k) {
+    std::optional<int64_t> d = ir::GetConstInt(shape[k]);
+    std::optional<int64_t> v = ir::GetConstInt(valid[k]);
+    if (!d || !v || *d != *v) {
+      return Unsupported(span, pto::StrCat("a partial tile of rank ", shape.size(),
+                                           " whose valid_shape is partial in dim ", k));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The GM box of a store of a flattened partial tile (valid [rows, cols])
+// into the tensor-rank box `shapes`: [rows / inner, shapes[1..N-2], cols],
+// inner the product of the middle dims.
+absl::StatusOr<std::string> Generator::StoreBox(const ir::TypePtr& type, const ir::ExprPtr& shapes,
+                                                const Span& span) {
+  auto tile = ir::As<ir::TileType>(type);
+  auto s = ir::As<ir::MakeTuple>(shapes);
+  if (tile == nullptr || tile->valid_shape().empty() || s == nullptr ||
+      s->elements().size() == tile->shape().size() || tile->valid_shape().size() != 2) {
+    return IndexList(shapes);
+  }
+  const std::vector<ir::ExprPtr>& dims = s->elements();
+  int64_t inner = 1;
+  for (size_t k = 1; k + 1 < dims.size(); ++k) {
+    std::optional<int64_t> d = ir::GetConstInt(dims[k]);
+    if (!d) return Unsupported(span, "a partial store of rank above 2 with a dynamic box");
+    inner *= *d;
+  }
+  std::optional<int64_t> rows = ir::GetConstInt(tile->valid_shape()[0]);
+  if (!rows.has_value() && inner != 1) {
+    return Unsupported(span, "a partial store of rank above 2 with dynamic valid rows");
+  }
+  if (rows.has_value() && *rows % inner != 0) {
+    return Unsupported(span, pto::StrCat("a partial store of rank ", dims.size(), " whose ",
+                                         *rows, " valid rows are not whole [", inner,
+                                         "]-row blocks"));
+  }
+  ASSIGN_OR_RETURN(std::string first,
+                   rows.has_value() ? absl::StatusOr<std::string>(pto::StrCat(*rows / inner))
+                                    : ValidDim(tile->valid_shape()[0], span));
+  ASSIGN_OR_RETURN(std::string cols, ValidDim(tile->valid_shape()[1], span));
+  std::string box = pto::StrCat("{", first);
+  for (size_t k = 1; k + 1 < dims.size(); ++k) pto::StrAppend(&box, ", ", *ir::GetConstInt(dims[k]));
+  return pto::StrCat(box, ", ", cols, "}");
+}
+
+// One valid_shape entry as an int64_t expression.
+absl::StatusOr<std::string> Generator::ValidDim(const ir::ExprPtr& v, const Span& span) {
+  auto dyn = ir::As<ir::DynDim>(v);
+  ASSIGN_OR_RETURN(std::string d, dyn != nullptr ? DynParam(*dyn, span) : Scalar(v));
+  return ir::Is<ir::ConstInt>(v) ? d : pto::StrCat("static_cast<int64_t>(", d, ")");
 }
 
 // `, pitch` for CopyBox when the tile has a valid_shape: its full innermost
@@ -124,7 +190,9 @@ absl::Status Generator::EmitCallAssign(const ir::VarPtr& var, const ir::CallPtr&
   if (op == "pl.tile.load") {
     ASSIGN_OR_RETURN(Value t, LookupKind(args[0], Kind::kTensor, "tensor"));
     ASSIGN_OR_RETURN(std::string off, IndexList(args[1]));
-    ASSIGN_OR_RETURN(std::string box, LoadBox(var->type(), args[1], args[2], call->span()));
+    ASSIGN_OR_RETURN(std::string box, LoadBox(var->type(), args[1], args[2],
+                                              args.size() == 4 ? args[3] : nullptr,
+                                              call->span()));
     ASSIGN_OR_RETURN(std::string tile, NewTile(var, indent));
     pto::StrAppend(&body_, in, "pto::kernels::internal::CopyBox(true, ", tile, ", ", t.name, ", ",
                    off, ", ", box, ValidRowPitch(var->type()), ");\n");
@@ -156,10 +224,16 @@ absl::Status Generator::EmitCallAssign(const ir::VarPtr& var, const ir::CallPtr&
     // FlattenTileNdTo2D gives a store into a tensor of rank above 2 its
     // tensor-rank box.
     ASSIGN_OR_RETURN(std::string box, args.size() == 4
-                                          ? IndexList(args[3])
+                                          ? StoreBox(args[0]->type(), args[3], call->span())
                                           : BoxShape(args[0]->type(), args[1], call->span()));
+    ASSIGN_OR_RETURN(bool atomic_add, AtomicAdd(call, tile.dtype));
+    std::string pitch = ValidRowPitch(args[0]->type());
+    if (atomic_add) {
+      if (pitch.empty()) pitch = ", 0";
+      pitch += ", pto::AtomicType::AtomicAdd";
+    }
     pto::StrAppend(&body_, in, "pto::kernels::internal::CopyBox(false, ", tile.name, ", ", t.name,
-                   ", ", off, ", ", box, ValidRowPitch(args[0]->type()), ");\n");
+                   ", ", off, ", ", box, pitch, ");\n");
     return Alias(var, t, indent);
   }
   if (op == "pl.tensor.write") {
@@ -278,6 +352,28 @@ absl::Status Generator::EmitCallAssign(const ir::VarPtr& var, const ir::CallPtr&
     return absl::OkStatus();
   }
   return Unsupported(call->span(), op);
+}
+
+// Whether a store's `atomic` kwarg asks for an atomic add (PyPTO's
+// pl.AtomicType: 0 None, 1 Add); a mode or dtype the device cannot add is a
+// located error, never a plain store.
+absl::StatusOr<bool> Generator::AtomicAdd(const ir::CallPtr& call, ir::DataType dtype) {
+  const ir::AttrValue* v = ir::FindAttr(call->kwargs(), "atomic");
+  if (v == nullptr) return false;
+  std::optional<int64_t> mode;
+  if (const auto* i = std::get_if<int64_t>(v)) mode = *i;
+  if (const auto* e = std::get_if<ir::ExprPtr>(v)) mode = ir::GetConstInt(*e);
+  if (!mode.has_value() || *mode < 0 || *mode > 1) {
+    return Unsupported(call->span(), "this atomic mode of pl.tile.store");
+  }
+  if (*mode == 0) return false;
+  if (dtype != ir::DataType::kFP32 && dtype != ir::DataType::kFP16 &&
+      dtype != ir::DataType::kInt32 && dtype != ir::DataType::kInt16 &&
+      dtype != ir::DataType::kInt8) {
+    return Unsupported(call->span(), pto::StrCat("an atomic-add pl.tile.store of ",
+                                                 ir::DataTypeName(dtype), " elements"));
+  }
+  return true;
 }
 
 absl::Status Generator::EmitWrite(const ir::CallPtr& call, const Value& t, int indent) {

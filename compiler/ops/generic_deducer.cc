@@ -91,17 +91,24 @@ absl::StatusOr<TypePtr> Result(const std::string& op, const Signature& sig, cons
     return TypePtr(ir::MakeNode<ir::TensorType>(*shape, *dt));
   }
   if (shaped == nullptr) return TypePtr(ir::UnknownType::Get());
-  if (rule == "same") return Reshaped(*shaped, shaped->shape(), shaped->dtype());
+  if (rule == "same" || rule == "cast") {
+    std::optional<DataType> dt = shaped->dtype();
+    if (rule == "cast") dt = DTypeAttr(s, sig, "target_type");
+    if (!dt) return UserErrorF(s.span, op, " requires 'target_type' (a dtype such as pl.FP32)");
+    // An elementwise result is valid where its operand is (PyPTO's partial
+    // tiles: adds of a [1, 264] tile holding 257 elements stores 257).
+    auto tile = ir::As<ir::TileType>(std::static_pointer_cast<const ir::Type>(shaped));
+    if (tile != nullptr && !tile->valid_shape().empty()) {
+      return TypePtr(
+          ir::MakeNode<ir::TileType>(tile->shape(), *dt, std::nullopt, tile->valid_shape()));
+    }
+    return Reshaped(*shaped, shaped->shape(), *dt);
+  }
   if (rule == "row" || rule == "row_index") {
     return Reduced(*shaped, 1, rule == "row" ? std::nullopt : std::optional(DataType::kInt32));
   }
   if (rule == "col" || rule == "col_index") {
     return Reduced(*shaped, 2, rule == "col" ? std::nullopt : std::optional(DataType::kInt32));
-  }
-  if (rule == "cast") {
-    std::optional<DataType> dt = DTypeAttr(s, sig, "target_type");
-    if (!dt) return UserErrorF(s.span, op, " requires 'target_type' (a dtype such as pl.FP32)");
-    return Reshaped(*shaped, shaped->shape(), *dt);
   }
   if (rule == "reshape" || rule == "load") {
     std::optional<std::vector<ir::ExprPtr>> shape = ShapeOperand(s, sig);

@@ -57,6 +57,25 @@ void TSTORE(const GlobalTensor<T>& dst, const Tile<T>& src) {
   c->Store(dst.data, src.data, src.bytes());
 }
 
+namespace internal {
+template <typename T>
+void AddElements(void* gm, const void* ub, uint64_t bytes) {
+  T* d = static_cast<T*>(gm);
+  const T* s = static_cast<const T*>(ub);
+  for (uint64_t i = 0; i < bytes / sizeof(T); ++i) d[i] = static_cast<T>(d[i] + s[i]);
+}
+}  // namespace internal
+
+// UB -> GM with an atomic mode: AtomicAdd adds the tile into GM (pto-isa
+// TSTORE<..., AtomicType::AtomicAdd>, PyPTO's pl.store(..., atomic=Add)).
+template <typename T>
+void TSTORE(const GlobalTensor<T>& dst, const Tile<T>& src, AtomicType atomic) {
+  if (atomic == AtomicType::AtomicNone) return TSTORE(dst, src);
+  DeviceCore* c = CurrentCore();
+  if (dst.count < src.count) c->Fault("TSTORE: GM view smaller than the tile");
+  c->StoreAdd(dst.data, src.data, src.bytes(), &internal::AddElements<T>);
+}
+
 // Local GM -> peer window, staged through `stage` in UB.
 template <typename T>
 void TPUT(const GlobalTensor<T>& remote, const GlobalTensor<T>& local,
