@@ -491,13 +491,13 @@ class P:
 
 TEST(KernelCodegenTest, UnsupportedTileOpNamesTheOp) {
   const std::string text = ReplaceAll(ReplaceAll(ReadFile("examples/kernels.pto"), "FP16", "FP32"),
-                                      "pl.add(ta, tb)", "pl.tile.div(ta, tb)");
+                                      "pl.add(ta, tb)", "pl.tile.rem(ta, tb, ta)");
   ir::ProgramPtr program = Lower(text);
   ASSERT_NE(program, nullptr);
   absl::StatusOr<std::string> code = GenerateKernel(program, "scaled_add");
   ASSERT_FALSE(code.ok());
   EXPECT_THAT(std::string(code.status().message()),
-              HasSubstr("code generation does not support pl.tile.div in a kernel yet"));
+              HasSubstr("code generation does not support pl.tile.rem in a kernel yet"));
 }
 
 // PyPTO's unified operators resolve to tile operators: pl.add(tile, scalar)

@@ -250,4 +250,7 @@ void TMOV(Tile<T>& dst, const Tile<T>& src) {
 
 }  // namespace pto
 
+// Unary math, division, reductions, expansion and layout operators.
+#include "runtime/device/vector_ops.h"  // IWYU pragma: export
+
 #endif  // PTO_RUNTIME_DEVICE_DEVICE_API_H_

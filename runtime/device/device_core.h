@@ -13,7 +13,21 @@ enum class WaitCmp { EQ, NE, GT, GE, LT, LE };
 enum Pipe { PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3, PIPE_ALL };
 enum DsbMode { DSB_DDR };
 enum DcciMode { SINGLE_CACHE_LINE, ENTIRE_DATA_CACHE, CACHELINE_OUT };
-enum class VecOp { kAdd, kSub, kMul, kMax, kMin, kAddS, kMulS, kFill, kCopy };
+// Vector instruction kinds, for the backend's cost (docs/simulator.md).
+enum class VecOp {
+  kAdd, kSub, kMul, kMax, kMin, kAddS, kMulS, kFill, kCopy,
+  kAbs,        // abs, not: one pass
+  kMath,       // exp, log, sqrt, rsqrt, sin, cos, recip
+  kDiv,        // div, fmod and their scalar forms
+  kMaxS,       // maximum / minimum with a scalar
+  kRowReduce,  // row_sum / max / min / prod (bytes = the source's)
+  kColReduce,  // col_sum / max / min / prod (bytes = the source's)
+  kArgReduce,  // row_argmax / argmin (bytes = the source's)
+  kExpand,     // row / col expand and their binary forms (bytes = the result's)
+  kFillPad,    // fillpad
+  kTranspose,  // 2-D transpose
+  kBoxCopy,    // slice, assemble, concat: a 2-D sub-box copy
+};
 // TSTORE's atomic mode (pto-isa docs/isa/TSTORE.md, `AtomicType`).
 enum class AtomicType { AtomicNone, AtomicAdd };
 // Adds `bytes` of UB elements at `ub` into GM at `gm`, element by element

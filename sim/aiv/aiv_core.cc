@@ -544,11 +544,28 @@ void AivCore::ScalarWrite(void* gm, const void* in, int bytes) {
   Advance(cost + acc.writebacks * mem_->GmOf(chip_).latency());
 }
 
-void AivCore::Vector(VecOp, const void* dst, const void* a, const void* b,
+// Cycles per 256-B repeat of each vector instruction kind: assumptions
+// (docs/simulator.md), to be calibrated. One pass for the elementwise and
+// copy kinds; two for the transcendental, division, argmax and transpose
+// kinds (a second pass for the iteration / index or scatter step).
+static double VectorPassesPerRepeat(VecOp op) {
+  switch (op) {
+    case VecOp::kMath:
+    case VecOp::kDiv:
+    case VecOp::kArgReduce:
+    case VecOp::kTranspose:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+void AivCore::Vector(VecOp op, const void* dst, const void* a, const void* b,
                      uint64_t bytes) {
   const double cycles =
       p_.vector_startup_cycles() +
-      std::ceil(static_cast<double>(bytes) / p_.vector_bytes_per_cycle());
+      VectorPassesPerRepeat(op) *
+          std::ceil(static_cast<double>(bytes) / p_.vector_bytes_per_cycle());
   // Timing-only: the result is real when every operand is.
   if (mem_->GmOf(chip_).timing_only()) {
     auto real = [&](const void* p) {
