@@ -44,6 +44,7 @@ class VectorOpsSimTest : public ::testing::Test {
                                                  &generated::RunHost));
   }
   static void TearDownTestSuite() { delete report_; }
+  static const sim::RunReport& Report() { return *report_; }
 
   // Output `name`: slot k of [slots, rows, cols] against want(k, r, c).
   static void Check(const std::string& name, int slots, int rows, int cols,
@@ -148,6 +149,31 @@ TEST_F(VectorOpsSimTest, FillPadTransposeSliceAssemble) {
     const bool in = r >= 2 && r < 10 && c >= 4 && c < 20;
     return in ? Xrc(r - 2 + 4, c - 4 + 8) : 0.0f;
   });
+}
+
+// The simulated vector time of the three kernels: each vector call costs
+// 16 start-up cycles + passes x its 256-B repeats (docs/simulator.md: two
+// passes for the math, division, argmax and transpose kinds), at 1.85 GHz.
+TEST_F(VectorOpsSimTest, VectorTimeIsTheSumOfEachCallsPassesAndRepeats) {
+  ASSERT_EQ(Report().error_code(), 0) << Report().error_text();
+  auto ps = [](int passes, int bytes) {
+    return std::llround((16.0 + passes * ((bytes + 255) / 256)) * 1000.0 / 1.85);
+  };
+  constexpr int kTile = kR * kC * 4;  // 2 KiB
+  int64_t want = 0;
+  // math: exp log sqrt rsqrt sin div fmod divs recip (2 passes), subs abs
+  // adds muls maximums minimum (1).
+  want += 9 * ps(2, kTile) + 6 * ps(1, kTile);
+  // reduce: 4 row reductions, argmax (2), the INT32 -> FP32 cast of its
+  // [16, 1] result, 4 col reductions (all over the source), 5 expansions.
+  want += 4 * ps(1, kTile) + ps(2, kTile) + ps(1, kR * 4) + 4 * ps(1, kTile) + 5 * ps(1, kTile);
+  // layout: 2 fillpads, transpose (2), the [8, 16] slice, full, assemble's
+  // move and box copy.
+  want += 2 * ps(1, kTile) + ps(2, kTile) + ps(1, 8 * 16 * 4) + ps(1, kTile) + ps(1, kTile) +
+          ps(1, 8 * 16 * 4);
+  int64_t got = 0;
+  for (const sim::CoreStat& c : Report().cores()) got += c.vector_busy_ps();
+  EXPECT_EQ(got, want);
 }
 
 }  // namespace
