@@ -37,7 +37,8 @@ namespace pto::codegen {
 // write as ReadGm/WriteGm (each write is written back at once with dcci, so
 // the cache model applies to reads); pl.tensor.reshape (a descriptor of the
 // new shape over the same GM); pl.system.cacheinvalid (whole data cache) and
-// pl.system.fence (dsb); FP16 elements as pto::half; return of tensors; a
+// pl.system.fence (dsb); FP16 elements as pto::half, BF16 as pto::bfloat16;
+// return of tensors; a
 // value op used as a statement (its result unused).
 //
 // The InCore collective rail: everything LowerCompositeOps expands a kernel

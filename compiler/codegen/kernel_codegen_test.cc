@@ -377,13 +377,21 @@ TEST(KernelCodegenTest, UnsupportedConstructsAreLocatedUserErrors) {
 
   EXPECT_EQ(GenerateKernel(program, "nope").status().code(), absl::StatusCode::kNotFound);
 
-  ir::ProgramPtr bf16 = Lower(ReplaceAll(ReadFile("examples/kernels.pto"), "FP16", "BF16"));
-  ASSERT_NE(bf16, nullptr);
-  absl::StatusOr<std::string> code = GenerateKernel(bf16, "scaled_add");
+  ir::ProgramPtr fp8 = Lower(ReplaceAll(ReadFile("examples/kernels.pto"), "FP16", "FP8E4M3FN"));
+  ASSERT_NE(fp8, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(fp8, "scaled_add");
   ASSERT_FALSE(code.ok());
   EXPECT_EQ(code.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(code.status().message()),
-              HasSubstr("code generation does not support a BF16 value in a kernel yet"));
+              HasSubstr("code generation does not support a FP8E4M3FN value in a kernel yet"));
+
+  // BF16 tiles are pto::bfloat16.
+  ir::ProgramPtr bf16 = Lower(ReplaceAll(ReadFile("examples/kernels.pto"), "FP16", "BF16"));
+  ASSERT_NE(bf16, nullptr);
+  code = GenerateKernel(bf16, "scaled_add");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("pto::Tile<pto::bfloat16>"));
+  EXPECT_THAT(*code, HasSubstr("sizeof(pto::bfloat16)"));
 }
 
 // pl.tile.cast is TCVT (a C++ conversion) between a tile's element types; a

@@ -16,6 +16,33 @@ namespace pto {
 // FP16 elements (the board's `half`); the simulator computes in _Float16.
 using half = _Float16;
 
+// BF16 elements (the board's `bfloat16_t`): the upper 16 bits of an FP32.
+// Arithmetic computes in float and rounds the result to nearest even, so
+// every operator template works on it as on float.
+struct bfloat16 {
+  uint16_t bits = 0;
+
+  bfloat16() = default;
+  // Round to nearest even; a NaN stays a (quiet) NaN.
+  bfloat16(float f) {  // NOLINT(google-explicit-constructor): as float converts
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u) {
+      bits = static_cast<uint16_t>((u >> 16) | 0x40u);
+      return;
+    }
+    u += 0x7fffu + ((u >> 16) & 1u);
+    bits = static_cast<uint16_t>(u >> 16);
+  }
+  operator float() const {  // NOLINT(google-explicit-constructor)
+    const uint32_t u = static_cast<uint32_t>(bits) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+};
+static_assert(sizeof(bfloat16) == 2);
+
 // A tile in UB: `count` elements of T at `data`.
 template <typename T>
 struct Tile {

@@ -1,5 +1,6 @@
 #include "runtime/device/kernel_support.h"
 
+#include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -227,6 +228,25 @@ TEST(KernelSupportTest, AtomicAddCopyBoxAddsIntoGm) {
   CopyBox(false, ft, &tf, {0}, {16}, 0, pto::AtomicType::AtomicAdd);
   EXPECT_EQ(f[0], 0.5f);
   EXPECT_EQ(f[15], 0.5f + 0.25f * 15);
+}
+
+// pto::bfloat16 is the upper half of an FP32, rounded to nearest even.
+TEST(KernelSupportTest, Bfloat16RoundsToNearestEven) {
+  EXPECT_EQ(static_cast<float>(pto::bfloat16(1.0f)), 1.0f);
+  EXPECT_EQ(pto::bfloat16(1.0f).bits, 0x3f80);
+  // Halfway between 1 and 1 + 2^-7: to the even 1.
+  EXPECT_EQ(static_cast<float>(pto::bfloat16(1.0f + 0x1p-8f)), 1.0f);
+  // Halfway between 1 + 2^-7 and 1 + 2^-6: to the even 1 + 2^-6.
+  EXPECT_EQ(static_cast<float>(pto::bfloat16(1.0f + 3 * 0x1p-8f)), 1.0f + 0x1p-6f);
+  // Above half: up.
+  EXPECT_EQ(static_cast<float>(pto::bfloat16(1.0f + 0x1p-8f + 0x1p-12f)), 1.0f + 0x1p-7f);
+  EXPECT_EQ(static_cast<float>(pto::bfloat16(-2.5f)), -2.5f);
+  EXPECT_TRUE(std::isinf(static_cast<float>(pto::bfloat16(INFINITY))));
+  EXPECT_TRUE(std::isnan(static_cast<float>(pto::bfloat16(NAN))));
+  // Arithmetic computes in float and rounds the result.
+  pto::bfloat16 a = 3.0f;
+  pto::bfloat16 b = a + pto::bfloat16(0x1p-9f);
+  EXPECT_EQ(static_cast<float>(b), 3.0f);
 }
 
 }  // namespace
