@@ -753,6 +753,30 @@ class P:
                                       " in a kernel yet")));
     EXPECT_THAT(code.status().ToString(), HasSubstr("9:13:9:27:test.pto")) << name;
   }
+  // A table operator called without its operands (as only a malformed pass
+  // could build it) is a located internal error, not a crash.
+  for (std::string_view name : kernel_internal::KernelOpNames()) {
+    const kernel_internal::KernelOp* op = kernel_internal::FindKernelOp(name);
+    if (kernel_internal::MinOperands(op->family) == 0) continue;
+    class NoOperands : public ir::IRMutator {
+     public:
+      explicit NoOperands(std::string to) : to_(std::move(to)) {}
+
+     protected:
+      ir::ExprPtr MutateCall(const ir::CallPtr& call) override {
+        if (call->op()->name() != "pl.tile.exp") return ir::IRMutator::MutateCall(call);
+        return ir::MakeOpCall(to_, {}, call->type(), {}, {}, call->span());
+      }
+
+     private:
+      std::string to_;
+    };
+    absl::StatusOr<std::string> code =
+        GenerateKernel(NoOperands(std::string(name)).MutateProgram(program), "k");
+    ASSERT_FALSE(code.ok()) << name;
+    EXPECT_EQ(code.status().code(), absl::StatusCode::kInternal) << name;
+    EXPECT_THAT(code.status().ToString(), HasSubstr("9:13:9:27:test.pto")) << name;
+  }
   // What the table covers today (docs/codegen.md); the cube operators are
   // among the refused.
   EXPECT_GE(generated, 70);

@@ -96,6 +96,41 @@ const absl::flat_hash_map<std::string_view, KernelOp>& Table() {
 
 }  // namespace
 
+size_t MinOperands(OpFamily family) {
+  switch (family) {
+    case F::kCreate:
+      return 0;
+    case F::kCommInfo:
+    case F::kMove:
+    case F::kCast:
+    case F::kUnary:
+    case F::kComposite:
+    case F::kReduce:
+    case F::kArgReduce:
+    case F::kFillPad:
+    case F::kTileReshape:
+      return 1;
+    case F::kTensorRead:
+    case F::kTensorReshape:
+    case F::kTensorDim:
+    case F::kFull:
+    case F::kBinary:
+    case F::kScalarBinary:
+    case F::kExpand:
+      return 2;
+    case F::kLoad:
+    case F::kStore:
+    case F::kTensorWrite:
+    case F::kTranspose:
+    case F::kSlice:
+    case F::kAssemble:
+      return 3;
+    case F::kRemoteLoad:
+      return 4;
+  }
+  return 0;
+}
+
 const KernelOp* FindKernelOp(std::string_view op_name) {
   auto it = Table().find(op_name);
   return it == Table().end() ? nullptr : &it->second;

@@ -4,6 +4,7 @@
 #ifndef PTO_COMPILER_CODEGEN_KERNEL_OP_TABLE_H_
 #define PTO_COMPILER_CODEGEN_KERNEL_OP_TABLE_H_
 
+#include <cstddef>
 #include <string_view>
 #include <vector>
 
@@ -50,6 +51,9 @@ struct KernelOp {
   // an add of its negation).
   bool negate_scalar = false;
 };
+
+// The operands every call of a family has (its emitter reads them).
+size_t MinOperands(OpFamily family);
 
 // The entry of `op_name`, or nullptr when kernels cannot contain it.
 const KernelOp* FindKernelOp(std::string_view op_name);

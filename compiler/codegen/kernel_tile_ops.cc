@@ -202,6 +202,11 @@ absl::Status Generator::EmitCallAssign(const ir::VarPtr& var, const ir::CallPtr&
   const std::string& name = call->op()->name();
   const KernelOp* op = FindKernelOp(name);
   if (op == nullptr) return Unsupported(call->span(), name);
+  // The deducers check arity; a call built otherwise (a pass, pto-opt
+  // --allow-internal-ops) must not index past its operands.
+  if (call->args().size() < MinOperands(op->family)) {
+    return InternalErrorF(call->span(), name, " with ", call->args().size(), " operands");
+  }
   const OpCall c{var, call, *op, indent};
   switch (op->family) {
     case OpFamily::kLoad: return EmitLoad(c);
