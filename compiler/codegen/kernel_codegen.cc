@@ -43,6 +43,8 @@ std::optional<std::string> CppType(ir::DataType t) {
       return "uint64_t";
     case ir::DataType::kFP16:
       return "pto::half";
+    case ir::DataType::kBF16:
+      return "pto::bfloat16";
     case ir::DataType::kFP32:
       return "float";
     case ir::DataType::kFP64:

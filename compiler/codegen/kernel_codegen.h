@@ -29,12 +29,16 @@ namespace pto::codegen {
 // and if/else with yields; pl.tile.load/store (one TLOAD/TSTORE per
 // contiguous run, through a UB tile per tile-valued assignment at the
 // address AllocateMemoryAddr gave its MemRef); pl.tile.move (TMOV, the copy
-// MemoryReuse puts before a yield); pl.tile.create/full; pl.tile.add/sub/mul/maximum/minimum
-// (tile or scalar rhs where the API has it), neg and relu; pl.tensor.read/
+// MemoryReuse puts before a yield); pl.tile.create/full; the vector
+// operators of kernel_op_table.h (unary math, binary and scalar-binary
+// arithmetic, row / col reductions and expansions, fillpad, transpose,
+// slice, assemble, reshape; docs/codegen.md lists them); pl.tensor.dim;
+// atomic-add stores; pl.tensor.read/
 // write as ReadGm/WriteGm (each write is written back at once with dcci, so
 // the cache model applies to reads); pl.tensor.reshape (a descriptor of the
 // new shape over the same GM); pl.system.cacheinvalid (whole data cache) and
-// pl.system.fence (dsb); FP16 elements as pto::half; return of tensors; a
+// pl.system.fence (dsb); FP16 elements as pto::half, BF16 as pto::bfloat16;
+// return of tensors; a
 // value op used as a statement (its result unused).
 //
 // The InCore collective rail: everything LowerCompositeOps expands a kernel

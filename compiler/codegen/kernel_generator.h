@@ -20,6 +20,7 @@
 #include "compiler/ir/expr.h"
 #include "compiler/ir/function.h"
 #include "compiler/ir/stmt.h"
+#include "compiler/codegen/kernel_op_table.h"
 #include "compiler/ir/type.h"
 #include "compiler/support/source.h"
 
@@ -94,7 +95,16 @@ class Generator {
   // (a tile FlattenTileNdTo2D flattened keeps its tensor-rank window), else
   // the tile's dims as for a store.
   absl::StatusOr<std::string> LoadBox(const ir::TypePtr& type, const ir::ExprPtr& offsets,
-                                      const ir::ExprPtr& shape, const Span& span);
+                                      const ir::ExprPtr& shape, const ir::ExprPtr& valid,
+                                      const Span& span);
+  absl::Status CheckRowsContiguous(const std::vector<ir::ExprPtr>& shape,
+                                   const std::vector<ir::ExprPtr>& valid, const Span& span);
+  // The tensor-rank GM box of a store FlattenTileNdTo2D gave `shapes`: the
+  // valid box when the tile is partial.
+  absl::StatusOr<std::string> StoreBox(const ir::TypePtr& type, const ir::ExprPtr& shapes,
+                                       const Span& span);
+  absl::StatusOr<std::string> ValidDim(const ir::ExprPtr& v, const Span& span);
+  absl::StatusOr<bool> AtomicAdd(const ir::CallPtr& call, ir::DataType dtype);
 
   // `, pitch` for CopyBox when the tile has a valid_shape: its full innermost
   // dim, the UB distance between the box's rows.
@@ -106,7 +116,61 @@ class Generator {
   // gave its MemRef.
   absl::StatusOr<std::string> NewTile(const ir::VarPtr& var, int indent);
 
+  // `var = call`: the call's emitter family (kernel_op_table.h), or the
+  // located "does not support <op> in a kernel yet".
   absl::Status EmitCallAssign(const ir::VarPtr& var, const ir::CallPtr& call, int indent);
+
+  // One operator call being emitted.
+  struct OpCall {
+    const ir::VarPtr& var;
+    const ir::CallPtr& call;
+    const KernelOp& op;
+    int indent;
+  };
+  // A tile of rank 1 or 2 as rows x cols with its valid box; `text` is the
+  // `pto::Dims2{...}` argument.
+  struct TileDims {
+    int64_t rows = 0;
+    int64_t cols = 0;
+    std::string valid_rows;
+    std::string valid_cols;
+    bool partial = false;
+    std::string text;
+  };
+
+  // GM and tile-memory families (kernel_tile_ops.cc).
+  absl::Status EmitLoad(const OpCall& c);
+  absl::Status EmitStore(const OpCall& c);
+  absl::Status EmitRemoteLoadValue(const OpCall& c);
+  absl::Status EmitTensorRead(const OpCall& c);
+  absl::Status EmitTensorWrite(const OpCall& c);
+  absl::Status EmitTensorReshape(const OpCall& c);
+  absl::Status EmitTensorDim(const OpCall& c);
+  absl::Status EmitCommInfo(const OpCall& c);
+  absl::Status EmitBlockInfo(const OpCall& c);
+  absl::Status EmitFull(const OpCall& c);
+  absl::Status EmitMove(const OpCall& c);
+  absl::Status EmitCast(const OpCall& c);
+
+  // Vector families (kernel_vector_ops.cc).
+  absl::StatusOr<TileDims> DimsOf(const ir::TypePtr& type, const Span& span);
+  absl::Status CheckFloatOnly(const OpCall& c, ir::DataType dtype);
+  absl::Status IgnoreScratch(const OpCall& c, size_t from);
+  absl::StatusOr<std::pair<std::string, std::string>> Offset2(const ir::ExprPtr& e,
+                                                              const Span& span);
+  absl::Status EmitUnary(const OpCall& c);
+  absl::Status EmitComposite(const OpCall& c);
+  absl::Status EmitBinary(const OpCall& c);
+  absl::Status EmitScalarBinary(const OpCall& c);
+  absl::Status EmitScalarForm(const OpCall& c, std::string_view api);
+  absl::Status EmitReduce(const OpCall& c);
+  absl::Status EmitArgReduce(const OpCall& c);
+  absl::Status EmitExpand(const OpCall& c);
+  absl::Status EmitFillPad(const OpCall& c);
+  absl::Status EmitTranspose(const OpCall& c);
+  absl::Status EmitSlice(const OpCall& c);
+  absl::Status EmitAssemble(const OpCall& c);
+  absl::Status EmitTileReshape(const OpCall& c);
 
   // ---------------------------------------------------------------- comm
 

@@ -1,5 +1,7 @@
-// Kernel code of tile and GM operators: loads, stores, tile arithmetic,
-// casts, moves, GM element reads/writes and reshapes (kernel_generator.h).
+// Kernel code of the GM and tile-memory operators: the dispatch of every
+// operator call through kernel_op_table.h, loads, stores, GM element reads /
+// writes, reshapes, fills, moves and casts (kernel_generator.h). The
+// vector arithmetic and layout families are in kernel_vector_ops.cc.
 #include <optional>
 #include <string>
 #include <utility>
@@ -7,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "compiler/codegen/kernel_generator.h"
+#include "compiler/codegen/kernel_op_table.h"
 #include "compiler/ir/expr.h"
 #include "compiler/ir/stmt.h"
 #include "compiler/ir/type.h"
@@ -44,12 +47,9 @@ absl::StatusOr<std::string> Generator::BoxShape(const ir::TypePtr& type, const i
   if (!tile->valid_shape().empty()) {
     std::string dims = "{";
     for (size_t i = 0; i < tile->valid_shape().size(); ++i) {
-      const ir::ExprPtr& v = tile->valid_shape()[i];
       // A symbol's error names the load or store that reads it.
-      auto dyn = ir::As<ir::DynDim>(v);
-      ASSIGN_OR_RETURN(std::string d, dyn != nullptr ? DynParam(*dyn, span) : Scalar(v));
-      pto::StrAppend(&dims, i ? ", " : "",
-                     ir::Is<ir::ConstInt>(v) ? d : pto::StrCat("static_cast<int64_t>(", d, ")"));
+      ASSIGN_OR_RETURN(std::string d, ValidDim(tile->valid_shape()[i], span));
+      pto::StrAppend(&dims, i ? ", " : "", d);
     }
     shape.second = dims + "}";
   }
@@ -66,15 +66,103 @@ absl::StatusOr<std::string> Generator::BoxShape(const ir::TypePtr& type, const i
 // the tile's dims as for a store. A partial tile (valid_shape) loads its
 // valid box.
 absl::StatusOr<std::string> Generator::LoadBox(const ir::TypePtr& type, const ir::ExprPtr& offsets,
-                                               const ir::ExprPtr& shape, const Span& span) {
+                                               const ir::ExprPtr& shape, const ir::ExprPtr& valid,
+                                               const Span& span) {
   auto o = ir::As<ir::MakeTuple>(offsets);
   auto s = ir::As<ir::MakeTuple>(shape);
   auto tile = ir::As<ir::TileType>(type);
   const bool partial = tile != nullptr && !tile->valid_shape().empty();
-  if (!partial && o != nullptr && s != nullptr && o->elements().size() == s->elements().size()) {
-    return IndexList(shape);
+  const bool nd = o != nullptr && s != nullptr && o->elements().size() == s->elements().size();
+  if (!partial && nd) return IndexList(shape);
+  if (partial && nd && s->elements().size() != tile->shape().size()) {
+    // A partial tile FlattenTileNdTo2D flattened: its valid box in the
+    // tensor's rank, from the load's own valid_shape operand.
+    auto v = valid != nullptr ? ir::As<ir::MakeTuple>(valid) : nullptr;
+    if (v == nullptr || v->elements().size() != s->elements().size()) {
+      return Unsupported(span, "a partial load of rank above 2 without its valid_shape");
+    }
+    RETURN_IF_ERROR(CheckRowsContiguous(s->elements(), v->elements(), span));
+    return IndexList(valid);
   }
   return BoxShape(type, offsets, span);
+}
+
+// A box of rank above 2 whose rows sit at the tile's row pitch: every dim
+// but the first and the last whole (a gap in a middle dim is not one pitch).
+absl::Status Generator::CheckRowsContiguous(const std::vector<ir::ExprPtr>& shape,
+                                            const std::vector<ir::ExprPtr>& valid,
+                                            const Span& span) {
+  for (size_t k = 1; k + 1 < shape.size(); ++k) {
+    std::optional<int64_t> d = ir::GetConstInt(shape[k]);
+    std::optional<int64_t> v = ir::GetConstInt(valid[k]);
+    if (!d || !v || *d != *v) {
+      return Unsupported(span, pto::StrCat("a partial tile of rank ", shape.size(),
+                                           " whose valid_shape is partial in dim ", k));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The GM box of a store of a flattened partial tile (valid [rows, cols])
+// into the tensor-rank box `shapes` [s0, ..., s(N-2), w]: the first `rows`
+// rows of the flattened box as a box, [1, ..., 1, rows / inner, s(k+1), ...,
+// s(N-2), cols] for the outermost dim k whose inner block count divides
+// `rows` (inner the product of the dims after k).
+absl::StatusOr<std::string> Generator::StoreBox(const ir::TypePtr& type, const ir::ExprPtr& shapes,
+                                                const Span& span) {
+  auto tile = ir::As<ir::TileType>(type);
+  auto s = ir::As<ir::MakeTuple>(shapes);
+  if (tile == nullptr || tile->valid_shape().empty() || s == nullptr ||
+      s->elements().size() == tile->shape().size() || tile->valid_shape().size() != 2) {
+    return IndexList(shapes);
+  }
+  const std::vector<ir::ExprPtr>& elems = s->elements();
+  const size_t n = elems.size();
+  std::vector<int64_t> dims;
+  for (size_t k = 0; k + 1 < n; ++k) {
+    std::optional<int64_t> d = ir::GetConstInt(elems[k]);
+    if (!d) return Unsupported(span, "a partial store of rank above 2 with a dynamic box");
+    dims.push_back(*d);
+  }
+  ASSIGN_OR_RETURN(std::string cols, ValidDim(tile->valid_shape()[1], span));
+  std::optional<int64_t> rows = ir::GetConstInt(tile->valid_shape()[0]);
+  std::vector<std::string> box;
+  if (!rows.has_value()) {
+    // A dynamic row count is a box only in the innermost row dim.
+    for (size_t k = 0; k + 1 < dims.size(); ++k) {
+      if (dims[k] != 1) {
+        return Unsupported(span, "a partial store of rank above 2 with dynamic valid rows");
+      }
+      box.push_back("1");
+    }
+    ASSIGN_OR_RETURN(std::string r, ValidDim(tile->valid_shape()[0], span));
+    box.push_back(r);
+  } else {
+    bool found = false;
+    for (size_t k = 0; k < dims.size() && !found; ++k) {
+      int64_t inner = 1;
+      for (size_t j = k + 1; j < dims.size(); ++j) inner *= dims[j];
+      if (*rows % inner != 0 || *rows / inner > dims[k]) continue;
+      found = true;
+      for (size_t j = 0; j < k; ++j) box.push_back("1");
+      box.push_back(pto::StrCat(*rows / inner));
+      for (size_t j = k + 1; j < dims.size(); ++j) box.push_back(pto::StrCat(dims[j]));
+    }
+    if (!found) {
+      return Unsupported(span, pto::StrCat("a partial store of rank ", n, " whose ", *rows,
+                                           " valid rows are not a box of the tensor"));
+    }
+  }
+  std::string out = "{";
+  for (const std::string& b : box) pto::StrAppend(&out, b, ", ");
+  return pto::StrCat(out, cols, "}");
+}
+
+// One valid_shape entry as an int64_t expression.
+absl::StatusOr<std::string> Generator::ValidDim(const ir::ExprPtr& v, const Span& span) {
+  auto dyn = ir::As<ir::DynDim>(v);
+  ASSIGN_OR_RETURN(std::string d, dyn != nullptr ? DynParam(*dyn, span) : Scalar(v));
+  return ir::Is<ir::ConstInt>(v) ? d : pto::StrCat("static_cast<int64_t>(", d, ")");
 }
 
 // `, pitch` for CopyBox when the tile has a valid_shape: its full innermost
@@ -111,183 +199,227 @@ absl::StatusOr<std::string> Generator::NewTile(const ir::VarPtr& var, int indent
 }
 
 absl::Status Generator::EmitCallAssign(const ir::VarPtr& var, const ir::CallPtr& call, int indent) {
-  // PyPTO's tile-with-scalar operators (pl.add(tile, 1.0) resolves to
-  // pl.tile.adds) are the scalar branch of the binary operators below.
   const std::string& name = call->op()->name();
-  const bool scalar_form =
-      (name == "pl.tile.adds" || name == "pl.tile.subs" || name == "pl.tile.muls" ||
-       name == "pl.tile.maximums" || name == "pl.tile.minimums") &&
-      call->args().size() == 2 && ir::Is<ir::ScalarType>(call->args()[1]->type());
-  const std::string op = scalar_form ? name.substr(0, name.size() - 1) : name;
-  const auto& args = call->args();
-  const std::string in = Indent(indent);
-  if (op == "pl.tile.load") {
-    ASSIGN_OR_RETURN(Value t, LookupKind(args[0], Kind::kTensor, "tensor"));
-    ASSIGN_OR_RETURN(std::string off, IndexList(args[1]));
-    ASSIGN_OR_RETURN(std::string box, LoadBox(var->type(), args[1], args[2], call->span()));
-    ASSIGN_OR_RETURN(std::string tile, NewTile(var, indent));
-    pto::StrAppend(&body_, in, "pto::kernels::internal::CopyBox(true, ", tile, ", ", t.name, ", ",
-                   off, ", ", box, ValidRowPitch(var->type()), ");\n");
+  const KernelOp* op = FindKernelOp(name);
+  if (op == nullptr) return Unsupported(call->span(), name);
+  // The deducers check arity; a call built otherwise (a pass, pto-opt
+  // --allow-internal-ops) must not index past its operands.
+  if (call->args().size() < MinOperands(op->family)) {
+    return InternalErrorF(call->span(), name, " with ", call->args().size(), " operands");
+  }
+  const OpCall c{var, call, *op, indent};
+  switch (op->family) {
+    case OpFamily::kLoad: return EmitLoad(c);
+    case OpFamily::kStore: return EmitStore(c);
+    case OpFamily::kRemoteLoad: return EmitRemoteLoadValue(c);
+    case OpFamily::kTensorRead: return EmitTensorRead(c);
+    case OpFamily::kTensorWrite: return EmitTensorWrite(c);
+    case OpFamily::kTensorReshape: return EmitTensorReshape(c);
+    case OpFamily::kTensorDim: return EmitTensorDim(c);
+    case OpFamily::kCommInfo: return EmitCommInfo(c);
+    case OpFamily::kBlockInfo: return EmitBlockInfo(c);
+    case OpFamily::kCreate: return NewTile(var, indent).status();
+    case OpFamily::kFull: return EmitFull(c);
+    case OpFamily::kMove: return EmitMove(c);
+    case OpFamily::kCast: return EmitCast(c);
+    case OpFamily::kUnary: return EmitUnary(c);
+    case OpFamily::kComposite: return EmitComposite(c);
+    case OpFamily::kBinary: return EmitBinary(c);
+    case OpFamily::kScalarBinary: return EmitScalarBinary(c);
+    case OpFamily::kReduce: return EmitReduce(c);
+    case OpFamily::kArgReduce: return EmitArgReduce(c);
+    case OpFamily::kExpand: return EmitExpand(c);
+    case OpFamily::kFillPad: return EmitFillPad(c);
+    case OpFamily::kTranspose: return EmitTranspose(c);
+    case OpFamily::kSlice: return EmitSlice(c);
+    case OpFamily::kAssemble: return EmitAssemble(c);
+    case OpFamily::kTileReshape: return EmitTileReshape(c);
+  }
+  return Unsupported(call->span(), name);
+}
+
+absl::Status Generator::EmitLoad(const OpCall& c) {
+  const auto& args = c.call->args();
+  if (args.size() < 3) return Unsupported(c.call->span(), "this form of pl.tile.load");
+  ASSIGN_OR_RETURN(Value t, LookupKind(args[0], Kind::kTensor, "tensor"));
+  ASSIGN_OR_RETURN(std::string off, IndexList(args[1]));
+  ASSIGN_OR_RETURN(std::string box, LoadBox(c.var->type(), args[1], args[2],
+                                            args.size() == 4 ? args[3] : nullptr,
+                                            c.call->span()));
+  ASSIGN_OR_RETURN(std::string tile, NewTile(c.var, c.indent));
+  pto::StrAppend(&body_, Indent(c.indent), "pto::kernels::internal::CopyBox(true, ", tile, ", ",
+                 t.name, ", ", off, ", ", box, ValidRowPitch(c.var->type()), ");\n");
+  return absl::OkStatus();
+}
+
+// The value form, `recv = pld.tile.remote_load(window, peer, offsets,
+// shape)`: a fresh tile loaded from the peer's box.
+absl::Status Generator::EmitRemoteLoadValue(const OpCall& c) {
+  const auto& args = c.call->args();
+  const std::string& op = c.call->op()->name();
+  if (args.size() != 4) return Unsupported(c.call->span(), op + " of this form");
+  ASSIGN_OR_RETURN(Value window, WindowOperand(args[0], c.call));
+  if (DTypeOf(c.var->type()) != window.dtype) {
+    return Unsupported(c.call->span(), op + " between different dtypes");
+  }
+  ASSIGN_OR_RETURN(std::string peer, Scalar(args[1]));
+  ASSIGN_OR_RETURN(std::string off, IndexList(args[2]));
+  ASSIGN_OR_RETURN(std::string shape, IndexList(args[3]));
+  ASSIGN_OR_RETURN(std::string tile, NewTile(c.var, c.indent));
+  const std::string remote = Fresh("remote");
+  const std::string in = Indent(c.indent);
+  pto::StrAppend(&body_, in, "{\n", in, "  const pto::TensorDesc ", remote,
+                 " = pto::kernels::internal::RemoteView(", window.ctx, ", ", window.name,
+                 ", static_cast<int64_t>(", peer, "));\n", in,
+                 "  pto::kernels::internal::CopyBox(true, ", tile, ", &", remote, ", ", off, ", ",
+                 shape, ");\n", in, "}\n");
+  return absl::OkStatus();
+}
+
+absl::Status Generator::EmitStore(const OpCall& c) {
+  const auto& args = c.call->args();
+  if (args.size() < 3) return Unsupported(c.call->span(), "this form of pl.tile.store");
+  ASSIGN_OR_RETURN(Value tile, LookupKind(args[0], Kind::kTile, "tile"));
+  ASSIGN_OR_RETURN(std::string off, IndexList(args[1]));
+  ASSIGN_OR_RETURN(Value t, LookupKind(args[2], Kind::kTensor, "tensor"));
+  // FlattenTileNdTo2D gives a store into a tensor of rank above 2 its
+  // tensor-rank box.
+  ASSIGN_OR_RETURN(std::string box, args.size() == 4
+                                        ? StoreBox(args[0]->type(), args[3], c.call->span())
+                                        : BoxShape(args[0]->type(), args[1], c.call->span()));
+  ASSIGN_OR_RETURN(bool atomic_add, AtomicAdd(c.call, tile.dtype));
+  std::string pitch = ValidRowPitch(args[0]->type());
+  if (atomic_add) {
+    if (pitch.empty()) pitch = ", 0";
+    pitch += ", pto::AtomicType::AtomicAdd";
+  }
+  pto::StrAppend(&body_, Indent(c.indent), "pto::kernels::internal::CopyBox(false, ", tile.name,
+                 ", ", t.name, ", ", off, ", ", box, pitch, ");\n");
+  return Alias(c.var, t, c.indent);
+}
+
+absl::Status Generator::EmitTensorWrite(const OpCall& c) {
+  ASSIGN_OR_RETURN(Value t, LookupKind(c.call->args()[0], Kind::kTensor, "tensor"));
+  RETURN_IF_ERROR(EmitWrite(c.call, t, c.indent));
+  return Alias(c.var, t, c.indent);
+}
+
+absl::Status Generator::EmitTensorRead(const OpCall& c) {
+  ASSIGN_OR_RETURN(std::string read, ReadExpr(c.call));
+  ASSIGN_OR_RETURN(std::string decl, Declare(c.var));
+  pto::StrAppend(&body_, Indent(c.indent), decl, " = ", read, ";\n");
+  return absl::OkStatus();
+}
+
+// pl.tensor.dim(t, axis): the descriptor's dim, checked against its rank.
+absl::Status Generator::EmitTensorDim(const OpCall& c) {
+  const auto& args = c.call->args();
+  ASSIGN_OR_RETURN(Value t, LookupKind(args[0], Kind::kTensor, "tensor"));
+  auto tensor = ir::AsTensorTypeLike(args[0]->type());
+  std::optional<int64_t> axis = ir::GetConstInt(args[1]);
+  if (tensor == nullptr || !axis.has_value()) {
+    return Unsupported(c.call->span(), "pl.tensor.dim with a non-constant axis");
+  }
+  const int64_t rank = static_cast<int64_t>(tensor->shape().size());
+  const int64_t k = *axis < 0 ? *axis + rank : *axis;
+  if (k < 0 || k >= rank) {
+    return UserErrorF(args[1]->span(), "pl.tensor.dim axis ", *axis, " is outside rank ", rank);
+  }
+  ASSIGN_OR_RETURN(std::string decl, Declare(c.var));
+  ASSIGN_OR_RETURN(std::string type, ElemType(DTypeOf(c.var->type()), c.call->span()));
+  pto::StrAppend(&body_, Indent(c.indent), decl, " = static_cast<", type,
+                 ">(pto::kernels::internal::Dim(", t.name, ", ", k, "));\n");
+  return absl::OkStatus();
+}
+
+// The SPMD launch's block index / width, from the dispatch's LocalContext
+// (runtime/device/kernel_abi.h), as an INDEX scalar.
+absl::Status Generator::EmitBlockInfo(const OpCall& c) {
+  ASSIGN_OR_RETURN(std::string decl, Declare(c.var));
+  pto::StrAppend(&body_, Indent(c.indent), decl, " = static_cast<int64_t>(pto::", c.op.api,
+                 "(args));\n");
+  return absl::OkStatus();
+}
+
+absl::Status Generator::EmitCommInfo(const OpCall& c) {
+  const auto& args = c.call->args();
+  ASSIGN_OR_RETURN(std::string decl, Declare(c.var));
+  if (c.op.api.empty()) {  // get_comm_ctx(window)
+    ASSIGN_OR_RETURN(Value t, WindowOperand(args[0], c.call));
+    pto::StrAppend(&body_, Indent(c.indent), decl, " = ", t.ctx, ";\n");
     return absl::OkStatus();
   }
-  if (op == "pld.tile.remote_load" && args.size() == 4) {
-    // The value form, `recv = pld.tile.remote_load(window, peer, offsets,
-    // shape)`: a fresh tile loaded from the peer's box.
-    ASSIGN_OR_RETURN(Value window, WindowOperand(args[0], call));
-    if (DTypeOf(var->type()) != window.dtype) {
-      return Unsupported(call->span(), op + " between different dtypes");
-    }
-    ASSIGN_OR_RETURN(std::string peer, Scalar(args[1]));
-    ASSIGN_OR_RETURN(std::string off, IndexList(args[2]));
-    ASSIGN_OR_RETURN(std::string shape, IndexList(args[3]));
-    ASSIGN_OR_RETURN(std::string tile, NewTile(var, indent));
-    const std::string remote = Fresh("remote");
-    pto::StrAppend(&body_, in, "{\n", in, "  const pto::TensorDesc ", remote,
-                   " = pto::kernels::internal::RemoteView(", window.ctx, ", ", window.name,
-                   ", static_cast<int64_t>(", peer, "));\n", in,
-                   "  pto::kernels::internal::CopyBox(true, ", tile, ", &", remote, ", ", off,
-                   ", ", shape, ");\n", in, "}\n");
-    return absl::OkStatus();
+  ASSIGN_OR_RETURN(Value ctx, LookupKind(args[0], Kind::kCtx, "CommCtx"));
+  pto::StrAppend(&body_, Indent(c.indent), decl, " = static_cast<int32_t>(", ctx.name, c.op.api,
+                 ");\n");
+  return absl::OkStatus();
+}
+
+// A descriptor of the new shape over the same GM (and window context).
+absl::Status Generator::EmitTensorReshape(const OpCall& c) {
+  const auto& args = c.call->args();
+  ASSIGN_OR_RETURN(Value t, LookupKind(args[0], Kind::kTensor, "tensor"));
+  ASSIGN_OR_RETURN(std::string shape, IndexList(args[1]));
+  const std::string desc = Fresh(pto::StrCat(c.var->name_hint(), "_desc"));
+  ASSIGN_OR_RETURN(std::string decl, Declare(c.var));
+  values_[c.var.get()].ctx = t.ctx;
+  const std::string in = Indent(c.indent);
+  pto::StrAppend(&body_, in, "const pto::TensorDesc ", desc, " = pto::kernels::internal::Reshape(",
+                 t.name, ", ", shape, ");\n", in, decl, " = &", desc, ";\n");
+  return absl::OkStatus();
+}
+
+absl::Status Generator::EmitFull(const OpCall& c) {
+  ASSIGN_OR_RETURN(std::string value, Scalar(c.call->args()[1]));
+  ASSIGN_OR_RETURN(std::string elem, ElemType(DTypeOf(c.var->type()), c.call->span()));
+  ASSIGN_OR_RETURN(std::string tile, NewTile(c.var, c.indent));
+  pto::StrAppend(&body_, Indent(c.indent), "pto::TEXPANDS(", tile, ", static_cast<", elem, ">(",
+                 value, "));\n");
+  return absl::OkStatus();
+}
+
+// A copy into the carried buffer (MemoryReuse's yield fixup).
+absl::Status Generator::EmitMove(const OpCall& c) {
+  ASSIGN_OR_RETURN(Value src, LookupKind(c.call->args()[0], Kind::kTile, "tile"));
+  ASSIGN_OR_RETURN(std::string dst, NewTile(c.var, c.indent));
+  pto::StrAppend(&body_, Indent(c.indent), "pto::TMOV(", dst, ", ", src.name, ");\n");
+  return absl::OkStatus();
+}
+
+// Only conversions that are one rounding-free or round-to-nearest C++
+// cast: a float -> integer cast needs PyPTO's rounding modes.
+absl::Status Generator::EmitCast(const OpCall& c) {
+  ASSIGN_OR_RETURN(Value a, LookupKind(c.call->args()[0], Kind::kTile, "tile"));
+  const ir::DataType to = DTypeOf(c.var->type());
+  if (!ir::IsFloat(to) && ir::IsFloat(a.dtype)) {
+    return Unsupported(c.call->span(), "pl.tile.cast from a float to an integer dtype");
   }
-  if (op == "pl.tile.store") {
-    ASSIGN_OR_RETURN(Value tile, LookupKind(args[0], Kind::kTile, "tile"));
-    ASSIGN_OR_RETURN(std::string off, IndexList(args[1]));
-    ASSIGN_OR_RETURN(Value t, LookupKind(args[2], Kind::kTensor, "tensor"));
-    // FlattenTileNdTo2D gives a store into a tensor of rank above 2 its
-    // tensor-rank box.
-    ASSIGN_OR_RETURN(std::string box, args.size() == 4
-                                          ? IndexList(args[3])
-                                          : BoxShape(args[0]->type(), args[1], call->span()));
-    pto::StrAppend(&body_, in, "pto::kernels::internal::CopyBox(false, ", tile.name, ", ", t.name,
-                   ", ", off, ", ", box, ValidRowPitch(args[0]->type()), ");\n");
-    return Alias(var, t, indent);
+  RETURN_IF_ERROR(ElemType(a.dtype, c.call->span()).status());
+  ASSIGN_OR_RETURN(std::string dst, NewTile(c.var, c.indent));
+  pto::StrAppend(&body_, Indent(c.indent), "pto::TCVT(", dst, ", ", a.name, ");\n");
+  return absl::OkStatus();
+}
+
+// Whether a store's `atomic` kwarg asks for an atomic add (PyPTO's
+// pl.AtomicType: 0 None, 1 Add); a mode or dtype the device cannot add is a
+// located error, never a plain store.
+absl::StatusOr<bool> Generator::AtomicAdd(const ir::CallPtr& call, ir::DataType dtype) {
+  const ir::AttrValue* v = ir::FindAttr(call->kwargs(), "atomic");
+  if (v == nullptr) return false;
+  std::optional<int64_t> mode;
+  if (const auto* i = std::get_if<int64_t>(v)) mode = *i;
+  if (const auto* e = std::get_if<ir::ExprPtr>(v)) mode = ir::GetConstInt(*e);
+  if (!mode.has_value() || *mode < 0 || *mode > 1) {
+    return Unsupported(call->span(), "this atomic mode of pl.tile.store");
   }
-  if (op == "pl.tensor.write") {
-    ASSIGN_OR_RETURN(Value t, LookupKind(args[0], Kind::kTensor, "tensor"));
-    RETURN_IF_ERROR(EmitWrite(call, t, indent));
-    return Alias(var, t, indent);
+  if (*mode == 0) return false;
+  if (dtype != ir::DataType::kFP32 && dtype != ir::DataType::kFP16 &&
+      dtype != ir::DataType::kInt32 && dtype != ir::DataType::kInt16 &&
+      dtype != ir::DataType::kInt8) {
+    return Unsupported(call->span(), pto::StrCat("an atomic-add pl.tile.store of ",
+                                                 ir::DataTypeName(dtype), " elements"));
   }
-  if (op == "pl.tensor.read") {
-    ASSIGN_OR_RETURN(std::string read, ReadExpr(call));
-    ASSIGN_OR_RETURN(std::string decl, Declare(var));
-    pto::StrAppend(&body_, in, decl, " = ", read, ";\n");
-    return absl::OkStatus();
-  }
-  if (op == "pl.tile.create") {
-    return NewTile(var, indent).status();
-  }
-  if (op == "pld.system.get_comm_ctx") {
-    ASSIGN_OR_RETURN(Value t, WindowOperand(args[0], call));
-    ASSIGN_OR_RETURN(std::string decl, Declare(var));
-    pto::StrAppend(&body_, in, decl, " = ", t.ctx, ";\n");
-    return absl::OkStatus();
-  }
-  if (op == "pl.tensor.get_block_idx" || op == "pl.tile.get_block_idx" ||
-      op == "pl.tensor.get_block_num" || op == "pl.tile.get_block_num") {
-    // The SPMD launch's block index / width, from the dispatch's LocalContext
-    // (runtime/device/kernel_abi.h), as an INDEX scalar.
-    const bool idx = op.find("block_idx") != std::string::npos;
-    ASSIGN_OR_RETURN(std::string decl, Declare(var));
-    pto::StrAppend(&body_, in, decl, " = static_cast<int64_t>(pto::",
-                   idx ? "get_block_idx" : "get_block_num", "(args));\n");
-    return absl::OkStatus();
-  }
-  if (op == "pld.system.nranks" || op == "pld.system.rank") {
-    ASSIGN_OR_RETURN(Value ctx, LookupKind(args[0], Kind::kCtx, "CommCtx"));
-    ASSIGN_OR_RETURN(std::string decl, Declare(var));
-    pto::StrAppend(&body_, in, decl, " = static_cast<int32_t>(", ctx.name,
-                   op == "pld.system.rank" ? "->rankId" : "->rankNum", ");\n");
-    return absl::OkStatus();
-  }
-  if (op == "pl.tensor.reshape") {
-    // A descriptor of the new shape over the same GM (and window context).
-    ASSIGN_OR_RETURN(Value t, LookupKind(args[0], Kind::kTensor, "tensor"));
-    ASSIGN_OR_RETURN(std::string shape, IndexList(args[1]));
-    const std::string desc = Fresh(pto::StrCat(var->name_hint(), "_desc"));
-    ASSIGN_OR_RETURN(std::string decl, Declare(var));
-    values_[var.get()].ctx = t.ctx;
-    pto::StrAppend(&body_, in, "const pto::TensorDesc ", desc,
-                   " = pto::kernels::internal::Reshape(", t.name, ", ", shape, ");\n", in, decl,
-                   " = &", desc, ";\n");
-    return absl::OkStatus();
-  }
-  if (op == "pl.tile.full") {
-    ASSIGN_OR_RETURN(std::string value, Scalar(args[1]));
-    ASSIGN_OR_RETURN(std::string elem, ElemType(DTypeOf(var->type()), call->span()));
-    ASSIGN_OR_RETURN(std::string tile, NewTile(var, indent));
-    pto::StrAppend(&body_, in, "pto::TEXPANDS(", tile, ", static_cast<", elem, ">(", value,
-                   "));\n");
-    return absl::OkStatus();
-  }
-  if (op == "pl.tile.add" || op == "pl.tile.sub" || op == "pl.tile.mul" ||
-      op == "pl.tile.maximum" || op == "pl.tile.minimum") {
-    ASSIGN_OR_RETURN(Value a, LookupKind(args[0], Kind::kTile, "tile"));
-    ASSIGN_OR_RETURN(std::string elem, ElemType(DTypeOf(var->type()), call->span()));
-    if (ir::Is<ir::ScalarType>(args[1]->type())) {
-      ASSIGN_OR_RETURN(std::string s, Scalar(args[1]));
-      const std::string cast = DTypeOf(args[1]->type()) == DTypeOf(var->type())
-                                   ? s
-                                   : pto::StrCat("static_cast<", elem, ">(", s, ")");
-      std::string api;
-      if (op == "pl.tile.add") {
-        api = pto::StrCat("pto::TADDS(%, ", a.name, ", ", cast, ")");
-      } else if (op == "pl.tile.sub") {
-        api = pto::StrCat("pto::TADDS(%, ", a.name, ", static_cast<", elem, ">(-", cast, "))");
-      } else if (op == "pl.tile.mul") {
-        api = pto::StrCat("pto::TMULS(%, ", a.name, ", ", cast, ")");
-      } else {
-        return Unsupported(call->span(), pto::StrCat(op, " with a scalar operand"));
-      }
-      ASSIGN_OR_RETURN(std::string dst, NewTile(var, indent));
-      api.replace(api.find('%'), 1, dst);
-      pto::StrAppend(&body_, in, api, ";\n");
-      return absl::OkStatus();
-    }
-    ASSIGN_OR_RETURN(Value b, LookupKind(args[1], Kind::kTile, "tile"));
-    const std::string api = op == "pl.tile.add"       ? "TADD"
-                            : op == "pl.tile.sub"     ? "TSUB"
-                            : op == "pl.tile.mul"     ? "TMUL"
-                            : op == "pl.tile.maximum" ? "TMAX"
-                                                      : "TMIN";
-    ASSIGN_OR_RETURN(std::string dst, NewTile(var, indent));
-    pto::StrAppend(&body_, in, "pto::", api, "(", dst, ", ", a.name, ", ", b.name, ");\n");
-    return absl::OkStatus();
-  }
-  if (op == "pl.tile.move") {
-    // A copy into the carried buffer (MemoryReuse's yield fixup).
-    ASSIGN_OR_RETURN(Value src, LookupKind(args[0], Kind::kTile, "tile"));
-    ASSIGN_OR_RETURN(std::string dst, NewTile(var, indent));
-    pto::StrAppend(&body_, in, "pto::TMOV(", dst, ", ", src.name, ");\n");
-    return absl::OkStatus();
-  }
-  if (op == "pl.tile.cast") {
-    // Only conversions that are one rounding-free or round-to-nearest C++
-    // cast: a float -> integer cast needs PyPTO's rounding modes.
-    ASSIGN_OR_RETURN(Value a, LookupKind(args[0], Kind::kTile, "tile"));
-    const ir::DataType to = DTypeOf(var->type());
-    if (!ir::IsFloat(to) && ir::IsFloat(a.dtype)) {
-      return Unsupported(call->span(), "pl.tile.cast from a float to an integer dtype");
-    }
-    RETURN_IF_ERROR(ElemType(a.dtype, call->span()).status());
-    ASSIGN_OR_RETURN(std::string dst, NewTile(var, indent));
-    pto::StrAppend(&body_, in, "pto::TCVT(", dst, ", ", a.name, ");\n");
-    return absl::OkStatus();
-  }
-  if (op == "pl.tile.neg" || op == "pl.tile.relu") {
-    ASSIGN_OR_RETURN(Value a, LookupKind(args[0], Kind::kTile, "tile"));
-    ASSIGN_OR_RETURN(std::string elem, ElemType(DTypeOf(var->type()), call->span()));
-    ASSIGN_OR_RETURN(std::string dst, NewTile(var, indent));
-    if (op == "pl.tile.neg") {
-      pto::StrAppend(&body_, in, "pto::TMULS(", dst, ", ", a.name, ", static_cast<", elem,
-                     ">(-1));\n");
-    } else {
-      // relu(a) = max(a, 0), with the 0s in the result tile itself.
-      pto::StrAppend(&body_, in, "pto::TEXPANDS(", dst, ", static_cast<", elem, ">(0));\n", in,
-                     "pto::TMAX(", dst, ", ", a.name, ", ", dst, ");\n");
-    }
-    return absl::OkStatus();
-  }
-  return Unsupported(call->span(), op);
+  return true;
 }
 
 absl::Status Generator::EmitWrite(const ir::CallPtr& call, const Value& t, int indent) {

@@ -59,10 +59,19 @@ std::optional<std::vector<ir::ExprPtr>> ShapeOperand(const CallSite& s, const Si
   return std::nullopt;
 }
 
-// Drops dimension `from_end` (1 = last) to 1.
+// Drops dimension `from_end` (1 = last) to 1; a partial tile's result is
+// valid in the other dims where its operand is.
 TypePtr Reduced(const ir::ShapedType& t, size_t from_end, std::optional<DataType> dtype) {
   std::vector<ir::ExprPtr> shape = t.shape();
   if (shape.size() >= from_end) shape[shape.size() - from_end] = ir::MakeNode<ir::ConstInt>(1);
+  if (t.kind() == ir::NodeKind::kTileType) {
+    std::vector<ir::ExprPtr> valid = static_cast<const ir::TileType&>(t).valid_shape();
+    if (valid.size() >= from_end) {
+      valid[valid.size() - from_end] = ir::MakeNode<ir::ConstInt>(1);
+      return ir::MakeNode<ir::TileType>(std::move(shape), dtype.value_or(t.dtype()), std::nullopt,
+                                        std::move(valid));
+    }
+  }
   return Reshaped(t, std::move(shape), dtype.value_or(t.dtype()));
 }
 
@@ -91,17 +100,26 @@ absl::StatusOr<TypePtr> Result(const std::string& op, const Signature& sig, cons
     return TypePtr(ir::MakeNode<ir::TensorType>(*shape, *dt));
   }
   if (shaped == nullptr) return TypePtr(ir::UnknownType::Get());
-  if (rule == "same") return Reshaped(*shaped, shaped->shape(), shaped->dtype());
+  if (rule == "same" || rule == "cast") {
+    std::optional<DataType> dt = shaped->dtype();
+    if (rule == "cast") dt = DTypeAttr(s, sig, "target_type");
+    if (!dt) return UserErrorF(s.span, op, " requires 'target_type' (a dtype such as pl.FP32)");
+    // An elementwise result is valid where its operand is (PyPTO's partial
+    // tiles: adds of a [1, 264] tile holding 257 elements stores 257).
+    // fillpad's result is the whole tile: its padding is filled.
+    auto tile = ir::As<ir::TileType>(std::static_pointer_cast<const ir::Type>(shaped));
+    if (tile != nullptr && !tile->valid_shape().empty() &&
+        op.find(".fillpad") == std::string::npos) {
+      return TypePtr(
+          ir::MakeNode<ir::TileType>(tile->shape(), *dt, std::nullopt, tile->valid_shape()));
+    }
+    return Reshaped(*shaped, shaped->shape(), *dt);
+  }
   if (rule == "row" || rule == "row_index") {
     return Reduced(*shaped, 1, rule == "row" ? std::nullopt : std::optional(DataType::kInt32));
   }
   if (rule == "col" || rule == "col_index") {
     return Reduced(*shaped, 2, rule == "col" ? std::nullopt : std::optional(DataType::kInt32));
-  }
-  if (rule == "cast") {
-    std::optional<DataType> dt = DTypeAttr(s, sig, "target_type");
-    if (!dt) return UserErrorF(s.span, op, " requires 'target_type' (a dtype such as pl.FP32)");
-    return Reshaped(*shaped, shaped->shape(), *dt);
   }
   if (rule == "reshape" || rule == "load") {
     std::optional<std::vector<ir::ExprPtr>> shape = ShapeOperand(s, sig);

@@ -124,7 +124,8 @@ absl::StatusOr<TypePtr> DeduceCast(const CallSite& s) {
   RETURN_IF_ERROR(CheckArgCount(s, op, 1, 1));
   ASSIGN_OR_RETURN(auto t, TileArg(s, 0, op, "tile"));
   ASSIGN_OR_RETURN(ir::DataType dtype, DTypeKwarg(s, "target_type", op));
-  return TileOf(t->shape(), dtype);
+  // A cast is valid where its operand is.
+  return std::make_shared<ir::TileType>(t->shape(), dtype, std::nullopt, t->valid_shape());
 }
 
 }  // namespace

@@ -128,6 +128,16 @@ absl::Status Parser::LowerAssign(const Ast* stmt, const Ast* target, const Ast* 
         }
         RETURN_IF_ERROR(CheckAnnotation(ann_type, v->type(), ann));
       }
+      // A tile annotation without a TileView states the shape, not that the
+      // whole tile is valid: a partial load keeps its valid_shape.
+      auto ann_tile = ir::As<ir::TileType>(ann_type);
+      auto v_tile = v != nullptr ? ir::As<ir::TileType>(v->type()) : nullptr;
+      if (ann_tile != nullptr && v_tile != nullptr && ann_tile->valid_shape().empty() &&
+          !v_tile->valid_shape().empty()) {
+        ann_type = ir::MakeNode<ir::TileType>(ann_tile->shape(), ann_tile->dtype(),
+                                              ann_tile->memref(), v_tile->valid_shape(),
+                                              ann_tile->span());
+      }
       var_type = std::move(ann_type);
     } else {
       if (value->kind == AstKind::kCall) {

@@ -16,6 +16,33 @@ namespace pto {
 // FP16 elements (the board's `half`); the simulator computes in _Float16.
 using half = _Float16;
 
+// BF16 elements (the board's `bfloat16_t`): the upper 16 bits of an FP32.
+// Arithmetic computes in float and rounds the result to nearest even, so
+// every operator template works on it as on float.
+struct bfloat16 {
+  uint16_t bits = 0;
+
+  bfloat16() = default;
+  // Round to nearest even; a NaN stays a (quiet) NaN.
+  bfloat16(float f) {  // NOLINT(google-explicit-constructor): as float converts
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u) {
+      bits = static_cast<uint16_t>((u >> 16) | 0x40u);
+      return;
+    }
+    u += 0x7fffu + ((u >> 16) & 1u);
+    bits = static_cast<uint16_t>(u >> 16);
+  }
+  operator float() const {  // NOLINT(google-explicit-constructor)
+    const uint32_t u = static_cast<uint32_t>(bits) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+};
+static_assert(sizeof(bfloat16) == 2);
+
 // A tile in UB: `count` elements of T at `data`.
 template <typename T>
 struct Tile {
@@ -55,6 +82,25 @@ void TSTORE(const GlobalTensor<T>& dst, const Tile<T>& src) {
   DeviceCore* c = CurrentCore();
   if (dst.count < src.count) c->Fault("TSTORE: GM view smaller than the tile");
   c->Store(dst.data, src.data, src.bytes());
+}
+
+namespace internal {
+template <typename T>
+void AddElements(void* gm, const void* ub, uint64_t bytes) {
+  T* d = static_cast<T*>(gm);
+  const T* s = static_cast<const T*>(ub);
+  for (uint64_t i = 0; i < bytes / sizeof(T); ++i) d[i] = static_cast<T>(d[i] + s[i]);
+}
+}  // namespace internal
+
+// UB -> GM with an atomic mode: AtomicAdd adds the tile into GM (pto-isa
+// TSTORE<..., AtomicType::AtomicAdd>, PyPTO's pl.store(..., atomic=Add)).
+template <typename T>
+void TSTORE(const GlobalTensor<T>& dst, const Tile<T>& src, AtomicType atomic) {
+  if (atomic == AtomicType::AtomicNone) return TSTORE(dst, src);
+  DeviceCore* c = CurrentCore();
+  if (dst.count < src.count) c->Fault("TSTORE: GM view smaller than the tile");
+  c->StoreAdd(dst.data, src.data, src.bytes(), &internal::AddElements<T>);
 }
 
 // Local GM -> peer window, staged through `stage` in UB.
@@ -230,5 +276,8 @@ void TMOV(Tile<T>& dst, const Tile<T>& src) {
 }
 
 }  // namespace pto
+
+// Unary math, division, reductions, expansion and layout operators.
+#include "runtime/device/vector_ops.h"  // IWYU pragma: export
 
 #endif  // PTO_RUNTIME_DEVICE_DEVICE_API_H_

@@ -13,7 +13,26 @@ enum class WaitCmp { EQ, NE, GT, GE, LT, LE };
 enum Pipe { PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3, PIPE_ALL };
 enum DsbMode { DSB_DDR };
 enum DcciMode { SINGLE_CACHE_LINE, ENTIRE_DATA_CACHE, CACHELINE_OUT };
-enum class VecOp { kAdd, kSub, kMul, kMax, kMin, kAddS, kMulS, kFill, kCopy };
+// Vector instruction kinds, for the backend's cost (docs/simulator.md).
+enum class VecOp {
+  kAdd, kSub, kMul, kMax, kMin, kAddS, kMulS, kFill, kCopy,
+  kAbs,        // abs, not: one pass
+  kMath,       // exp, log, sqrt, rsqrt, sin, cos, recip
+  kDiv,        // div, fmod and their scalar forms
+  kMaxS,       // maximum / minimum with a scalar
+  kRowReduce,  // row_sum / max / min / prod (bytes = the source's)
+  kColReduce,  // col_sum / max / min / prod (bytes = the source's)
+  kArgReduce,  // row_argmax / argmin (bytes = the source's)
+  kExpand,     // row / col expand and their binary forms (bytes = the result's)
+  kFillPad,    // fillpad
+  kTranspose,  // 2-D transpose
+  kBoxCopy,    // slice, assemble, concat: a 2-D sub-box copy
+};
+// TSTORE's atomic mode (pto-isa docs/isa/TSTORE.md, `AtomicType`).
+enum class AtomicType { AtomicNone, AtomicAdd };
+// Adds `bytes` of UB elements at `ub` into GM at `gm`, element by element
+// (the typed half of an atomic-add store, instantiated per element type).
+using AddInto = void (*)(void* gm, const void* ub, uint64_t bytes);
 
 inline bool CompareSignal(int32_t v, int32_t target, WaitCmp cmp) {
   switch (cmp) {
@@ -40,6 +59,13 @@ class DeviceCore {
   // the same UB bytes wait for it, and pipe_barrier waits for everything.
   virtual void Load(void* ub, const void* gm, uint64_t bytes) = 0;
   virtual void Store(void* gm, const void* ub, uint64_t bytes) = 0;
+  // MTE3 with an atomic add at GM (TSTORE<AtomicAdd>): GM becomes GM + UB,
+  // `add` doing the element arithmetic. Concurrent adds to the same GM never
+  // lose an update. A backend without it faults.
+  virtual void StoreAdd(void* gm, const void* ub, uint64_t bytes, AddInto add) {
+    (void)gm, (void)ub, (void)bytes, (void)add;
+    Fault("TSTORE AtomicAdd is not supported by this backend");
+  }
   // GM -> GM through a UB staging tile of `stage_bytes`.
   virtual void Copy(void* dst_gm, const void* src_gm, uint64_t bytes,
                     void* stage_ub, uint64_t stage_bytes) = 0;

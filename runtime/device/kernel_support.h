@@ -65,10 +65,12 @@ bool BoxIsOneRun(const pto::TensorDesc* t, const int64_t (&off)[N], const int64_
 // tile `tile`: one transfer when the box is contiguous in GM and in UB, else
 // one per innermost row. `pitch` > 0 is the tile's innermost dim when the box
 // is its valid region (PyPTO's `pl.load(..., valid_shape=)`): box row i sits
-// at tile element i * pitch, and the rest of the tile is not touched.
+// at tile element i * pitch, and the rest of the tile is not touched. A store
+// with `atomic` AtomicAdd adds the box into GM (pl.store(..., atomic=Add)).
 template <typename T, size_t N>
 void CopyBox(bool load, pto::Tile<T>& tile, const pto::TensorDesc* t,
-             const int64_t (&off)[N], const int64_t (&shape)[N], int64_t pitch = 0) {
+             const int64_t (&off)[N], const int64_t (&shape)[N], int64_t pitch = 0,
+             pto::AtomicType atomic = pto::AtomicType::AtomicNone) {
   int64_t count = 1;
   for (uint32_t k = 0; k < N; ++k) {
     if (off[k] < 0 || shape[k] < 0 || off[k] + shape[k] > Dim(t, k)) {
@@ -97,7 +99,7 @@ void CopyBox(bool load, pto::Tile<T>& tile, const pto::TensorDesc* t,
     if (load) {
       pto::TLOAD(part, gm);
     } else {
-      pto::TSTORE(gm, part);
+      pto::TSTORE(gm, part, atomic);
     }
   }
 }

@@ -1,5 +1,6 @@
 #include "runtime/device/kernel_support.h"
 
+#include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -201,6 +202,51 @@ TEST(KernelSupportTest, FloorDivAndModRoundTowardsMinusInfinity) {
   EXPECT_EQ(FloorMod<int64_t>(-7, 2), 1);
   EXPECT_EQ(FloorMod<int64_t>(7, -2), -1);
   EXPECT_EQ(FloorMod<int64_t>(6, 3), 0);
+}
+
+// An atomic-add store adds the box into GM (INT32 and FP32), each row one
+// atomic transfer; the rest of GM is untouched.
+TEST(KernelSupportTest, AtomicAddCopyBoxAddsIntoGm) {
+  MemoryCore core;
+  std::vector<int32_t> v(4 * 8, 100);
+  TensorDesc t = Desc(v, {4, 8});
+  Tile<int32_t> tile = TASSIGN<int32_t>(0, 8);
+  for (int i = 0; i < 8; ++i) tile.data[i] = i - 3;
+  CopyBox(false, tile, &t, {1, 2}, {2, 4}, 0, pto::AtomicType::AtomicAdd);
+  CopyBox(false, tile, &t, {1, 2}, {2, 4}, 0, pto::AtomicType::AtomicAdd);
+  ASSERT_EQ(core.transfers().size(), 4u);
+  EXPECT_EQ(core.transfers()[0].kind, 'A');
+  EXPECT_EQ(v[8 + 2], 100 + 2 * -3);
+  EXPECT_EQ(v[2 * 8 + 5], 100 + 2 * 4);
+  EXPECT_EQ(v[8 + 1], 100);
+  EXPECT_EQ(v[0], 100);
+
+  std::vector<float> f(16, 0.5f);
+  TensorDesc tf = Desc(f, {16});
+  Tile<float> ft = TASSIGN<float>(64, 16);
+  for (int i = 0; i < 16; ++i) ft.data[i] = 0.25f * i;
+  CopyBox(false, ft, &tf, {0}, {16}, 0, pto::AtomicType::AtomicAdd);
+  EXPECT_EQ(f[0], 0.5f);
+  EXPECT_EQ(f[15], 0.5f + 0.25f * 15);
+}
+
+// pto::bfloat16 is the upper half of an FP32, rounded to nearest even.
+TEST(KernelSupportTest, Bfloat16RoundsToNearestEven) {
+  EXPECT_EQ(static_cast<float>(pto::bfloat16(1.0f)), 1.0f);
+  EXPECT_EQ(pto::bfloat16(1.0f).bits, 0x3f80);
+  // Halfway between 1 and 1 + 2^-7: to the even 1.
+  EXPECT_EQ(static_cast<float>(pto::bfloat16(1.0f + 0x1p-8f)), 1.0f);
+  // Halfway between 1 + 2^-7 and 1 + 2^-6: to the even 1 + 2^-6.
+  EXPECT_EQ(static_cast<float>(pto::bfloat16(1.0f + 3 * 0x1p-8f)), 1.0f + 0x1p-6f);
+  // Above half: up.
+  EXPECT_EQ(static_cast<float>(pto::bfloat16(1.0f + 0x1p-8f + 0x1p-12f)), 1.0f + 0x1p-7f);
+  EXPECT_EQ(static_cast<float>(pto::bfloat16(-2.5f)), -2.5f);
+  EXPECT_TRUE(std::isinf(static_cast<float>(pto::bfloat16(INFINITY))));
+  EXPECT_TRUE(std::isnan(static_cast<float>(pto::bfloat16(NAN))));
+  // Arithmetic computes in float and rounds the result.
+  pto::bfloat16 a = 3.0f;
+  pto::bfloat16 b = a + pto::bfloat16(0x1p-9f);
+  EXPECT_EQ(static_cast<float>(b), 3.0f);
 }
 
 }  // namespace

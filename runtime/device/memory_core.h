@@ -24,7 +24,7 @@ struct MemoryCoreFault : std::runtime_error {
 class MemoryCore : public DeviceCore {
  public:
   struct Transfer {
-    char kind;  // 'L' load, 'S' store, 'C' copy
+    char kind;  // 'L' load, 'S' store, 'A' atomic-add store, 'C' copy
     const void* dst;
     const void* src;
     uint64_t bytes;
@@ -58,6 +58,11 @@ class MemoryCore : public DeviceCore {
     CheckUb(stage, stage_bytes, "Copy stage outside UB");
     transfers_.push_back({'C', dst, src, bytes});
     std::memmove(dst, src, bytes);
+  }
+  void StoreAdd(void* gm, const void* ub, uint64_t bytes, AddInto add) override {
+    CheckUb(ub, bytes, "StoreAdd outside UB");
+    transfers_.push_back({'A', gm, ub, bytes});
+    add(gm, ub, bytes);
   }
   void Notify(int32_t* signal, int32_t value, NotifyOp op) override {
     *signal = op == NotifyOp::Set ? value : *signal + value;

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -37,6 +38,13 @@ class ThreadCore : public DeviceCore {
             uint64_t stage_bytes) override {
     CheckUb(stage, stage_bytes, "Copy stage outside UB");
     std::memmove(dst, src, bytes);
+  }
+  void StoreAdd(void* gm, const void* ub, uint64_t bytes, AddInto add) override {
+    CheckUb(ub, bytes, "StoreAdd outside UB");
+    // One lock for every core's adds: no update is lost.
+    static std::mutex adds;
+    std::lock_guard<std::mutex> lock(adds);
+    add(gm, ub, bytes);
   }
   void Notify(int32_t* signal, int32_t value, NotifyOp op) override {
     std::atomic_ref<int32_t> s(*signal);

@@ -200,6 +200,10 @@ void AivCore::Store(void* gm, const void* ub, uint64_t bytes) {
   MteStore(gm, ub, bytes, /*copy=*/true);
 }
 
+void AivCore::StoreAdd(void* gm, const void* ub, uint64_t bytes, AddInto add) {
+  MteMove(/*load=*/false, const_cast<void*>(ub), gm, bytes, /*copy=*/true, add);
+}
+
 void AivCore::MteLoad(void* ub, const void* gm, uint64_t bytes, bool copy) {
   MteMove(/*load=*/true, ub, const_cast<void*>(gm), bytes, copy);
 }
@@ -208,8 +212,9 @@ void AivCore::MteStore(void* gm, const void* ub, uint64_t bytes, bool copy) {
   MteMove(/*load=*/false, const_cast<void*>(ub), gm, bytes, copy);
 }
 
-void AivCore::MteMove(bool load, void* ub, void* gm, uint64_t bytes, bool copy) {
-  const char* op = load ? "TLOAD" : "TSTORE";
+void AivCore::MteMove(bool load, void* ub, void* gm, uint64_t bytes, bool copy,
+                      AddInto add) {
+  const char* op = load ? "TLOAD" : add != nullptr ? "TSTORE AtomicAdd" : "TSTORE";
   CheckUb(ub, bytes, op);
   const int peer = OwnerOrFault(gm, bytes, op);
   const bool tracing = mem_->trace().enabled();
@@ -231,11 +236,25 @@ void AivCore::MteMove(bool load, void* ub, void* gm, uint64_t bytes, bool copy) 
     end = std::max(end, l->Transfer(t, b, tracing ? BlockArgs({{"peer", peer}}) : TraceArgs{}).end);
     lat += l->hop_latency();
   }
+  if (add != nullptr) lat += gm_of_peer.atomic_cost();
   end += lat;
-  if (copy) {
+  if (add != nullptr) {
+    // The sum lands at issue, like a copy (the simulation is sequential, so
+    // no other core's add interleaves). Timing-only: real only when both
+    // sides are.
+    const uint64_t g = reinterpret_cast<uint64_t>(gm);
+    const uint64_t u = reinterpret_cast<uint64_t>(ub);
+    if (!gm_of_peer.timing_only() ||
+        (gm_of_peer.HoldsReal(g, bytes) && ub_real_.Covers(u, u + bytes))) {
+      add(gm, ub, bytes);
+    } else {
+      gm_of_peer.MarkPayload(g, bytes);
+    }
+  } else if (copy) {
     MoveBytes(load ? ub : gm, load ? gm : ub, bytes, load ? peer : -1, load ? -1 : peer);
   }
-  RecordAccess(gm, bytes, /*write=*/!load, t, end);
+  // Atomic adds commute: they are not ordered accesses for the race check.
+  if (add == nullptr) RecordAccess(gm, bytes, /*write=*/!load, t, end);
   if (!load) gm_of_peer.NotifyWrite();
   // A loaded tile is ready when its bytes arrive; a stored one is read until
   // the store has drained it (WAR for the next TLOAD).
@@ -535,11 +554,28 @@ void AivCore::ScalarWrite(void* gm, const void* in, int bytes) {
   Advance(cost + acc.writebacks * mem_->GmOf(chip_).latency());
 }
 
-void AivCore::Vector(VecOp, const void* dst, const void* a, const void* b,
+// Cycles per 256-B repeat of each vector instruction kind: assumptions
+// (docs/simulator.md), to be calibrated. One pass for the elementwise and
+// copy kinds; two for the transcendental, division, argmax and transpose
+// kinds (a second pass for the iteration / index or scatter step).
+static double VectorPassesPerRepeat(VecOp op) {
+  switch (op) {
+    case VecOp::kMath:
+    case VecOp::kDiv:
+    case VecOp::kArgReduce:
+    case VecOp::kTranspose:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+void AivCore::Vector(VecOp op, const void* dst, const void* a, const void* b,
                      uint64_t bytes) {
   const double cycles =
       p_.vector_startup_cycles() +
-      std::ceil(static_cast<double>(bytes) / p_.vector_bytes_per_cycle());
+      VectorPassesPerRepeat(op) *
+          std::ceil(static_cast<double>(bytes) / p_.vector_bytes_per_cycle());
   // Timing-only: the result is real when every operand is.
   if (mem_->GmOf(chip_).timing_only()) {
     auto real = [&](const void* p) {

@@ -104,6 +104,7 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
   void CheckUb(const void* p, uint64_t bytes, const char* what) override;
   void Load(void* ub, const void* gm, uint64_t bytes) override;
   void Store(void* gm, const void* ub, uint64_t bytes) override;
+  void StoreAdd(void* gm, const void* ub, uint64_t bytes, AddInto add) override;
   void Copy(void* dst_gm, const void* src_gm, uint64_t bytes, void* stage_ub,
             uint64_t stage_bytes) override;
   void Notify(int32_t* signal, int32_t value, NotifyOp op) override;
@@ -143,7 +144,10 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
   void MteLoad(void* ub, const void* gm, uint64_t bytes, bool copy);
   void MteStore(void* gm, const void* ub, uint64_t bytes, bool copy);
   // The shared body of both: MTE2 (load, GM -> UB) or MTE3 (store).
-  void MteMove(bool load, void* ub, void* gm, uint64_t bytes, bool copy);
+  // `add` (a store only): GM += UB at the destination, after one GM atomic
+  // latency more than a plain store.
+  void MteMove(bool load, void* ub, void* gm, uint64_t bytes, bool copy,
+               AddInto add = nullptr);
   // The bytes of a DMA from chip `src_chip`'s GM to `dst_chip`'s (-1: UB):
   // copied; in timing-only mode only if the source holds real bytes, else
   // the destination is marked as payload.

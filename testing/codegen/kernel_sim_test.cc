@@ -1,7 +1,7 @@
 // Generated kernels on one simulated 910B chip with hand-made inputs, checked
 // element by element: the seed pipeline's own kernels
 // (examples/all_to_all_v_chip.pto: stage_step, consume_step), scaled_add of
-// examples/kernels.pto in FP32 and FP16 and its while loop (countdown).
+// examples/kernels.pto in FP32, FP16 and BF16 and its while loop (countdown).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -22,6 +22,7 @@ void consume_step(int64_t* args);
 void scaled_add(int64_t* args);
 void countdown(int64_t* args);
 void scaled_add_fp16(int64_t* args);
+void scaled_add_bf16(int64_t* args);
 }  // namespace pto::kernels
 
 namespace pto::sim {
@@ -192,9 +193,11 @@ TEST(KernelSimTest, ScaledAddScalesAndRelusByRowBlock) {
   ExpectClean(r, "out");
 }
 
-// scaled_add of examples/kernels.pto as written, on FP16 tiles: the values are
-// small multiples of 1/4, so FP16 holds every input and result exactly.
-TEST(KernelSimTest, ScaledAddInFp16) {
+// scaled_add of examples/kernels.pto on 16-bit float tiles T (pto::half as
+// written, pto::bfloat16 with BF16): the values are small multiples of 1/4,
+// so both hold every input and result exactly.
+template <typename T>
+void ExpectScaledAdd16(const char* name, void (*kernel)(int64_t*)) {
   constexpr int kRows = 16;
   constexpr int kCols = 128;
   constexpr int kN = kRows * kCols;
@@ -204,12 +207,12 @@ TEST(KernelSimTest, ScaledAddInFp16) {
   const RunReport r = testing::Simulate(
       testing::Opts(1),
       [&](SimSystem& sys) -> absl::Status {
-        std::vector<pto::half> va(kN), vb(kN), vo(kN, static_cast<pto::half>(-7.0f));
+        std::vector<T> va(kN), vb(kN), vo(kN, static_cast<T>(-7.0f));
         for (int i = 0; i < kN; ++i) {
-          va[i] = static_cast<pto::half>(a(i));
-          vb[i] = static_cast<pto::half>(b(i));
+          va[i] = static_cast<T>(a(i));
+          vb[i] = static_cast<T>(b(i));
         }
-        for (const std::vector<pto::half>* v : {&va, &vb, &vo}) {
+        for (const std::vector<T>* v : {&va, &vb, &vo}) {
           absl::StatusOr<rt::Tensor> x = sys.Alloc(0, kN * 2, "t");
           if (!x.ok()) return x.status();
           x->elem_bytes = 2;
@@ -217,12 +220,11 @@ TEST(KernelSimTest, ScaledAddInFp16) {
           absl::Status st = sys.CopyTo(t.back(), v->data(), kN * 2);
           if (!st.ok()) return st;
         }
-        rt::ChipCallable c =
-            testing::SingleTask("scaled_add_fp16", &kernels::scaled_add_fp16, 1, false);
+        rt::ChipCallable c = testing::SingleTask(name, kernel, 1, false);
         return sys.Dispatch(0, c, rt::ChipArgs{t, {}});
       },
       [&](SimSystem& sys, RunReport& rep) {
-        std::vector<pto::half> out(kN);
+        std::vector<T> out(kN);
         (void)sys.CopyFrom(out.data(), t[2], kN * 2);
         int64_t errors = 0;
         int64_t first = -1;
@@ -236,6 +238,15 @@ TEST(KernelSimTest, ScaledAddInFp16) {
       });
   ASSERT_EQ(r.error_code(), 0) << r.error_text();
   ExpectClean(r, "out");
+}
+
+TEST(KernelSimTest, ScaledAddInFp16) {
+  ExpectScaledAdd16<pto::half>("scaled_add_fp16", &kernels::scaled_add_fp16);
+}
+
+// BF16 tiles load, compute and store as pto::bfloat16.
+TEST(KernelSimTest, ScaledAddInBf16) {
+  ExpectScaledAdd16<pto::bfloat16>("scaled_add_bf16", &kernels::scaled_add_bf16);
 }
 
 // countdown(n, data) of examples/kernels.pto: while k > 0 and k != 7, write

@@ -209,6 +209,19 @@ void TSTORE(const GlobalTensor<T>& dst, const Tile<T>& src) {
   });
 }
 
+// An atomic-add store (PyPTO's pl.store(..., atomic=Add)): pto-isa's TSTORE
+// with AtomicType::AtomicAdd.
+template <typename T>
+void TSTORE(const GlobalTensor<T>& dst, const Tile<T>& src, AtomicType atomic) {
+  if (atomic == AtomicType::AtomicNone) return TSTORE(dst, src);
+  if (dst.count < src.count) CurrentCore()->Fault("TSTORE: GM view smaller than the tile");
+  isa::ForChunks<T>(src.count, [&](uint64_t off, uint64_t n) {
+    isa::VecTile<T> t = isa::UbTile(src.data + off, n);
+    isa::Gm<T> g = isa::GmView(dst.data + off, n);
+    pto_isa::TSTORE<isa::VecTile<T>, isa::Gm<T>, pto_isa::AtomicType::AtomicAdd>(g, t);
+  });
+}
+
 template <typename T>
 void TPUT(const GlobalTensor<T>& remote, const GlobalTensor<T>& local, Tile<T>& stage) {
   if (remote.count != local.count) CurrentCore()->Fault("TPUT: element counts differ");

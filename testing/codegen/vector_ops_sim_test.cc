@@ -1,0 +1,180 @@
+// testing/codegen/vector_ops.pto on one simulated chip: every output
+// element compared with the value computed here in the same float
+// arithmetic, and the elements outside a partial tile's valid box checked
+// untouched (still -1).
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "examples/sim_run.h"
+#include "gtest/gtest.h"
+#include "runtime/api/generated_program.h"
+
+namespace pto::examples {
+namespace {
+
+constexpr int kR = 16;
+constexpr int kC = 32;
+constexpr float kInit = -1.0f;
+// The partial tile of `reduce`: rows x cols valid.
+constexpr int kVr = 12;
+constexpr int kVc = 24;
+
+// x in [0.5, 2.5): log, sqrt and rsqrt are defined, products stay finite.
+float X(int64_t i) { return 0.5f + static_cast<float>((i * 37) % 64) / 32.0f; }
+float Xrc(int r, int c) { return X(r * kC + c); }
+
+class VectorOpsSimTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto x = [](int, int64_t i) { return X(i); };
+    auto init = [](int, int64_t) { return kInit; };
+    report_ = new sim::RunReport(RunFloatProgram(1,
+                                                 {{"x", {1, kR, kC}, x},
+                                                  {"o", {1, 12, kR, kC}, init},
+                                                  {"rows", {1, 5, kR, 1}, init},
+                                                  {"cols", {1, 4, 1, kC}, init},
+                                                  {"ex", {1, 5, kR, kC}, init},
+                                                  {"pads", {1, 2, kR, kC}, init},
+                                                  {"tr", {1, kC, kR}, init},
+                                                  {"sl", {1, 8, 16}, init},
+                                                  {"asm", {1, kR, kC}, init}},
+                                                 &generated::RunHost));
+  }
+  static void TearDownTestSuite() { delete report_; }
+  static const sim::RunReport& Report() { return *report_; }
+
+  // Output `name`: slot k of [slots, rows, cols] against want(k, r, c).
+  static void Check(const std::string& name, int slots, int rows, int cols,
+                    const std::function<float(int, int, int)>& want) {
+    ASSERT_EQ(report_->error_code(), 0) << report_->error_text();
+    const std::vector<float> o = DeviceCopy(*report_, name, 0);
+    ASSERT_EQ(o.size(), static_cast<size_t>(slots * rows * cols));
+    for (int k = 0; k < slots; ++k) {
+      for (int r = 0; r < rows; ++r) {
+        for (int c = 0; c < cols; ++c) {
+          const float got = o[(k * rows + r) * cols + c];
+          const float w = want(k, r, c);
+          ASSERT_FLOAT_EQ(got, w) << name << " [" << k << ", " << r << ", " << c << "]";
+        }
+      }
+    }
+  }
+
+ private:
+  static sim::RunReport* report_;
+};
+sim::RunReport* VectorOpsSimTest::report_ = nullptr;
+
+TEST_F(VectorOpsSimTest, UnaryMathDivisionAndScalarMinMax) {
+  Check("o", 12, kR, kC, [](int k, int r, int c) {
+    const float x = Xrc(r, c);
+    const float y = x + 1.0f;
+    switch (k) {
+      case 0: return std::exp(x);
+      case 1: return std::log(x);
+      case 2: return std::sqrt(x);
+      case 3: return 1.0f / std::sqrt(x);
+      case 4: return std::sin(x);
+      case 5: return std::fabs(x - 1.5f);
+      case 6: return x / y;
+      case 7: return std::fmod(x * 3.75f, y);
+      case 8: return std::max(x, 1.5f);
+      case 9: return std::min(x, 1.25f);
+      case 10: return x / 4.0f;
+      default: return 1.0f / x;
+    }
+  });
+}
+
+// The row reductions of the valid [12, 24] box, in column order.
+float RowReduce(int k, int r) {
+  float acc = Xrc(r, 0);
+  for (int c = 1; c < kVc; ++c) {
+    const float x = Xrc(r, c);
+    acc = k == 0 ? acc + x : k == 1 ? std::max(acc, x) : k == 2 ? std::min(acc, x) : acc * x;
+  }
+  return acc;
+}
+float ColReduce(int k, int c) {
+  float acc = Xrc(0, c);
+  for (int r = 1; r < kVr; ++r) {
+    const float x = Xrc(r, c);
+    acc = k == 0 ? acc + x : k == 1 ? std::max(acc, x) : k == 2 ? std::min(acc, x) : acc * x;
+  }
+  return acc;
+}
+float RowArgMax(int r) {
+  int best = 0;
+  for (int c = 1; c < kVc; ++c) {
+    if (Xrc(r, best) < Xrc(r, c)) best = c;
+  }
+  return static_cast<float>(best);
+}
+
+TEST_F(VectorOpsSimTest, RowReductionsOfAPartialTileCoverItsValidBox) {
+  Check("rows", 5, kR, 1, [](int k, int r, int) {
+    if (r >= kVr) return kInit;
+    return k == 4 ? RowArgMax(r) : RowReduce(k, r);
+  });
+}
+
+TEST_F(VectorOpsSimTest, ColReductionsOfAPartialTileCoverItsValidBox) {
+  Check("cols", 4, 1, kC, [](int k, int, int c) { return c < kVc ? ColReduce(k, c) : kInit; });
+}
+
+TEST_F(VectorOpsSimTest, RowAndColExpansions) {
+  Check("ex", 5, kR, kC, [](int k, int r, int c) {
+    if (r >= kVr || c >= kVc) return kInit;
+    const float x = Xrc(r, c);
+    switch (k) {
+      case 0: return x - RowReduce(1, r);
+      case 1: return std::exp(x - RowReduce(1, r));
+      case 2: return x * ColReduce(1, c);
+      case 3: return RowReduce(0, r);
+      default: return x + ColReduce(2, c);
+    }
+  });
+}
+
+TEST_F(VectorOpsSimTest, FillPadTransposeSliceAssemble) {
+  Check("pads", 2, kR, kC, [](int k, int r, int c) {
+    return r < 10 && c < 20 ? Xrc(r, c) : k == 0 ? 0.0f : 7.5f;
+  });
+  Check("tr", 1, kC, kR, [](int, int r, int c) { return Xrc(c, r); });
+  Check("sl", 1, 8, 16, [](int, int r, int c) { return Xrc(r + 4, c + 8); });
+  Check("asm", 1, kR, kC, [](int, int r, int c) {
+    const bool in = r >= 2 && r < 10 && c >= 4 && c < 20;
+    return in ? Xrc(r - 2 + 4, c - 4 + 8) : 0.0f;
+  });
+}
+
+// The simulated vector time of the three kernels: each vector call costs
+// 16 start-up cycles + passes x its 256-B repeats (docs/simulator.md: two
+// passes for the math, division, argmax and transpose kinds), at 1.85 GHz.
+TEST_F(VectorOpsSimTest, VectorTimeIsTheSumOfEachCallsPassesAndRepeats) {
+  ASSERT_EQ(Report().error_code(), 0) << Report().error_text();
+  auto ps = [](int passes, int bytes) {
+    return std::llround((16.0 + passes * ((bytes + 255) / 256)) * 1000.0 / 1.85);
+  };
+  constexpr int kTile = kR * kC * 4;  // 2 KiB
+  int64_t want = 0;
+  // math: exp log sqrt rsqrt sin div fmod divs recip (2 passes), subs abs
+  // adds muls maximums minimum (1).
+  want += 9 * ps(2, kTile) + 6 * ps(1, kTile);
+  // reduce: 4 row reductions, argmax (2), the INT32 -> FP32 cast of its
+  // [16, 1] result, 4 col reductions (all over the source), 5 expansions.
+  want += 4 * ps(1, kTile) + ps(2, kTile) + ps(1, kR * 4) + 4 * ps(1, kTile) + 5 * ps(1, kTile);
+  // layout: 2 fillpads, transpose (2), the [8, 16] slice, full, assemble's
+  // move and box copy.
+  want += 2 * ps(1, kTile) + ps(2, kTile) + ps(1, 8 * 16 * 4) + ps(1, kTile) + ps(1, kTile) +
+          ps(1, 8 * 16 * 4);
+  int64_t got = 0;
+  for (const sim::CoreStat& c : Report().cores()) got += c.vector_busy_ps();
+  EXPECT_EQ(got, want);
+}
+
+}  // namespace
+}  // namespace pto::examples
