@@ -95,6 +95,9 @@ ABSL_FLAG(bool, progress, false,
 ABSL_FLAG(bool, timing_only, false,
           "simulate time only: DMAs move no payload (docs/simulator.md); the simulated time and "
           "statistics equal the full run's, and no outputs are written");
+ABSL_FLAG(std::string, races, "fail",
+          "fail, warn or off: a GM race the race detector reports (docs/simulator.md) fails the "
+          "run (exit status 1), is printed as a warning, or is not looked for");
 ABSL_FLAG(bool, allow_nonfinite, false, "accept NaN and Inf in floating-point input files");
 ABSL_FLAG(std::string, keep_build, "", "DIR: build in DIR and keep program.cc, entry.cc, program.so");
 ABSL_FLAG(std::string, cxx, "", "PATH: C++ compiler (empty: $CXX, else g++)");
@@ -137,6 +140,7 @@ struct Options {
   int ranks = 0;
   std::string cxx;
   std::string backend;
+  std::string races;  // fail, warn or off
 };
 
 int UsageError(const std::string& message) { return pto::tools::UsageError(Info(), message); }
@@ -156,6 +160,10 @@ int ParseArgs(int argc, char** argv, Options* opts) {
   opts->ranks = absl::GetFlag(FLAGS_ranks);
   if (opts->platform.empty()) return UsageError("--platform needs a name: a2a3 or a5");
   if (opts->ranks <= 0) return UsageError(absl::StrCat("--ranks needs a positive number, not ", opts->ranks));
+  opts->races = absl::GetFlag(FLAGS_races);
+  if (opts->races != "fail" && opts->races != "warn" && opts->races != "off") {
+    return UsageError(absl::StrCat("--races=", opts->races, ": fail, warn or off"));
+  }
   opts->backend = absl::GetFlag(FLAGS_backend);
   if (opts->backend != "sim" && opts->backend != "hw") {
     return UsageError(absl::StrCat("--backend=", opts->backend, ": sim or hw"));
@@ -262,7 +270,9 @@ pto::sim::RunReport Simulate(const Options& opts, EntryFn entry, const std::vect
   o.ranks = opts.ranks;
   o.trace = !absl::GetFlag(FLAGS_trace).empty();
   o.timing_only = absl::GetFlag(FLAGS_timing_only);
-  o.race_detection = false;
+  o.race_detection = opts.races != "off";
+  o.races = opts.races == "fail" ? pto::sim::SimOptions::RacePolicy::kFail
+                                 : pto::sim::SimOptions::RacePolicy::kWarn;
   o.progress = [&](const pto::sim::SimProgress& p) { progress.Tick(p); };
   o.finished = [&](const pto::sim::RunReport& r) { progress.Finish(r); };
   return pto::tools::run::SimulateProgram(o, entry, params);
@@ -492,6 +502,12 @@ int Main(int argc, char** argv) {
       }
     }
     if (absl::Status s = diagnostics.Commit(); !s.ok()) return Fail(1, std::string(s.message()));
+  }
+  if (report.error_code() == 0 && report.races_size() > 0) {
+    // --races=warn: the report, and the run goes on.
+    std::fprintf(stderr, "pto-run: warning: %d GM race%s (--races=warn; docs/simulator.md):\n",
+                 report.races_size(), report.races_size() == 1 ? "" : "s");
+    for (const std::string& line : report.races()) std::fprintf(stderr, "  %s\n", line.c_str());
   }
   if (report.error_code() != 0) {
     std::string text = absl::StrCat("run failed: ", report.error_text());

@@ -25,6 +25,7 @@ sim::RunReport SimulateProgram(const SimRunOptions& options, EntryFn entry,
     o.trace = options.trace;
     o.timing_only = options.timing_only;
     o.race_detection = options.race_detection;
+    o.races = options.races;
     o.progress = options.progress;
     absl::StatusOr<std::unique_ptr<sim::SimSystem>> sys = sim::SimSystem::Create(o);
     if (!sys.ok()) {

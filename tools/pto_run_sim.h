@@ -22,8 +22,10 @@ struct SimRunOptions {
   int ranks = 1;
   bool trace = false;
   bool timing_only = false;
-  // The GM race detector (RunReport.races, docs/simulator.md).
+  // The GM race detector (RunReport.races, docs/simulator.md) and what a
+  // race does to the run (by default it fails it).
   bool race_detection = true;
+  sim::SimOptions::RacePolicy races = sim::SimOptions::RacePolicy::kFail;
   std::function<void(const sim::SimProgress&)> progress;
   // Called in the child with the finished report (before the outputs are
   // copied back), e.g. a last progress line.

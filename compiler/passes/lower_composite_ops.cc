@@ -473,6 +473,10 @@ ExprPtr LowerRowExchange(Emitter& em, const CallPtr& call, bool gather) {
     return nullptr;
   }
   const ExprPtr& size = tg_t->shape()[1];
+  // Every rank is done with the previous call's result before anyone puts
+  // into its window (a call reused on one window; without this barrier the
+  // race detector reports a peer's put against the previous result's read).
+  em.EmitBarrier(signal);
   ExprPtr stage = Stage(em, em.Tuple({em.Index(1), size}), tg_t->dtype());
   em.For(gather ? "peer" : "dest", em.nranks_idx(), [&](const VarPtr& dest) {
     em.Eval(em.Call("pld.tile.put",
@@ -519,13 +523,17 @@ ExprPtr LowerBroadcast(Emitter& em, const CallPtr& call) {
     return nullptr;
   }
   // The barrier orders the root's write of `target` before every pull.
-  int64_t g = em.EmitBarrier(signal);
-  em.EmitEpilogueReset(signal, em.Int32(g));
+  em.EmitBarrier(signal);
   ExprPtr shape = em.Tuple(tg_t->shape());
   ExprPtr stage = Stage(em, shape, tg_t->dtype());
   ExprPtr zeros = em.Tuple(Zeros(em, tg_t->shape().size()));
   // The root's get of itself is an identity no-op.
   em.Eval(em.Call("pld.tile.get", {target, em.Index(root), target, stage, zeros, zeros, shape}));
+  // And this one every pull before the root may write `target` again (the
+  // next call's staging): without it the race detector reports that write
+  // against a peer's pull.
+  int64_t g = em.EmitBarrier(signal);
+  em.EmitEpilogueReset(signal, em.Int32(g));
   return target;
 }
 

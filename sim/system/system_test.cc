@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "platforms/platform.h"
@@ -19,6 +20,7 @@
 namespace pto::sim {
 namespace {
 
+using ::testing::HasSubstr;
 using testing::AllToAllErrors;
 using testing::NopKernel;
 using testing::OnlyTask;
@@ -558,8 +560,13 @@ void AddKernel(int64_t* args) {
 
 RunReport Pipeline(bool explicit_war_dep) {
   uint64_t z_addr = 0;
+  // t2 reads z unordered with t1's write (NoDep, on purpose), and without the
+  // dependency it races with t0 on x too: the races only warn here, and the
+  // test checks them.
+  SimOptions o = Opts(1);
+  o.races = SimOptions::RacePolicy::kWarn;
   return Simulate(
-      Opts(1),
+      o,
       [&](SimSystem& sys) -> absl::Status {
         auto x = sys.Alloc(0, 32, "x");
         auto y = sys.Alloc(0, 32, "y");
@@ -612,6 +619,10 @@ TEST(TensorMapSimTest, RawOrdersTheConsumerAndWarNeedsAnExplicitDep) {
   RunReport dep = Pipeline(true);
   ASSERT_EQ(no_dep.error_code(), 0) << no_dep.error_text();
   ASSERT_EQ(dep.error_code(), 0) << dep.error_text();
+  // The dependency removes the WAR race on x; the NoDep read of z stays.
+  ASSERT_EQ(dep.races_size(), 1) << absl::StrJoin(dep.races(), "\n");
+  EXPECT_THAT(dep.races(0), HasSubstr("write of 32 bytes at c0:z+0x0"));
+  EXPECT_THAT(absl::StrJoin(no_dep.races(), "\n"), HasSubstr("at c0:x+0x0"));
   ASSERT_EQ(no_dep.tasks_size(), 3);
   const auto& t = no_dep.tasks();
   EXPECT_GE(t[1].start_ps(), t[0].end_ps());  // RAW on y
