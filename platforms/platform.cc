@@ -127,6 +127,9 @@ absl::Status ValidatePlatform(const Platform& p) {
       !(p.timeouts().op_timeout_ns() > 0)) {
     return Invalid(n, "timeouts must be > 0");
   }
+  if (!(p.timeouts().op_deadline_factor() >= 0)) {
+    return Invalid(n, "timeouts.op_deadline_factor must be >= 0");
+  }
   if (p.urma().present() &&
       (p.urma().max_wqe_bytes() == 0 || p.urma().sq_depth() == 0 ||
        p.urma().cq_depth() == 0 ||

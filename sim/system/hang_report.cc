@@ -1,5 +1,5 @@
 // Hang diagnosis: when a run ends with blocked agents (a deadlock, a
-// livelock cut by the op timeout, or a fatal error that left peers waiting),
+// livelock cut by its block's deadline (sim/aiv/op_deadline.h), or a fatal error that left peers waiting),
 // names who waits on what, for whom, and why (docs/simulator.md, "Hang
 // reports").
 //
@@ -20,6 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "sim/aiv/op_deadline.h"
 #include "sim/system/system.h"
 
 namespace pto::sim {
@@ -55,7 +56,7 @@ std::string Writer(const CellWrite& w) {
 struct Wait {
   const AivCore* core = nullptr;
   uint64_t cell = 0;        // 0: not a signal wait
-  bool spinning = false;    // scalar reads past the op timeout
+  bool spinning = false;    // scalar reads past its deadline
   std::set<int> awaited;    // ranks it waits for
   bool all_wrote = false;   // every rank of the domain wrote the cell
 };
@@ -142,12 +143,13 @@ void SimSystem::DiagnoseHang(RunReport* r) const {
   std::set<int> never_dispatched, finished, stopped, passed_notify;
   std::set<int> waiting_on_missing;            // ranks blocked on a missing notifier
   std::vector<std::string> wrong_expected, spinning;
+  const AivCore* first_spinner = nullptr;
   for (int c = 0; c < n; ++c) {
     for (const Wait& w : waits[c]) {
       const AivCore& core = *w.core;
       std::string line = Who(core);
       if (w.spinning) {
-        absl::StrAppend(&line, ": spun past the op timeout (", core.scalar_reads(),
+        absl::StrAppend(&line, ": spun past its deadline (", core.scalar_reads(),
                         " scalar GM reads");
         if (w.cell != 0) {
           int32_t v = 0;
@@ -158,6 +160,7 @@ void SimSystem::DiagnoseHang(RunReport* r) const {
         spinning.push_back(absl::StrCat("rank ", c, " ", core.is_aic() ? "AIC" : "AIV",
                                         core.core_id(), " (kernel ", core.block().kernel_name,
                                         ")"));
+        if (first_spinner == nullptr) first_spinner = &core;
       } else if (core.waiting_sq()) {
         absl::StrAppend(&line, ": waits for space in a full URMA send queue");
       } else if (w.cell == 0) {
@@ -309,8 +312,8 @@ void SimSystem::DiagnoseHang(RunReport* r) const {
   std::string cause;
   if (!spinning.empty()) {
     cause = absl::StrCat("livelock: ", absl::StrJoin(spinning, ", "),
-                         " spun without progress past the op timeout of ",
-                         platform_.timeouts().op_timeout_ns(), " ns of simulated time");
+                         " spun without progress past ",
+                         DescribeDeadline(platform_, first_spinner->deadline()));
   } else if (!cycle.empty()) {
     std::vector<std::string> hops;
     for (int c : cycle) {
