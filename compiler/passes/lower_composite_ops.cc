@@ -670,12 +670,23 @@ ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
   VarPtr flat = em.Let(
       "flat", em.Call("pl.tensor.reshape", {target, em.Tuple({em.Index(1), em.Index(numel)})}));
   if (mode == "mesh") {
-    Chunking ch = *ChunkStatic(numel, dtype);
-    ExprPtr shape = em.Tuple({em.Index(1), em.Index(ch.chunk)});
+    // Full chunks of the UB budget, then one static tail chunk: a largest
+    // divisor would be 1 for a prime element count (65,537 FP32: 65,537
+    // one-element chunks, each with a cross-rank barrier, ran for tens of ms).
+    const int64_t limit = std::max<int64_t>(kUbChunkBytes / ir::DataTypeBytes(dtype), 1);
+    const int64_t chunk = std::min(numel, limit);
+    const int64_t full = numel / chunk;
+    const int64_t tail = numel % chunk;
+    ExprPtr shape = em.Tuple({em.Index(1), em.Index(chunk)});
     ExprPtr stage = Stage(em, shape, dtype);
+    ExprPtr tail_shape = tail > 0 ? em.Tuple({em.Index(1), em.Index(tail)}) : nullptr;
+    ExprPtr tail_stage = tail > 0 ? Stage(em, tail_shape, dtype) : nullptr;
     em.EmitBarrier(signal);  // ready: every rank's target is written
-    em.For("chunk", em.Index(ch.count), [&](const VarPtr& c) {
-      ExprPtr off = em.Tuple({em.Index(0), em.Bin(BinaryOp::kMul, c, em.Index(ch.chunk))});
+    // One chunk at `start` (an INDEX expression) of `shape`, whose barrier
+    // generation is `gen` (INDEX).
+    auto emit_chunk = [&](const ExprPtr& start, const ExprPtr& shape, const ExprPtr& stage,
+                          const ExprPtr& gen) {
+      ExprPtr off = em.Tuple({em.Index(0), start});
       // Fold in rank order from rank 0's chunk (ours when we are rank 0), as
       // the HOST builtin does, so every rank and both rails get the same bits
       // (a float Prod or Sum depends on the order).
@@ -694,12 +705,16 @@ ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
           });
       // Per-chunk barrier (hand-rolled: generation 2 + chunk): no peer still
       // reads this chunk when it is overwritten.
-      em.NotifyAndWaitAll(signal, nullptr,
-                          em.Cast(em.Bin(BinaryOp::kAdd, c, em.Index(2)), DataType::kInt32),
+      em.NotifyAndWaitAll(signal, nullptr, em.Cast(gen, DataType::kInt32),
                           /*row_is_sender=*/true);
       em.Eval(em.Call("pl.tile.store", {acc, off, flat}));
+    };
+    em.For("chunk", em.Index(full), [&](const VarPtr& c) {
+      emit_chunk(em.Bin(BinaryOp::kMul, c, em.Index(chunk)), shape, stage,
+                 em.Bin(BinaryOp::kAdd, c, em.Index(2)));
     });
-    em.EmitEpilogueReset(signal, em.Int32(1 + ch.count));
+    if (tail > 0) emit_chunk(em.Index(full * chunk), tail_shape, tail_stage, em.Index(full + 2));
+    em.EmitEpilogueReset(signal, em.Int32(1 + full + (tail > 0 ? 1 : 0)));
     return target;
   }
 
