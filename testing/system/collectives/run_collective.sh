@@ -10,7 +10,7 @@
 set -euo pipefail
 pto_run=$1 check=$2 template=$3 coll=$4 dtype=$5 nr=$6 op=$7 root=$8 l=$9 calls=${10}
 expect=${11:-}
-size=64
+size=${COLLECTIVE_SIZE:-64}  # row width; the environment may set another
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
 sig0=$nr sig1=1 fill=data
 case $coll in
