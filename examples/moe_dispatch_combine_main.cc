@@ -18,8 +18,9 @@
 // wider); --timing-only runs the simulator's timing-only mode: x is not
 // staged, no payload moves, the outputs are not checked (they are not
 // defined in that mode), no trace is written unless --trace asks for one.
-// --op-timeout-ms replaces the platform's simulated op timeout (10 ms, an
-// assumption): from EP32 one dispatch block runs longer than that.
+// --op-timeout-ms=N gives every block a fixed deadline of N ms instead of the
+// platform's, which grows with the block's work (docs/simulator.md): no run
+// needs it; it shows what a too-short budget does.
 //
 // --record-golden writes the run's sim golden (tools/golden/README.md):
 // the outputs' digests (routed_y alone is 16 MiB) and the kernel timings.
@@ -281,6 +282,7 @@ int Main(int argc, char** argv) {
   if (op_timeout_ms > 0) {
     o.tweak = [op_timeout_ms](platforms::Platform& p) {
       p.mutable_timeouts()->set_op_timeout_ns(op_timeout_ms * 1e6);
+      p.mutable_timeouts()->set_op_deadline_factor(0);  // fixed: the floor alone
     };
   }
   absl::StatusOr<std::unique_ptr<sim::SimSystem>> sys = sim::SimSystem::Create(o);

@@ -142,6 +142,9 @@ absl::Status ValidatePlatform(const Platform& p) {
       return Invalid(n, "cube.cube_fp32_cycles_per_fractal must be > 0");
     }
   }
+  if (!(p.timeouts().op_deadline_factor() >= 0)) {
+    return Invalid(n, "timeouts.op_deadline_factor must be >= 0");
+  }
   if (p.urma().present() &&
       (p.urma().max_wqe_bytes() == 0 || p.urma().sq_depth() == 0 ||
        p.urma().cq_depth() == 0 ||

@@ -175,15 +175,15 @@ class CallDims : public ir::IRVisitor {
 }  // namespace
 
 absl::StatusOr<DimValues> BindDynDims(const ir::ProgramPtr& program, int ranks,
-                                      const std::string& inputs_dir) {
+                                      const std::string& inputs_dir, const std::string& entry) {
   DimValues values;
   for (const auto& [gv, f] : program->functions()) {
-    if (!f->IsHostOrch()) continue;
+    if (entry.empty() ? !f->IsHostOrch() : f->name() != entry) continue;
     for (const ir::VarPtr& v : f->params()) {
       auto t = ir::AsTensorTypeLike(v->type());
       if (t == nullptr) continue;
       const std::vector<ir::ExprPtr>& dims = t->shape();
-      if (!dims.empty()) {
+      if (!dims.empty() && entry.empty()) {
         if (auto d = ir::As<ir::DynDim>(dims[0])) {
           RETURN_IF_ERROR(Bind(values, d->name(), ranks,
                                absl::StrCat("--ranks=", ranks, " (the first dimension of '",

@@ -24,9 +24,12 @@ using DimValues = std::map<std::string, DimValue>;
 // the first dimension of a parameter is the rank count (`--ranks`, one row per
 // device, as PyPTO's host world tensors `[NR, ...]`), and the shape of
 // DIR/<param>.npy binds every dimension of that parameter. Two sources that
-// disagree are a user error naming both.
+// disagree are a user error naming both. With `entry` (pto-run's single-chip
+// entry, tools/single_chip.h), that function's parameters bind instead, from
+// their input files only: a chip's tensors have no rank dimension.
 absl::StatusOr<DimValues> BindDynDims(const ir::ProgramPtr& program, int ranks,
-                                      const std::string& inputs_dir);
+                                      const std::string& inputs_dir,
+                                      const std::string& entry = "");
 
 // The program with every dynamic dimension replaced by its value; a dimension
 // without a value is a user error located at its `pl.dynamic` declaration.

@@ -27,15 +27,39 @@ namespace fs = std::filesystem;
 // pto-run's C entry. entry.cc includes program.cc (which stays
 // byte-identical to pto-compile's), so both are one translation unit and the
 // headers are read once.
-constexpr char kEntrySource[] = R"(// pto-run's C entry into the generated program, one unit with it.
+constexpr char kEntryHead[] = R"(// pto-run's C entry into the generated program, one unit with it.
 #include "program.cc"
 
 extern "C" void pto_run_entry(pto::rt::Host* host,
                               const std::vector<std::vector<pto::rt::Tensor>>* params,
                               absl::Status* status) {
-  *status = pto::generated::RunHost(*host, *params);
+)";
+
+// The HOST orchestrator runs with every param's per-device copies.
+constexpr char kHostBody[] = R"(  *status = pto::generated::RunHost(*host, *params);
 }
 )";
+
+// A single-chip entry: its CHIP orchestration dispatched once on device 0,
+// each param's copy on that device as a tensor argument, in order.
+constexpr char kChipBody[] = R"(  const std::map<std::string, pto::rt::ChipCallable> callables = pto::generated::Callables();
+  const auto it = callables.find(kChipEntry);
+  if (it == callables.end()) {
+    *status = absl::NotFoundError(std::string("no chip callable '") + kChipEntry + "'");
+    return;
+  }
+  pto::rt::ChipArgs args;
+  for (const std::vector<pto::rt::Tensor>& copies : *params) args.tensors.push_back(copies.at(0));
+  *status = host->Dispatch(0, it->second, args);
+}
+)";
+
+std::string EntrySource(const std::string& chip_entry) {
+  if (chip_entry.empty()) return absl::StrCat(kEntryHead, kHostBody);
+  return absl::StrCat("// The single-chip entry (tools/single_chip.h).\n"
+                      "#define PTO_RUN_CHIP_ENTRY \"", chip_entry, "\"\n", kEntryHead,
+                      "  constexpr const char* kChipEntry = PTO_RUN_CHIP_ENTRY;\n", kChipBody);
+}
 
 constexpr char kLibs[] = "-labsl_statusor -labsl_status -labsl_strings";
 
@@ -119,9 +143,9 @@ std::optional<Stamp> ReadStamp(const fs::path& root) {
 
 // Compiles entry.cc (with program.cc) in `dir` into dir/program.so.
 absl::Status Compile(const fs::path& dir, const std::string& program_cc,
-                     const std::string& command) {
+                     const std::string& entry_cc, const std::string& command) {
   if (absl::Status s = WriteFile(dir / "program.cc", program_cc); !s.ok()) return s;
-  if (absl::Status s = WriteFile(dir / "entry.cc", kEntrySource); !s.ok()) return s;
+  if (absl::Status s = WriteFile(dir / "entry.cc", entry_cc); !s.ok()) return s;
   std::string output;
   const int rc = RunCommand(command, &output);
   if (rc == -1) return absl::InternalError("cannot start the C++ compiler");
@@ -167,6 +191,7 @@ absl::StatusOr<EntryFn> BuildAndLoad(const std::string& program_cc, const BuildO
         absl::StrCat("cannot read ", (root / "tools/pto_run_cxxflags.txt").string()));
   }
   const std::string flags(absl::StripTrailingAsciiWhitespace(*flags_text));
+  const std::string entry_cc = EntrySource(options.chip_entry);
 
   // The precompiled prelude is used only with the compiler that built it;
   // any other compiler reads the headers as text.
@@ -189,7 +214,7 @@ absl::StatusOr<EntryFn> BuildAndLoad(const std::string& program_cc, const BuildO
   if (!options.keep_dir.empty()) {
     const fs::path dir(options.keep_dir);
     info->command = command_in(dir);
-    if (absl::Status s = Compile(dir, program_cc, info->command); !s.ok()) return s;
+    if (absl::Status s = Compile(dir, program_cc, entry_cc, info->command); !s.ok()) return s;
     return Load(dir / "program.so");
   }
 
@@ -201,7 +226,7 @@ absl::StatusOr<EntryFn> BuildAndLoad(const std::string& program_cc, const BuildO
   if (!cache_dir.empty()) {
     uint64_t h = Fnv1a64(program_cc);
     for (const std::string& part :
-         {std::string(kEntrySource), options.cxx, flags, version, stamp->compiler, stamp->digest,
+         {entry_cc, options.cxx, flags, version, stamp->compiler, stamp->digest,
           std::string(info->used_pch ? "pch" : "text")}) {
       h = Fnv1a64(part, h ^ part.size());
     }
@@ -229,7 +254,7 @@ absl::StatusOr<EntryFn> BuildAndLoad(const std::string& program_cc, const BuildO
   }
   const fs::path build_dir(tmpl);
   info->command = command_in(build_dir);
-  absl::Status built = Compile(build_dir, program_cc, info->command);
+  absl::Status built = Compile(build_dir, program_cc, entry_cc, info->command);
   absl::StatusOr<EntryFn> entry = built.ok() ? Load(build_dir / "program.so") : built;
   std::error_code ec;
   if (entry.ok() && !cache_dir.empty()) {

@@ -29,6 +29,10 @@ struct BuildOptions {
   std::string keep_dir;
   // The cache of built programs; empty: none.
   std::string cache_dir;
+  // Empty: the entry runs the HOST orchestrator (RunHost). Else the name of
+  // the CHIP orchestration the entry dispatches once on device 0, the params'
+  // device-0 copies as its tensor args (single-chip mode, tools/single_chip.h).
+  std::string chip_entry;
 };
 
 // What BuildAndLoad did, for tests and --progress.

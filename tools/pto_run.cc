@@ -1,14 +1,15 @@
 // pto-run: compile a PTO program and run it on the simulator, without a BUILD
 // target (docs/pto-run.md).
 //
-//   pto-run FILE --platform=a2a3|a5 --ranks=N [--inputs=DIR] [--outputs=DIR]
+//   pto-run FILE [--platform=a2a3|a5] [--ranks=N] [--inputs=DIR] [--outputs=DIR]
 //           [--trace=FILE] [--stats=FILE] [--stats-json=FILE] [--progress] ...
 // (`pto-run --help`, generated from the ABSL_FLAG definitions below)
 //
 // The generated program.cc is compiled with the system C++ compiler into a
 // shared object (tools/program_build.h: the precompiled prelude, the cache),
-// dlopen()ed, and its RunHost is called inside a simulation (in a forked
-// child, like every simulation). This binary exports the runtime and
+// dlopen()ed, and its RunHost (or, for a program without a HOST
+// orchestrator, its single-chip entry: tools/single_chip.h) is called inside
+// a simulation (tools/pto_run_sim.h, in a forked child). This binary exports the runtime and
 // simulator symbols the object needs (-rdynamic).
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -34,6 +35,7 @@
 #include "absl/strings/str_format.h"
 #include "google/protobuf/util/json_util.h"
 #include "compiler/passes/target.h"
+#include "compiler/support/diagnostics.h"
 #include "runtime/api/error_codes.h"
 #include "runtime/api/host.h"
 #include "runtime/api/task_args.h"
@@ -50,18 +52,27 @@
 #include "tools/hw_run.h"
 #include "common/npy.h"
 #include "tools/program_build.h"
+#include "tools/pto_run_sim.h"
 #include "tools/run_params.h"
+#include "tools/single_chip.h"
 
 // The flags. Each is read where it is used (absl::GetFlag), so a new flag is
 // its ABSL_FLAG line plus the code that uses it; --help is generated.
-ABSL_FLAG(std::string, platform, "", "NAME: a2a3 (910B) or a5 (950); required");
-ABSL_FLAG(int32_t, ranks, 0, "N: world size: simulated chips, 1..the platform's maximum; required");
+ABSL_FLAG(std::string, platform, "a2a3", "NAME: a2a3 (910B) or a5 (950)");
+ABSL_FLAG(int32_t, ranks, 1,
+          "N: world size: simulated chips, 1..the platform's maximum (a program without a "
+          "HOST orchestrator runs on 1)");
+ABSL_FLAG(std::string, entry, "",
+          "NAME: for a program without a HOST orchestrator, the CHIP orchestration or kernel "
+          "to run on one chip (default: the one orchestration, else the one kernel)");
 ABSL_FLAG(std::string, backend, "sim",
           "sim (the simulator) or hw (physical devices; needs a --config=ascend build, "
           "docs/hw.md)");
 ABSL_FLAG(std::string, kernel_dir, "",
           "DIR: with --backend=hw, DIR/<kernel>.o is the AIV binary of every kernel");
-ABSL_FLAG(std::string, inputs, "", "DIR: read <param>.npy for every HOST tensor parameter");
+ABSL_FLAG(std::string, inputs, "",
+          "DIR: read <param>.npy for every tensor parameter of the HOST orchestrator (or of "
+          "the single-chip entry)");
 ABSL_FLAG(std::string, outputs, "",
           "DIR: write <param>.npy for every output parameter (created; nothing is written "
           "unless the run succeeds)");
@@ -84,6 +95,9 @@ ABSL_FLAG(bool, progress, false,
 ABSL_FLAG(bool, timing_only, false,
           "simulate time only: DMAs move no payload (docs/simulator.md); the simulated time and "
           "statistics equal the full run's, and no outputs are written");
+ABSL_FLAG(std::string, races, "fail",
+          "fail, warn or off: a GM race the race detector reports (docs/simulator.md) fails the "
+          "run (exit status 1), is printed as a warning, or is not looked for");
 ABSL_FLAG(bool, allow_nonfinite, false, "accept NaN and Inf in floating-point input files");
 ABSL_FLAG(std::string, keep_build, "", "DIR: build in DIR and keep program.cc, entry.cc, program.so");
 ABSL_FLAG(std::string, cxx, "", "PATH: C++ compiler (empty: $CXX, else g++)");
@@ -96,15 +110,17 @@ namespace {
 namespace fs = std::filesystem;
 namespace npy = pto::tools::npy;
 using pto::tools::EntryFn;
+using pto::tools::run::OutputKey;
 using pto::tools::run::Param;
 
 const pto::tools::ToolInfo& Info() {
   static const pto::tools::ToolInfo* info = new pto::tools::ToolInfo{
-      "pto-run", "FILE --platform=a2a3|a5 --ranks=N [flags]",
+      "pto-run", "FILE [--platform=a2a3|a5] [--ranks=N] [flags]",
       "Compiles a PTO program (docs/language.md) like pto-compile, builds the\n"
       "generated C++ with the system compiler, and runs the program's HOST\n"
-      "orchestrator on N simulated chips (docs/simulator.md). Each tensor\n"
-      "parameter of the HOST orchestrator is read from --inputs=DIR/<param>.npy\n"
+      "orchestrator on N simulated chips (docs/simulator.md); a program without\n"
+      "one runs its orchestration, or its one kernel, on one chip (--entry).\n"
+      "Each tensor parameter of the entry is read from --inputs=DIR/<param>.npy\n"
       "(a missing file gets a deterministic pattern) and copied to every device;\n"
       "each pl.Out / pl.InOut parameter is written to --outputs=DIR/<param>.npy\n"
       "after the run, merged over the devices. On success prints one result line\n"
@@ -124,6 +140,7 @@ struct Options {
   int ranks = 0;
   std::string cxx;
   std::string backend;
+  std::string races;  // fail, warn or off
 };
 
 int UsageError(const std::string& message) { return pto::tools::UsageError(Info(), message); }
@@ -141,9 +158,12 @@ int ParseArgs(int argc, char** argv, Options* opts) {
   opts->input = positional[0];
   opts->platform = absl::GetFlag(FLAGS_platform);
   opts->ranks = absl::GetFlag(FLAGS_ranks);
-  if (opts->platform.empty()) return UsageError("--platform=a2a3|a5 is required");
-  if (opts->ranks == 0) return UsageError("--ranks=N is required");
-  if (opts->ranks < 0) return UsageError(absl::StrCat("--ranks needs a positive number, not ", opts->ranks));
+  if (opts->platform.empty()) return UsageError("--platform needs a name: a2a3 or a5");
+  if (opts->ranks <= 0) return UsageError(absl::StrCat("--ranks needs a positive number, not ", opts->ranks));
+  opts->races = absl::GetFlag(FLAGS_races);
+  if (opts->races != "fail" && opts->races != "warn" && opts->races != "off") {
+    return UsageError(absl::StrCat("--races=", opts->races, ": fail, warn or off"));
+  }
   opts->backend = absl::GetFlag(FLAGS_backend);
   if (opts->backend != "sim" && opts->backend != "hw") {
     return UsageError(absl::StrCat("--backend=", opts->backend, ": sim or hw"));
@@ -187,8 +207,6 @@ std::optional<std::string> RunfilesRoot(const char* argv0) {
 }
 
 // ---------------------------------------------------------------- run
-
-std::string OutputKey(const Param& p, int device) { return absl::StrCat(p.name, "@", device); }
 
 // Progress lines on stderr: with --progress from the start, else only when
 // stderr is a terminal and the run has taken more than 2 s of wall time; at
@@ -244,65 +262,20 @@ class ProgressReporter {
   bool printed_ = false;
 };
 
-// The simulation (in a child process): stage every param on every device,
-// run the HOST orchestration, collect the output params.
+// The simulation (tools/pto_run_sim.h) with the flags' options.
 pto::sim::RunReport Simulate(const Options& opts, EntryFn entry, const std::vector<Param>& params) {
-  return pto::sim::RunIsolated([&] {
-    pto::sim::RunReport r;
-    ProgressReporter progress(absl::GetFlag(FLAGS_progress));
-    pto::sim::SimOptions o;
-    o.platform = opts.platform;
-    o.chips = opts.ranks;
-    o.trace = !absl::GetFlag(FLAGS_trace).empty();
-    o.timing_only = absl::GetFlag(FLAGS_timing_only);
-    o.progress = [&](const pto::sim::SimProgress& p) { progress.Tick(p); };
-    absl::StatusOr<std::unique_ptr<pto::sim::SimSystem>> sys = pto::sim::SimSystem::Create(o);
-    if (!sys.ok()) {
-      r.set_error_code(-2);
-      r.set_error_text(std::string(sys.status().message()));
-      return r;
-    }
-    std::vector<std::vector<pto::rt::Tensor>> tensors(params.size());
-    for (size_t i = 0; i < params.size(); ++i) {
-      const Param& p = params[i];
-      for (int d = 0; d < opts.ranks; ++d) {
-        absl::StatusOr<pto::rt::Tensor> t = (*sys)->Alloc(d, p.initial.size(), p.name);
-        absl::Status st = t.status();
-        if (st.ok()) {
-          t->elem_bytes = static_cast<uint32_t>(p.item);
-          t->ndims = static_cast<uint32_t>(p.shape.size());
-          for (size_t k = 0; k < p.shape.size(); ++k) t->shape[k] = p.shape[k];
-          st = (*sys)->CopyTo(*t, p.initial.data(), p.initial.size());
-        }
-        if (!st.ok()) {
-          r.set_error_code(-3);
-          r.set_error_text(
-              absl::StrCat("staging '", p.name, "' on device ", d, ": ", st.message()));
-          return r;
-        }
-        tensors[i].push_back(*t);
-      }
-    }
-    absl::Status st;
-    entry(sys->get(), &tensors, &st);
-    if (!st.ok()) {
-      r.set_error_code(-3);
-      r.set_error_text(absl::StrCat("HOST orchestration failed: ", st.message()));
-      return r;
-    }
-    r = (*sys)->Run();
-    progress.Finish(r);
-    for (size_t i = 0; i < params.size(); ++i) {
-      if (!params[i].output) continue;
-      for (int d = 0; d < opts.ranks; ++d) {
-        std::string bytes(params[i].initial.size(), '\0');
-        if ((*sys)->CopyFrom(bytes.data(), tensors[i][d], bytes.size()).ok()) {
-          (*r.mutable_outputs())[OutputKey(params[i], d)] = std::move(bytes);
-        }
-      }
-    }
-    return r;
-  });
+  ProgressReporter progress(absl::GetFlag(FLAGS_progress));
+  pto::tools::run::SimRunOptions o;
+  o.platform = opts.platform;
+  o.ranks = opts.ranks;
+  o.trace = !absl::GetFlag(FLAGS_trace).empty();
+  o.timing_only = absl::GetFlag(FLAGS_timing_only);
+  o.race_detection = opts.races != "off";
+  o.races = opts.races == "fail" ? pto::sim::SimOptions::RacePolicy::kFail
+                                 : pto::sim::SimOptions::RacePolicy::kWarn;
+  o.progress = [&](const pto::sim::SimProgress& p) { progress.Tick(p); };
+  o.finished = [&](const pto::sim::RunReport& r) { progress.Finish(r); };
+  return pto::tools::run::SimulateProgram(o, entry, params);
 }
 
 // Files are written under a temporary name and renamed into place once every
@@ -443,10 +416,27 @@ int Main(int argc, char** argv) {
   }
 
   pto::tools::CompiledProgram compiled;
+  // A program without a HOST orchestrator runs its single-chip entry
+  // (tools/single_chip.h) on one chip; the entry is chosen from the parsed
+  // program, and a lone kernel gets its orchestration here.
+  std::string chip_entry;
+  pto::tools::run::ChipEntry chosen;
+  const std::string requested_entry = absl::GetFlag(FLAGS_entry);
   // Dynamic dimensions take their values from --ranks and the input shapes.
-  auto bind_dims = [&](const pto::ir::ProgramPtr& p) -> absl::StatusOr<pto::ir::ProgramPtr> {
+  auto bind_dims = [&](const pto::ir::ProgramPtr& parsed) -> absl::StatusOr<pto::ir::ProgramPtr> {
+    pto::ir::ProgramPtr p = parsed;
+    if (!pto::tools::run::HasHostOrchestrator(p)) {
+      absl::StatusOr<pto::ir::ProgramPtr> single =
+          pto::tools::run::PrepareSingleChip(p, requested_entry, &chip_entry, &chosen);
+      if (!single.ok()) return single.status();
+      p = *single;
+    } else if (!requested_entry.empty()) {
+      return pto::UserErrorF(p->span(), "--entry=", requested_entry,
+                             ": the program has a HOST orchestrator, which is its entry; "
+                             "--entry chooses among the functions of a single-chip program");
+    }
     absl::StatusOr<pto::tools::run::DimValues> dims =
-        pto::tools::run::BindDynDims(p, opts.ranks, inputs_dir);
+        pto::tools::run::BindDynDims(p, opts.ranks, inputs_dir, chip_entry);
     if (!dims.ok()) return dims.status();
     return pto::tools::run::SpecializeDynDims(p, *dims, opts.ranks);
   };
@@ -455,7 +445,14 @@ int Main(int argc, char** argv) {
       rc != 0) {
     return rc;
   }
-  absl::StatusOr<std::vector<Param>> params = pto::tools::run::HostParams(compiled.lowered);
+  if (!chip_entry.empty() && opts.ranks != 1) {
+    return UsageError(absl::StrCat("--ranks=", opts.ranks, ": the program has no HOST "
+                                   "orchestrator, so its entry '", chosen.name,
+                                   "' runs on one chip; drop --ranks or use --ranks=1"));
+  }
+  absl::StatusOr<std::vector<Param>> params =
+      chip_entry.empty() ? pto::tools::run::HostParams(compiled.lowered)
+                         : pto::tools::run::FunctionParams(compiled.lowered->GetFunction(chip_entry));
   if (!params.ok()) return Fail(1, absl::StrCat(opts.input, ": ", params.status().message()));
   if (absl::Status s = pto::tools::run::CheckFitsGm(*params, opts.ranks, platform->gm().capacity_bytes(),
                                                     opts.platform);
@@ -472,7 +469,8 @@ int Main(int argc, char** argv) {
   // directory (tools/program_build.h).
   pto::tools::BuildOptions build{*root, opts.cxx, absl::GetFlag(FLAGS_keep_build),
                                  absl::GetFlag(FLAGS_build_cache) ? pto::tools::DefaultCacheDir()
-                                                                  : std::string()};
+                                                                  : std::string(),
+                                 chip_entry};
   if (!build.keep_dir.empty()) {
     std::error_code ec;
     fs::create_directories(build.keep_dir, ec);
@@ -504,6 +502,12 @@ int Main(int argc, char** argv) {
       }
     }
     if (absl::Status s = diagnostics.Commit(); !s.ok()) return Fail(1, std::string(s.message()));
+  }
+  if (report.error_code() == 0 && report.races_size() > 0) {
+    // --races=warn: the report, and the run goes on.
+    std::fprintf(stderr, "pto-run: warning: %d GM race%s (--races=warn; docs/simulator.md):\n",
+                 report.races_size(), report.races_size() == 1 ? "" : "s");
+    for (const std::string& line : report.races()) std::fprintf(stderr, "  %s\n", line.c_str());
   }
   if (report.error_code() != 0) {
     std::string text = absl::StrCat("run failed: ", report.error_text());
@@ -565,8 +569,13 @@ int Main(int argc, char** argv) {
                 report.sim_time_ps() / 1e6);
     return 0;
   }
-  std::printf("pto-run: %s on %d ranks (%s%s): simulated %.3f us; dispatches per card: %s\n",
-              compiled.lowered->name().c_str(), opts.ranks, opts.platform.c_str(),
+  const std::string what =
+      chip_entry.empty() ? compiled.lowered->name()
+                         : absl::StrCat(compiled.lowered->name(), ".", chosen.name);
+  const std::string where =
+      chip_entry.empty() ? absl::StrCat(opts.ranks, " ranks") : std::string("1 chip");
+  std::printf("pto-run: %s on %s (%s%s): simulated %.3f us; dispatches per card: %s\n",
+              what.c_str(), where.c_str(), opts.platform.c_str(),
               timing_only ? ", timing only" : "", report.sim_time_ps() / 1e6,
               DispatchesPerCard(report).c_str());
   if (absl::GetFlag(FLAGS_summary)) {

@@ -162,6 +162,11 @@ absl::StatusOr<std::vector<Param>> HostParams(const ir::ProgramPtr& program) {
         "the program has no HOST orchestrator (@pl.function(level=pl.Level.HOST, "
         "role=pl.Role.Orchestrator)); pto-run runs one");
   }
+  return FunctionParams(host);
+}
+
+// The tensor params of `host` (a HOST orchestrator or a single-chip entry).
+absl::StatusOr<std::vector<Param>> FunctionParams(const ir::FunctionPtr& host) {
   std::vector<Param> params;
   for (size_t i = 0; i < host->params().size(); ++i) {
     const ir::VarPtr& v = host->params()[i];

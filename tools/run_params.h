@@ -43,6 +43,11 @@ std::string Pattern(const Param& p);
 // param, a dtype without a NumPy type) are the user's.
 absl::StatusOr<std::vector<Param>> HostParams(const ir::ProgramPtr& program);
 
+// The tensor params of `function`, in order (the single-chip entry of
+// tools/single_chip.h): the same errors as HostParams for a param pto-run
+// cannot stage.
+absl::StatusOr<std::vector<Param>> FunctionParams(const ir::FunctionPtr& function);
+
 // Every device holds a full copy of every param: an error (before anything is
 // allocated) when a param's size overflows or their sum exceeds the
 // platform's GM capacity.

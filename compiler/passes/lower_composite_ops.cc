@@ -473,6 +473,10 @@ ExprPtr LowerRowExchange(Emitter& em, const CallPtr& call, bool gather) {
     return nullptr;
   }
   const ExprPtr& size = tg_t->shape()[1];
+  // Every rank is done with the previous call's result before anyone puts
+  // into its window (a call reused on one window; without this barrier the
+  // race detector reports a peer's put against the previous result's read).
+  em.EmitBarrier(signal);
   ExprPtr stage = Stage(em, em.Tuple({em.Index(1), size}), tg_t->dtype());
   em.For(gather ? "peer" : "dest", em.nranks_idx(), [&](const VarPtr& dest) {
     em.Eval(em.Call("pld.tile.put",
@@ -519,13 +523,17 @@ ExprPtr LowerBroadcast(Emitter& em, const CallPtr& call) {
     return nullptr;
   }
   // The barrier orders the root's write of `target` before every pull.
-  int64_t g = em.EmitBarrier(signal);
-  em.EmitEpilogueReset(signal, em.Int32(g));
+  em.EmitBarrier(signal);
   ExprPtr shape = em.Tuple(tg_t->shape());
   ExprPtr stage = Stage(em, shape, tg_t->dtype());
   ExprPtr zeros = em.Tuple(Zeros(em, tg_t->shape().size()));
   // The root's get of itself is an identity no-op.
   em.Eval(em.Call("pld.tile.get", {target, em.Index(root), target, stage, zeros, zeros, shape}));
+  // And this one every pull before the root may write `target` again (the
+  // next call's staging): without it the race detector reports that write
+  // against a peer's pull.
+  int64_t g = em.EmitBarrier(signal);
+  em.EmitEpilogueReset(signal, em.Int32(g));
   return target;
 }
 
@@ -576,19 +584,23 @@ ExprPtr LowerReduceScatter(Emitter& em, const CallPtr& call) {
   return stored;
 }
 
-// Static element count and the largest chunk (elements) that divides it and
-// fits one UB tile, or a user error.
+// The chunks of a static element count: `full` chunks of the UB tile budget
+// and one static `tail` (0: none). A largest divisor would be 1 element for a
+// prime count (65,537 FP32: 65,537 chunks, a cross-rank barrier each, ran past
+// the block deadline).
 struct Chunking {
-  int64_t numel = 0;
   int64_t chunk = 0;
-  int64_t count = 0;
+  int64_t full = 0;
+  int64_t tail = 0;
+  int64_t count() const { return full + (tail > 0 ? 1 : 0); }
 };
-std::optional<Chunking> ChunkStatic(int64_t numel, DataType dtype) {
-  int64_t limit = std::max<int64_t>(kUbChunkBytes / ir::DataTypeBytes(dtype), 1);
-  for (int64_t c = std::min(numel, limit); c >= 1; --c) {
-    if (numel % c == 0) return Chunking{numel, c, numel / c};
-  }
-  return std::nullopt;
+Chunking ChunkStatic(int64_t numel, DataType dtype) {
+  const int64_t limit = std::max<int64_t>(kUbChunkBytes / ir::DataTypeBytes(dtype), 1);
+  Chunking ch;
+  ch.chunk = std::max<int64_t>(std::min(numel, limit), 1);
+  ch.full = numel / ch.chunk;
+  ch.tail = numel % ch.chunk;
+  return ch;
 }
 
 ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
@@ -662,12 +674,18 @@ ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
   VarPtr flat = em.Let(
       "flat", em.Call("pl.tensor.reshape", {target, em.Tuple({em.Index(1), em.Index(numel)})}));
   if (mode == "mesh") {
-    Chunking ch = *ChunkStatic(numel, dtype);
-    ExprPtr shape = em.Tuple({em.Index(1), em.Index(ch.chunk)});
+    // Full chunks of the UB budget, then one static tail chunk.
+    const auto [chunk, full, tail] = ChunkStatic(numel, dtype);
+    ExprPtr shape = em.Tuple({em.Index(1), em.Index(chunk)});
     ExprPtr stage = Stage(em, shape, dtype);
+    ExprPtr tail_shape = tail > 0 ? em.Tuple({em.Index(1), em.Index(tail)}) : nullptr;
+    ExprPtr tail_stage = tail > 0 ? Stage(em, tail_shape, dtype) : nullptr;
     em.EmitBarrier(signal);  // ready: every rank's target is written
-    em.For("chunk", em.Index(ch.count), [&](const VarPtr& c) {
-      ExprPtr off = em.Tuple({em.Index(0), em.Bin(BinaryOp::kMul, c, em.Index(ch.chunk))});
+    // One chunk at `start` (an INDEX expression) of `shape`, whose barrier
+    // generation is `gen` (INDEX).
+    auto emit_chunk = [&](const ExprPtr& start, const ExprPtr& shape, const ExprPtr& stage,
+                          const ExprPtr& gen) {
+      ExprPtr off = em.Tuple({em.Index(0), start});
       // Fold in rank order from rank 0's chunk (ours when we are rank 0), as
       // the HOST builtin does, so every rank and both rails get the same bits
       // (a float Prod or Sum depends on the order).
@@ -686,12 +704,16 @@ ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
           });
       // Per-chunk barrier (hand-rolled: generation 2 + chunk): no peer still
       // reads this chunk when it is overwritten.
-      em.NotifyAndWaitAll(signal, nullptr,
-                          em.Cast(em.Bin(BinaryOp::kAdd, c, em.Index(2)), DataType::kInt32),
+      em.NotifyAndWaitAll(signal, nullptr, em.Cast(gen, DataType::kInt32),
                           /*row_is_sender=*/true);
       em.Eval(em.Call("pl.tile.store", {acc, off, flat}));
+    };
+    em.For("chunk", em.Index(full), [&](const VarPtr& c) {
+      emit_chunk(em.Bin(BinaryOp::kMul, c, em.Index(chunk)), shape, stage,
+                 em.Bin(BinaryOp::kAdd, c, em.Index(2)));
     });
-    em.EmitEpilogueReset(signal, em.Int32(1 + ch.count));
+    if (tail > 0) emit_chunk(em.Index(full * chunk), tail_shape, tail_stage, em.Index(full + 2));
+    em.EmitEpilogueReset(signal, em.Int32(1 + ChunkStatic(numel, dtype).count()));
     return target;
   }
 
@@ -700,16 +722,21 @@ ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
   // (my_rank - (s - NR + 1)) and copies it. Each (chunk, step) is bracketed
   // by a ready and a read-complete credit round on signal row s.
   const int64_t seg = numel / nr;
-  Chunking ch = *ChunkStatic(seg, dtype);
+  // Full chunks of the UB budget and one static tail, as the mesh form.
+  const Chunking ch = ChunkStatic(seg, dtype);
+  const int64_t chunk = ch.chunk, full = ch.full, tail = ch.tail;
   const int64_t steps = 2 * (nr - 1);
-  ExprPtr shape = em.Tuple({em.Index(1), em.Index(ch.chunk)});
-  ExprPtr stage = Stage(em, shape, dtype);
+  ExprPtr full_shape = em.Tuple({em.Index(1), em.Index(chunk)});
+  ExprPtr full_stage = Stage(em, full_shape, dtype);
+  ExprPtr tail_shape = tail > 0 ? em.Tuple({em.Index(1), em.Index(tail)}) : nullptr;
+  ExprPtr tail_stage = tail > 0 ? Stage(em, tail_shape, dtype) : nullptr;
   VarPtr rank_idx = em.Let("rank_idx", em.Cast(em.my_rank(), DataType::kIndex));
   VarPtr left = em.Let("left", em.Bin(BinaryOp::kFloorMod,
                                       em.Bin(BinaryOp::kAdd, rank_idx,
                                              em.Bin(BinaryOp::kSub, em.nranks_idx(), em.Index(1))),
                                       em.nranks_idx()));
-  em.For("chunk", em.Index(ch.count), [&](const VarPtr& c) {
+  // Chunk `c` (an INDEX expression) of `shape`, through `stage`.
+  auto emit_chunk = [&](const ExprPtr& c, const ExprPtr& shape, const ExprPtr& stage) {
     em.For("step", em.Index(steps), [&](const VarPtr& s) {
       ExprPtr ready =
           em.Cast(em.Bin(BinaryOp::kAdd, em.Bin(BinaryOp::kMul, c, em.Index(2)), em.Index(1)),
@@ -729,7 +756,7 @@ ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
                             em.nranks_idx()));
       ExprPtr off = em.Tuple(
           {em.Index(0), em.Bin(BinaryOp::kAdd, em.Bin(BinaryOp::kMul, segment, em.Index(seg)),
-                               em.Bin(BinaryOp::kMul, c, em.Index(ch.chunk)))});
+                               em.Bin(BinaryOp::kMul, c, em.Index(chunk)))});
       em.Eval(em.Call("pld.tile.remote_load", {stage, left, flat, off, shape}));
       VarPtr own = em.Let("own", em.Call("pl.tile.load", {flat, off, shape}));
       VarPtr value = em.IfValue(
@@ -744,8 +771,11 @@ ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
                   DataType::kInt32);
       em.NotifyAndWaitAll(signal, s, done, /*row_is_sender=*/false);
     });
-  });
-  em.EmitEpilogueReset(signal, em.Int32(2 * ch.count), steps);
+  };
+  em.For("chunk", em.Index(full),
+         [&](const VarPtr& c) { emit_chunk(c, full_shape, full_stage); });
+  if (tail > 0) emit_chunk(em.Index(full), tail_shape, tail_stage);
+  em.EmitEpilogueReset(signal, em.Int32(2 * ch.count()), steps);
   return target;
 }
 

@@ -48,8 +48,8 @@ const char* ErrorDetail(int code) {
     case kErrorScopeTasksOverflow: return "too many tasks in one scope";
     case kErrorTensorMapOverflow: return "the TensorMap is full";
     case kErrorSchedulerTimeout:
-      return "no progress: a deadlock (every agent waits) or a block past the "
-             "op timeout; see the blocked-block report";
+      return "no progress: a deadlock (every agent waits) or a block past its "
+             "deadline; see the blocked-block report";
     case kErrorAsyncCompletionInvalid:
       return "an asynchronous completion is invalid";
     case kErrorAsyncWaitOverflow:

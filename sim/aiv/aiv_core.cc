@@ -89,8 +89,7 @@ void AivCore::AdvanceTo(Ps t) {
   if (busy_ && Now() > deadline_) {
     timed_out_ = true;
     Error(rt::kErrorSchedulerTimeout,
-          absl::StrCat("block ran past the op timeout of ",
-                       p_.timeouts().op_timeout_ns(), " ns of simulated time"));
+          absl::StrCat("block ran past ", DescribeDeadline(p_, deadline_info_)));
   }
 }
 
@@ -158,7 +157,10 @@ void AivCore::Run() {
     qk_.reset();
     block_start_ = Now();
     deferred_.clear();
-    deadline_ = block_start_ + NsToPs(p_.timeouts().op_timeout_ns());
+    uint64_t arg_bytes = 0;
+    for (const TensorDesc* t : block_.tensors) arg_bytes += t != nullptr ? t->bytes : 0;
+    deadline_info_ = BlockDeadline(p_, arg_bytes, world_chips_);
+    deadline_ = block_start_ + NsToPs(deadline_info_.ns);
     ub_pending_.clear();
     last_read_addr_ = 0;
     block_reads_ = 0;

@@ -24,6 +24,7 @@
 #include "sim/common/lazy_buffer.h"
 #include "sim/common/ports.h"
 #include "sim/common/resource.h"
+#include "sim/aiv/op_deadline.h"
 #include "sim/gm/gm.h"
 #include "sim/link/link.h"
 #include "platforms/platform.pb.h"
@@ -96,6 +97,11 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
   // The last block ran past the op timeout (a livelock); its state stays
   // readable after the run stopped.
   bool timed_out() const { return timed_out_; }
+  // The current (or last) block's deadline (sim/aiv/op_deadline.h).
+  const OpDeadline& deadline() const { return deadline_info_; }
+  // The chips of the system: a block's work counts every chip
+  // (BlockDeadline); 1 until the chip sets it.
+  void set_world_chips(int chips) { world_chips_ = chips; }
   void FillStats(CoreStat* s) const;
 
   // DeviceCore.
@@ -202,6 +208,8 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
   bool warm_ = false;
   Ps block_start_ = 0;
   Ps deadline_ = 0;
+  OpDeadline deadline_info_;
+  int world_chips_ = 1;
   // TWAIT state for the report.
   const int32_t* wait_signal_ = nullptr;
   int32_t wait_value_ = 0;

@@ -25,7 +25,10 @@ Chip::Chip(sc_core::sc_module_name name, int chip, int chips,
   }
   aicpu_ = std::make_unique<Aicpu>("aicpu", chip, platform, gm_.get(), aiv,
                                    aic, observer, trace);
-  for (auto& c : cores_) c->set_observer(aicpu_.get());
+  for (auto& c : cores_) {
+    c->set_observer(aicpu_.get());
+    c->set_world_chips(chips);
+  }
   if (platform.urma().present()) {
     urma_ = std::make_unique<UrmaEngine>("urma", chip, chips, platform, mem);
     for (auto& c : cores_) c->set_urma(urma_.get());

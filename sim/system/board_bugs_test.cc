@@ -23,6 +23,12 @@ using testing::Simulate;
 
 constexpr uint64_t kData = 256;  // bytes of payload per call
 
+// These tests read the races themselves (RunReport.races), so races warn.
+SimOptions WarnOnRaces(SimOptions o) {
+  o.races = SimOptions::RacePolicy::kWarn;
+  return o;
+}
+
 struct Outcome {
   int error_code = 0;
   std::string error_text;
@@ -39,7 +45,7 @@ Outcome RunCalls(KernelEntry kernel, int calls, bool fixed, int variant = 0) {
   Outcome o;
   rt::Tensor out;
   RunReport r = Simulate(
-      Opts(2),
+      WarnOnRaces(Opts(2)),
       [&](SimSystem& sys) -> absl::Status {
         rt::DomainSpec spec{"ep",
                             {0, 1},
@@ -157,7 +163,7 @@ void StoreWordKernel(int64_t* args) {
 std::vector<int32_t> StaleAcrossTasks(bool fixed) {
   rt::Tensor out;
   RunReport r = Simulate(
-      Opts(1),
+      WarnOnRaces(Opts(1)),
       [&](SimSystem& sys) -> absl::Status {
         auto word = sys.Alloc(0, 64, "word");
         auto o = sys.Alloc(0, 64, "out");

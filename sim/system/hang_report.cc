@@ -1,5 +1,6 @@
 // Hang diagnosis: when a run ends with blocked agents (a deadlock, a
-// livelock cut by the op timeout, or a fatal error that left peers waiting),
+// livelock cut by its block's deadline (sim/aiv/op_deadline.h), or a fatal
+// error that left peers waiting),
 // names who waits on what, for whom, and why (docs/simulator.md, "Hang
 // reports").
 //
@@ -20,6 +21,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "sim/aiv/op_deadline.h"
 #include "sim/system/system.h"
 
 namespace pto::sim {
@@ -55,7 +57,7 @@ std::string Writer(const CellWrite& w) {
 struct Wait {
   const AivCore* core = nullptr;
   uint64_t cell = 0;        // 0: not a signal wait
-  bool spinning = false;    // scalar reads past the op timeout
+  bool spinning = false;    // scalar reads past its deadline
   std::set<int> awaited;    // ranks it waits for
   bool all_wrote = false;   // every rank of the domain wrote the cell
 };
@@ -171,7 +173,7 @@ class SimSystem::HangDiagnosis {
     const AivCore& core = *w.core;
     std::string line = Who(core);
     if (w.spinning) {
-      absl::StrAppend(&line, ": spun past the op timeout (", core.scalar_reads(),
+      absl::StrAppend(&line, ": spun past its deadline (", core.scalar_reads(),
                       " scalar GM reads");
       if (w.cell != 0) {
         int32_t v = 0;
@@ -182,6 +184,7 @@ class SimSystem::HangDiagnosis {
       spinning_.push_back(absl::StrCat("rank ", c, " ", core.is_aic() ? "AIC" : "AIV",
                                        core.core_id(), " (kernel ", core.block().kernel_name,
                                        ")"));
+      if (first_spinner_ == nullptr) first_spinner_ = &core;
     } else if (core.waiting_sq()) {
       absl::StrAppend(&line, ": waits for space in a full URMA send queue");
     } else if (w.cell == 0) {
@@ -391,8 +394,8 @@ class SimSystem::HangDiagnosis {
     std::string cause;
     if (!spinning_.empty()) {
       cause = absl::StrCat("livelock: ", absl::StrJoin(spinning_, ", "),
-                           " spun without progress past the op timeout of ",
-                           sys_.platform_.timeouts().op_timeout_ns(), " ns of simulated time");
+                           " spun without progress past ",
+                           DescribeDeadline(sys_.platform_, first_spinner_->deadline()));
     } else if (!cycle.empty()) {
       cause = CycleCause(cycle);
     } else if (!stopped_.empty()) {
@@ -422,6 +425,7 @@ class SimSystem::HangDiagnosis {
   std::set<int> never_dispatched_, finished_, stopped_, passed_notify_;
   std::set<int> waiting_on_missing_;  // ranks blocked on a missing notifier
   std::vector<std::string> wrong_expected_, spinning_;
+  const AivCore* first_spinner_ = nullptr;
 };
 
 void SimSystem::DiagnoseHang(RunReport* r) const { HangDiagnosis(*this, r).Run(); }

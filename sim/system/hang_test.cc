@@ -333,10 +333,12 @@ TEST(HangTest, LivelockEndsAtTheSimulatedTimeBudgetWithTheSameReport) {
     return sys.DispatchGroup(devices, SingleTask("spin", &SpinThenNotifyKernel, 1, false), args);
   });
   ASSERT_EQ(r.error_code(), rt::kErrorSchedulerTimeout) << r.error_text();
-  EXPECT_THAT(r.error_text(), HasSubstr("op timeout"));
+  EXPECT_THAT(r.error_text(), HasSubstr("past its deadline"));
+  // The deadline: the floor plus 64 x its work (a 64-byte sig on 16 ranks) at
+  // a5's slowest rate.
   EXPECT_EQ(r.hang_cause(),
-            "livelock: rank 0 AIV36 (kernel spin) spun without progress past the op timeout of "
-            "20000 ns of simulated time")
+            "livelock: rank 0 AIV36 (kernel spin) spun without progress past its deadline of "
+            "20041 ns of simulated time (floor 20000 ns + 64 x 1024 bytes at 1600 GB/s)")
       << Head(r);
   EXPECT_THAT(All(r), HasSubstr("the last of window ep r0 buffer sig slot 3 (c0:window ep "
                                 "r0+0xc), which holds 0"));

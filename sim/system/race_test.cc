@@ -1,7 +1,8 @@
 // The GM race detector end to end (SimOptions.race_detection, on in every
 // test through testing::Opts): races between tasks with no TensorMap edge
 // and between ranks with no signal are reported with both accesses; the
-// same programs with the edge or the signal report none.
+// same programs with the edge or the signal report none. A race fails the
+// run unless SimOptions::races says warn.
 #include <string>
 #include <vector>
 
@@ -29,10 +30,17 @@ void FillKernel(int64_t* args) {
   TSTORE(GlobalTensor<float>{buf->data<float>(), kBytes / 4}, t);
 }
 
+// Opts whose races only warn: these tests read RunReport.races themselves.
+SimOptions Warn(int chips) {
+  SimOptions o = Opts(chips);
+  o.races = SimOptions::RacePolicy::kWarn;
+  return o;
+}
+
 // Two fill tasks on one buffer; `ordered` declares it InOut in both (a
 // TensorMap WAW edge), otherwise NoDep (no edge: the bug).
-RunReport TwoWriters(bool ordered) {
-  return Simulate(Opts(1), [&](SimSystem& sys) -> absl::Status {
+RunReport TwoWriters(bool ordered, SimOptions o = Warn(1)) {
+  return Simulate(o, [&](SimSystem& sys) -> absl::Status {
     auto buf = sys.Alloc(0, kBytes, "buf");
     if (!buf.ok()) return buf.status();
     rt::ChipCallable c;
@@ -65,6 +73,16 @@ TEST(RaceTest, TwoTasksWritingOneBufferWithoutAnEdgeRace) {
                                     "1 block 0 (kernel fill) at "));
 }
 
+TEST(RaceTest, ARaceFailsTheRunByDefault) {
+  RunReport r = TwoWriters(false, Opts(1));
+  EXPECT_EQ(r.error_code(), kRaceErrorCode);
+  EXPECT_THAT(r.error_text(), HasSubstr("1 GM race (unordered accesses, docs/simulator.md):\n"
+                                        "  race: write of 1024 bytes at c0:buf+0x0 by rank 0"));
+  EXPECT_EQ(r.races_size(), 1);
+  // The ordered twin passes under the same default.
+  EXPECT_EQ(TwoWriters(true, Opts(1)).error_code(), 0);
+}
+
 TEST(RaceTest, TheTensorMapEdgeOrdersThem) {
   RunReport r = TwoWriters(true);
   ASSERT_EQ(r.error_code(), 0) << r.error_text();
@@ -94,7 +112,7 @@ void PutThenReadKernel(int64_t* args) {
 }
 
 RunReport PutThenRead(bool wait_first) {
-  return Simulate(Opts(2), [&](SimSystem& sys) -> absl::Status {
+  return Simulate(Warn(2), [&](SimSystem& sys) -> absl::Status {
     rt::DomainSpec spec{"ep", {0, 1}, 4096, {{"data", kBytes}, {"sig", 64}}};
     auto d = sys.CreateDomain(spec);
     if (!d.ok()) return d.status();

@@ -46,6 +46,7 @@ absl::StatusOr<std::unique_ptr<SimSystem>> SimSystem::Create(
         absl::StrCat("chip", i).c_str(), i, n, s->platform_, s.get(), s.get(),
         &s->trace_, options.timing_only, &s->gm_index_));
   }
+  s->races_fail_ = options.races == SimOptions::RacePolicy::kFail;
   if (options.race_detection) {
     const int per_chip = static_cast<int>(s->chips_[0]->cores().size());
     SimSystem* raw = s.get();
@@ -314,6 +315,15 @@ RunReport SimSystem::Run() {
   }
   if (races_ != nullptr) {
     for (const std::string& line : races_->races()) r.add_races(line);
+    // A race is a failure unless the options say warn: the run's results
+    // depend on an order nothing enforces.
+    if (races_fail_ && r.error_code() == 0 && r.races_size() > 0) {
+      r.set_error_code(kRaceErrorCode);
+      std::string text = absl::StrCat(r.races_size(), " GM race", r.races_size() == 1 ? "" : "s",
+                                      " (unordered accesses, docs/simulator.md):");
+      for (const std::string& line : r.races()) absl::StrAppend(&text, "\n  ", line);  // each line says "race: ..."
+      r.set_error_text(text);
+    }
   }
   r.set_model_waits(waits_);
   r.set_systemc_deltas(static_cast<int64_t>(sc_core::sc_delta_count()));

@@ -29,6 +29,11 @@ struct SimProgress {
   int64_t tasks_known = 0;  // submitted so far
 };
 
+// RunReport.error_code of a run that reported GM races under
+// SimOptions::RacePolicy::kFail (outside the runtime's codes, as -1..-3 are;
+// docs/errors.md).
+inline constexpr int kRaceErrorCode = -4;
+
 struct SimOptions {
   std::string platform = "a2a3";
   int chips = 2;
@@ -37,6 +42,12 @@ struct SimOptions {
   // Report unordered GM accesses (RunReport.races). Off by default (it
   // costs wall time per access); the sim tests turn it on.
   bool race_detection = false;
+  // What a race report does to the run: kFail ends a run that would succeed
+  // with error_code kRaceErrorCode and the races in the error text (so no
+  // harness passes a racy program silently); kWarn only lists them in
+  // RunReport.races (the race detector's own tests, pto-run --races=warn).
+  enum class RacePolicy { kFail, kWarn };
+  RacePolicy races = RacePolicy::kFail;
   // Timing-only mode (docs/simulator.md): DMAs move no payload bytes and no
   // payload is held; counts, signals and every byte a scalar load reads stay
   // real, so simulated time and statistics equal the full mode's. A scalar
@@ -119,6 +130,7 @@ class SimSystem : public rt::Host, public MemorySystem, public RunObserver {
 
   std::vector<DomainBuffer> domain_buffers_;
   std::unique_ptr<RaceDetector> races_;
+  bool races_fail_ = true;  // SimOptions::races
   int fatal_chip_ = -1;
   int64_t waits_ = 0;
   int error_code_ = 0;

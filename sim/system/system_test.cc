@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "platforms/platform.h"
@@ -20,6 +21,7 @@
 namespace pto::sim {
 namespace {
 
+using ::testing::HasSubstr;
 using testing::AllToAllErrors;
 using testing::NopKernel;
 using testing::OnlyTask;
@@ -375,6 +377,48 @@ TEST(ErrorTest, KernelFaultIsLatchedAndEndsTheRun) {
 // is sim/aicpu/aicpu_test.cc's; a core's vector ops, sim/aiv/aiv_core_test.cc's.
 
 // ------------------------------------------------------ dispatch FIFO
+
+// t0 = 1 MiB of floats: reads it `s0` times in 16 KiB tiles.
+void StreamKernel(int64_t* args) {
+  constexpr uint64_t kTile = 4096;  // floats
+  const TensorDesc* src = TensorArg(args, 0);
+  const uint64_t n = src->bytes / 4;
+  Tile<float> t = TASSIGN<float>(0, kTile);
+  for (uint64_t pass = 0; pass < static_cast<uint64_t>(args[1]); ++pass) {
+    for (uint64_t off = 0; off < n; off += kTile) {
+      TLOAD(t, GlobalTensor<float>{src->data<float>() + off, kTile});
+    }
+  }
+  pipe_barrier(PIPE_ALL);
+}
+
+RunReport Stream(double factor) {
+  SimOptions o = Opts(1);
+  o.timing_only = true;
+  o.tweak = [factor](platforms::Platform& p) {
+    p.mutable_timeouts()->set_op_timeout_ns(20000);
+    p.mutable_timeouts()->set_op_deadline_factor(factor);
+  };
+  return Simulate(o, [&](SimSystem& sys) -> absl::Status {
+    auto buf = sys.Alloc(0, 1 << 20, "buf");
+    if (!buf.ok()) return buf.status();
+    return sys.Dispatch(0, SingleTask("stream", &StreamKernel, 1, false),
+                        rt::ChipArgs{{*buf}, {8}});
+  });
+}
+
+TEST(ErrorTest, TheDeadlineScalesWithTheWork) {
+  // 8 MiB of TLOADs run far past the 20 us floor; the deadline adds 64 x
+  // 1 MiB at 56 GB/s (1.2 ms), so the block finishes with no flag.
+  RunReport big = Stream(64);
+  ASSERT_EQ(big.error_code(), 0) << big.error_text();
+  EXPECT_GT(big.tasks(0).end_ps() - big.tasks(0).start_ps(), 20000 * 1000);
+  // The same block with a fixed 20 us budget (factor 0) is cut off.
+  RunReport fixed = Stream(0);
+  EXPECT_EQ(fixed.error_code(), rt::kErrorSchedulerTimeout);
+  EXPECT_THAT(fixed.error_text(), HasSubstr("block ran past its deadline of 20000 ns"));
+}
+
 
 // t0 = a, t1 = b, t2 = out (float x 16384): out = a + b, one tile per block.
 void VectorAddKernel(int64_t* args) {

@@ -131,9 +131,8 @@ absl::StatusOr<Simulated> Simulate(KernelKind kind, int ranks, const Workload& w
   o.platform = "a2a3";
   o.chips = ranks;
   o.trace = false;
-  // The measured kernel runs for up to 18 ms; the 10 ms op timeout is a
-  // sim knob for tests, not a fact of the board.
-  o.tweak = [](platforms::Platform& pl) { pl.mutable_timeouts()->set_op_timeout_ns(1e9); };
+  // The measured kernel runs for up to 18 ms, past the 10 ms deadline floor:
+  // its deadline grows with its work (docs/simulator.md), so no tweak.
   sim::RunReport r = sim::testing::Simulate(o, setup, collect);
   if (r.error_code() != 0) {
     return absl::InternalError(absl::StrCat("simulation failed: code ", r.error_code(), " ",

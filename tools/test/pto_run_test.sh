@@ -4,23 +4,28 @@
 # computed here from the inputs, and its summary against the README's; the
 # trace, the stats and --keep-build; the HOST-rail example; the first program
 # of docs/pto-run.md; input file errors; failing runs; an unmergeable output;
-# usage, program and internal errors.
+# usage, program and internal errors; the README's first program and the
+# single-chip entry of a program without a HOST orchestrator; a race fails
+# the run.
 set -euo pipefail
 run="$1"
+[[ "$run" == /* ]] || run="$PWD/$run"
 doc="$2"
 readme="$3"
 shift 3
 example=""
 kernels=""
 host=""
+incore=""
 for f in "$@"; do
   case "$f" in
     */all_to_all_v_chip.pto) example="$f" ;;
     */kernels.pto) kernels="$f" ;;
     */all_to_all_v_host.pto) host="$f" ;;
+    */all_to_all_v_incore.pto) incore="$f" ;;
   esac
 done
-if [[ -z "$example" || -z "$kernels" || -z "$host" ]]; then
+if [[ -z "$example" || -z "$kernels" || -z "$host" || -z "$incore" ]]; then
   echo "FAIL: example programs not passed" >&2
   exit 1
 fi
@@ -222,6 +227,69 @@ want = [2 * (((i * 31 + 7) % 1021) * 0.25 - 64) for i in range(128)]
 assert y == want, (y[:4], want[:4])
 PY
 
+# The README's first program: one InCore kernel and no HOST orchestrator,
+# run as the README writes it (no --platform, no --ranks: a2a3, one chip).
+python3 - "$readme" "$tmp/first.pto" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+start = text.index("```python\n", text.index("## Your first program")) + len("```python\n")
+open(sys.argv[2], "w").write(text[start:text.index("```", start)])
+PY
+grep -q 'def double' "$tmp/first.pto" || fail "the README's first program was not found"
+readme_first="$(grep -m1 '^pto-run: Hello.double on 1 chip' "$readme")"
+[[ -n "$readme_first" ]] || fail "the README shows no result line of its first program"
+(cd "$tmp" && "$run" first.pto --outputs=first_out >"$tmp/out" 2>"$tmp/err") ||
+  fail "the README's first program failed: $(cat "$tmp/err")"
+[[ "$(head -1 "$tmp/out")" == "$readme_first" ]] || fail "first program: '$(head -1 "$tmp/out")' != README '$readme_first'"
+grep -qE '^critical path \(to [0-9.]+ us\): double ' "$tmp/out" || fail "first program summary: $(cat "$tmp/out")"
+python3 - "$tmp" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import npy
+h, y = npy.load(sys.argv[1] + "/first_out/y.npy")
+assert h["shape"] == (64,), h
+want = [2 * (((i * 31 + 7) % 1021) * 0.25 - 64) for i in range(64)]
+assert y == want, (y[:4], want[:4])
+assert y[0] == -124.5, y[0]
+PY
+[[ ! -e "$tmp/first_out/x.npy" ]] || fail "the first program's input was written to --outputs"
+# Its input from a file: y = 2 * x.
+mkdir -p "$tmp/first_in"
+python3 - "$tmp" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import npy
+npy.save(sys.argv[1] + "/first_in/x.npy", "<f4", [64], [i * 0.5 - 3 for i in range(64)])
+PY
+expect 0 "$tmp/first.pto" --inputs="$tmp/first_in" --outputs="$tmp/first_out2" --nosummary
+python3 - "$tmp" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import npy
+_, y = npy.load(sys.argv[1] + "/first_out2/y.npy")
+assert y == [2 * (i * 0.5 - 3) for i in range(64)], y[:4]
+PY
+expect 2 "$tmp/first.pto" --ranks=2
+expect_err "pto-run: --ranks=2: the program has no HOST orchestrator, so its entry 'double' runs on one chip; drop --ranks or use --ranks=1"
+# An orchestration is the entry before a kernel (examples/kernels.pto's
+# pipeline runs scaled_add); --entry picks another; a name that
+# is neither is a located error listing the candidates.
+expect 0 "$kernels" --nosummary --outputs="$tmp/k_out"
+doc_kernels="$(grep -m1 '^pto-run: Kernels.pipeline on 1 chip' "$doc")"
+[[ "$(head -1 "$tmp/out")" == "$doc_kernels" ]] || fail "kernels.pto: '$(head -1 "$tmp/out")' != docs '$doc_kernels'"
+[[ -s "$tmp/k_out/out.npy" ]] || fail "kernels.pto wrote no out.npy"
+expect 0 "$kernels" --entry=scaled_add --nosummary
+grep -q '^pto-run: Kernels.scaled_add on 1 chip (a2a3)' "$tmp/out" || fail "--entry=scaled_add: $(cat "$tmp/out")"
+expect 1 "$kernels" --entry=nope
+expect_err "kernels.pto:13:1: error: --entry=nope: the program has no CHIP orchestration or kernel of that name (candidates: 'pipeline', 'countdown', 'scaled_add')"
+expect 1 "$example" --platform=a2a3 --ranks=2 --entry=stage_step
+expect_err "--entry=stage_step: the program has a HOST orchestrator, which is its entry"
+sed 's/^    @pl.function(type=pl.FunctionType.Orchestration)$/&\n    def pipeline2(self, a: pl.Tensor[[ROWS, COLS], pl.FP16]) -> pl.Tensor[[ROWS, COLS], pl.FP16]:\n        return a\n\n    @pl.function(type=pl.FunctionType.Orchestration)/' \
+  "$kernels" >"$tmp/two_orch.pto"
+grep -q 'def pipeline2' "$tmp/two_orch.pto" || fail "the two-orchestration variant did not apply"
+expect 1 "$tmp/two_orch.pto"
+expect_err "error: the program has no HOST orchestrator and 2 CHIP orchestrations ('pipeline', 'pipeline2'); choose the one to run with --entry=NAME"
+
 # 2. Input files must match the parameter exactly.
 python3 - "$tmp" <<PY
 import sys
@@ -291,6 +359,27 @@ expect 1 "$tmp/bigwin.pto" --platform=a2a3 --ranks=2 --trace="$tmp/bigwin.json"
 expect_err "pto-run: run failed: HOST orchestration failed: chip 0 GM: 204800000128 bytes for 'window comm_d0 r0' exceed the remaining"
 [[ ! -e "$tmp/bigwin.json" ]] || fail "a run that never started wrote a trace"
 
+# A race fails the run (exit 1, the race detector's report, no outputs):
+# the InCore example with a store into its own window's slot 1 before the
+# all_to_all_v, unordered with the peer's put into that slot. --races=warn
+# prints the report and runs on; --races=off does not look.
+sed 's/^        data = pld.tensor.all_to_all_v(st_out, data, signal, cnt_out, recv, core_num=1)$/        junk = pl.load(inp, [0, 0], [1, SIZE])\n        early = pl.store(junk, [MAX_RECV, 0], data)\n        data = pld.tensor.all_to_all_v(st_out, early, signal, cnt_out, recv, core_num=1)/' \
+  "$incore" >"$tmp/racy.pto"
+grep -q 'early = pl.store' "$tmp/racy.pto" || fail "the racy variant did not apply"
+expect 1 "$tmp/racy.pto" --ranks=2 --outputs="$tmp/racy_out"
+expect_err "pto-run: run failed: 1 GM race (unordered accesses, docs/simulator.md):"
+expect_err "  race: write of 256 bytes at c0:window comm_d0 r0+0x400 by rank 0 AIV24 task 0 block 0 (kernel exchange) at "
+expect_err "and write of 256 bytes at c0:window comm_d0 r0+0x400 by rank 1 AIV24 task 0 block 0 (kernel exchange) at "
+[[ ! -e "$tmp/racy_out" ]] || fail "a racy run wrote outputs"
+expect 0 "$tmp/racy.pto" --ranks=2 --races=warn --nosummary
+expect_err "pto-run: warning: 1 GM race (--races=warn; docs/simulator.md):"
+expect 0 "$tmp/racy.pto" --ranks=2 --races=off --nosummary
+[[ ! -s "$tmp/err" ]] || fail "--races=off printed: $(cat "$tmp/err")"
+expect 2 "$tmp/racy.pto" --ranks=2 --races=maybe
+expect_err "pto-run: --races=maybe: fail, warn or off"
+# The unchanged example is race-free under the default.
+expect 0 "$incore" --ranks=2 --nosummary
+
 # 4. Two devices writing one output element differently cannot be merged:
 # every rank's pipeline writes row 0 of its own copy of `outputs`.
 sed 's/outputs\[r\], stage/outputs[0], stage/' "$example" >"$tmp/conflict.pto"
@@ -303,8 +392,8 @@ expect_err "and device 1 wrote"
 # 5. Usage, program and internal errors. Usage errors exit with 2 and point
 # at --help, which is generated from the flag definitions.
 expect 0 --help
-grep -qF 'usage: pto-run FILE --platform=a2a3|a5 --ranks=N [flags]' "$tmp/out" || fail "help: $(cat "$tmp/out")"
-for f in '--platform=NAME' '--ranks=N' '--stats-json=FILE' '--progress' '--allow-nonfinite' '--nosummary turns it off' '--collective=KERNEL' '(default: __builtin_)'; do
+grep -qF 'usage: pto-run FILE [--platform=a2a3|a5] [--ranks=N] [flags]' "$tmp/out" || fail "help: $(cat "$tmp/out")"
+for f in '--platform=NAME' '(default: a2a3)' '--ranks=N' '--entry=NAME' '--stats-json=FILE' '--progress' '--allow-nonfinite' '--nosummary turns it off' '--collective=KERNEL' '(default: __builtin_)'; do
   grep -qF -- "$f" "$tmp/out" || fail "help lacks '$f'"
 done
 expect 2 "$example" --platform=a2a3 --ranks=2 --no-such-flag
@@ -316,8 +405,8 @@ expect 2 "$example" "$example" --platform=a2a3 --ranks=2
 expect_err "more than 1 input file"
 expect 2 "$example" --platform=a2a3 --ranks=9
 expect_err "pto-run: --ranks=9: platform 'a2a3' simulates 1..8 chips"
-expect 2 "$example" --platform=a2a3
-expect_err "pto-run: --ranks=N is required"
+expect 2 "$example" --ranks=0
+expect_err "pto-run: --ranks needs a positive number, not 0"
 expect 2 "$example" --platform=b9 --ranks=2
 expect 1 "$tmp/no_such.pto" --platform=a2a3 --ranks=2
 expect_err "pto-run: cannot read '$tmp/no_such.pto': No such file or directory"
@@ -327,8 +416,6 @@ printf 'import pypto.language as pl\n@pl.program\nclass P:\n    @pl.function\n  
   >"$tmp/bad.pto"
 expect 1 "$tmp/bad.pto" --platform=a2a3 --ranks=2
 expect_err "bad.pto:6:16: error: unknown name 'y'"
-expect 1 "$kernels" --platform=a2a3 --ranks=2
-expect_err "the program has no HOST orchestrator"
 # The hw backend is linked only with --config=ascend (docs/hw.md).
 expect 2 "$example" --platform=a2a3 --ranks=2 --backend=hw --kernel-dir="$tmp"
 expect_err "pto-run: --backend=hw: this pto-run was built without the hw backend; on a machine with the CANN toolkit, source its set_env.sh and build with bazel build --config=ascend //tools:pto-run (docs/hw.md)"

@@ -10,7 +10,7 @@
 set -euo pipefail
 pto_run=$1 check=$2 template=$3 coll=$4 dtype=$5 nr=$6 op=$7 root=$8 l=$9 calls=${10}
 expect=${11:-}
-size=64
+size=${COLLECTIVE_SIZE:-64}  # row width; the environment may set another
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
 sig0=$nr sig1=1 fill=data
 case $coll in
@@ -28,7 +28,7 @@ esac
 # The InCore rail (collective_incore.pto.in): the collective inside the
 # kernel, on the signals LowerCompositeOps checks ([P, 1], the ring
 # [2(P-1), P]).
-incall="" done=done
+incall="" done=done instage=1
 if [[ $(basename "$template") == *incore* ]]; then
   sig0=$nr sig1=1
   case $coll in
@@ -38,8 +38,9 @@ if [[ $(basename "$template") == *incore* ]]; then
       sig0=$((2 * (nr - 1))) sig1=$nr ;;
     reduce_scatter) incall="done = pld.tensor.reduce_scatter(staged, signal, op=$op)" ;;
     broadcast) incall="done = pld.tensor.broadcast(staged, signal, root=$root)" ;;
-    allgather) incall="done = pld.tensor.allgather(row0, staged, signal)" ;;
-    all_to_all) incall="done = pld.tensor.all_to_all(inp, staged, signal)" ;;
+    # The target is not staged: peers put into it from the start.
+    allgather) incall="done = pld.tensor.allgather(row0, data, signal)" instage=0 ;;
+    all_to_all) incall="done = pld.tensor.all_to_all(inp, data, signal)" instage=0 ;;
     barrier) incall="pld.tensor.barrier(signal)" done=staged ;;
   esac
 fi
@@ -56,6 +57,10 @@ block=()
   while IFS= read -r line; do
     if [[ $line == @STAGE* ]]; then
       [[ $fill == stage ]] && echo "${line#@STAGE}"
+      continue
+    fi
+    if [[ $line == @INSTAGE* ]]; then
+      [[ $instage == 1 ]] && echo "${line#@INSTAGE}"
       continue
     fi
     if [[ $line == @PARAM* ]]; then

@@ -1,0 +1,42 @@
+#!/bin/bash
+# The InCore mesh allreduce (PyPTO's test_l3_tensor_allreduce_intrinsic.py
+# form, pypto/mesh_allreduce_intrinsic.pto.in) over a sweep of sizes, powers
+# of two and odd ones (primes among them: 40,961 and 65,537 once fell to
+# one-element chunks, a barrier each, and ran past the block deadline), on
+# 2, 4 and 8 simulated chips in timing-only mode. Every run must finish, the
+# simulated time must not fall as the size grows, and an odd size must cost
+# less than twice the power of two below it.
+#
+# Usage: mesh_allreduce_sweep_test.sh PTO_RUN TEMPLATE
+set -euo pipefail
+pto_run=$1 template=$2
+[[ "$pto_run" == /* ]] || pto_run="$PWD/$pto_run"
+tmp=${TEST_TMPDIR:-$(mktemp -d)}
+sizes=(1 17 4096 4097 32768 32769 40961 65536 65537 262144 262147 1048576 1048583)
+fail() { echo "FAIL: $*" >&2; exit 1; }
+for nr in 2 4 8; do
+  prev=0 pow2=0
+  for n in "${sizes[@]}"; do
+    # PyPTO's staging: FP32 rows in [1, 8192] tiles.
+    cols=8192
+    [[ $n -eq 1 ]] && cols=1
+    prog="$tmp/ar_p${nr}_$n.pto"
+    sed -e "s/@NR@/$nr/g" -e "s/@SIZE@/$n/g" -e "s/@STAGE_ROWS@/1/g" -e "s/@STAGE_COLS@/$cols/g" \
+        -e "s/@DTYPE@/FP32/g" -e "s/@OP@/Sum/g" "$template" >"$prog"
+    out=$("$pto_run" "$prog" --ranks="$nr" --timing-only --nosummary 2>&1) ||
+      fail "P=$nr SIZE=$n: $out"
+    us=$(sed -nE 's/^pto-run: .* simulated ([0-9.]+) us;.*/\1/p' <<<"$out")
+    [[ -n "$us" ]] || fail "P=$nr SIZE=$n: no simulated time in: $out"
+    echo "P=$nr SIZE=$n simulated $us us"
+    awk -v a="$us" -v b="$prev" 'BEGIN { exit !(a + 0 >= b + 0) }' ||
+      fail "P=$nr SIZE=$n: $us us is less than the smaller size's $prev us"
+    if (( (n & (n - 1)) == 0 )); then
+      pow2=$us
+    else
+      awk -v a="$us" -v b="$pow2" 'BEGIN { exit !(b == 0 || a + 0 < 2 * b) }' ||
+        fail "P=$nr SIZE=$n: $us us is 2x or more the power of two below it ($pow2 us)"
+    fi
+    prev=$us
+  done
+done
+echo "ok"
