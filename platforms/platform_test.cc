@@ -161,5 +161,22 @@ TEST(PlatformTest, ExtendsErrorsNameThePlatform) {
             "platform 'mine': fabric.kind must be FULL_MESH, SWITCH or HIERARCHY");
 }
 
+// Every built-in platform says how its TNOTIFY Set publishes (pto-isa#322);
+// a platform that does not is refused rather than given a default.
+TEST(PlatformTest, NotifySetPathIsPlatformData) {
+  for (const std::string& name : PlatformNames()) {
+    EXPECT_EQ(LoadPlatform(name)->notify_set(), NOTIFY_SET_LINE_WRITEBACK) << name;
+  }
+  absl::StatusOr<Platform> fixed =
+      ParsePlatform(R"pb(name: "mine" extends: "a2a3" notify_set: NOTIFY_SET_ATOMIC_DELTA)pb");
+  ASSERT_TRUE(fixed.ok()) << fixed.status();
+  EXPECT_EQ(fixed->notify_set(), NOTIFY_SET_ATOMIC_DELTA);
+  Platform p = *LoadPlatform("a5");
+  p.clear_notify_set();
+  EXPECT_EQ(ValidatePlatform(p).message(),
+            "platform 'a5': notify_set must be NOTIFY_SET_LINE_WRITEBACK or "
+            "NOTIFY_SET_ATOMIC_DELTA");
+}
+
 }  // namespace
 }  // namespace pto::platforms

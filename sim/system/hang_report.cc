@@ -25,8 +25,6 @@
 namespace pto::sim {
 namespace {
 
-std::string Us(Ps t) { return absl::StrCat(t / 1000000.0, " us"); }
-
 // "rank 3", "ranks 0-4, 6-15".
 std::string RankList(const std::set<int>& ranks) {
   std::vector<std::string> parts;
@@ -43,12 +41,6 @@ std::string Who(const AivCore& c) {
   return absl::StrCat("rank ", c.chip(), " ", c.is_aic() ? "AIC" : "AIV", c.core_id(), " task ",
                       b.task, " block ", b.block_idx, "/", b.block_num, " (kernel ", b.kernel_name,
                       ")");
-}
-
-std::string Writer(const CellWrite& w) {
-  return absl::StrCat("TNOTIFY ", w.add ? "+" : "=", w.value, " by rank ", w.chip, " ",
-                      w.aic ? "AIC" : "AIV", w.core, " task ", w.task, " (kernel ", w.kernel,
-                      ") at ", Us(w.time));
 }
 
 // What one blocked agent waits on.
@@ -142,6 +134,7 @@ void SimSystem::DiagnoseHang(RunReport* r) const {
   std::set<int> never_dispatched, finished, stopped, passed_notify;
   std::set<int> waiting_on_missing;            // ranks blocked on a missing notifier
   std::vector<std::string> wrong_expected, spinning;
+  std::string lost_update;  // a waited cell whose update a line write-back reverted
   for (int c = 0; c < n; ++c) {
     for (const Wait& w : waits[c]) {
       const AivCore& core = *w.core;
@@ -167,11 +160,17 @@ void SimSystem::DiagnoseHang(RunReport* r) const {
                         WaitCmpName(core.wait_cmp()), " ", core.wait_value(), ", holds ",
                         *core.wait_signal());
       }
+      const CellWrite* last = nullptr;
       if (w.cell != 0) {
         const int owner = OwnerChip(w.cell, 4);
-        const CellWrite* last = owner >= 0 ? chips_[owner]->gm().LastCellWrite(w.cell) : nullptr;
+        last = owner >= 0 ? chips_[owner]->gm().LastCellWrite(w.cell) : nullptr;
         absl::StrAppend(&line, "; last write: ",
-                        last != nullptr ? Writer(*last) : "none (never notified)");
+                        last != nullptr ? WriterText(*last) : "none (never notified)");
+        if (last != nullptr && last->line_writeback && lost_update.empty()) {
+          lost_update = absl::StrCat("lost update: rank ", c, " waits on ", CellName(w.cell),
+                                     " for ", WaitCmpName(core.wait_cmp()), " ",
+                                     core.wait_value(), ", but ", WriterText(*last));
+        }
       }
       if (w.all_wrote) {
         absl::StrAppend(&line, "; every rank of its domain has notified it");
@@ -180,6 +179,8 @@ void SimSystem::DiagnoseHang(RunReport* r) const {
                                               ", but every rank of its domain notified it and it "
                                               "holds ",
                                               *core.wait_signal()));
+      } else if (last != nullptr && last->line_writeback) {
+        // Its notifier did notify; the update was reverted (the cause).
       } else if (w.cell != 0 && !w.spinning) {
         if (w.awaited.empty()) {
           absl::StrAppend(&line, "; waits for: nobody notifies this slot on any rank");
@@ -307,7 +308,9 @@ void SimSystem::DiagnoseHang(RunReport* r) const {
     }
   }
   std::string cause;
-  if (!spinning.empty()) {
+  if (!lost_update.empty()) {
+    cause = lost_update;
+  } else if (!spinning.empty()) {
     cause = absl::StrCat("livelock: ", absl::StrJoin(spinning, ", "),
                          " spun without progress past the op timeout of ",
                          platform_.timeouts().op_timeout_ns(), " ns of simulated time");

@@ -315,6 +315,7 @@ RunReport SimSystem::Run() {
   if (races_ != nullptr) {
     for (const std::string& line : races_->races()) r.add_races(line);
   }
+  ReportLineHazards(&r);
   r.set_model_waits(waits_);
   r.set_systemc_deltas(static_cast<int64_t>(sc_core::sc_delta_count()));
   if (trace_.enabled()) r.set_trace_json(trace_.Json());
