@@ -7,7 +7,7 @@ tools (pto-opt, pto-run, pto-compile, pto-golden) against that tool's --help.
 The source tree is found through the runfile of README.md (a symlink into the
 workspace), so the check sees the tree the test was built from.
 
-Usage: docs_truth_test.py TOOL=HELP_BINARY...
+Usage: docs_truth_test.py [--docs=PATH,...] TOOL=HELP_BINARY...
 """
 import os
 import re
@@ -87,11 +87,16 @@ def path_exists(root, path):
 def main():
     root = workspace_root()
     tools = {}
+    docs = None
     for arg in sys.argv[1:]:
-        name, binary = arg.split("=", 1)
-        tools[name] = tool_flags(binary)
-    docs = ["README.md"] + sorted("docs/" + f for f in os.listdir(os.path.join(root, "docs"))
-                                  if f.endswith(".md"))
+        name, value = arg.split("=", 1)
+        if name == "--docs":  # check these (repository paths) instead
+            docs = value.split(",")
+            continue
+        tools[name] = tool_flags(value)
+    if docs is None:
+        docs = ["README.md"] + sorted("docs/" + f for f in os.listdir(os.path.join(root, "docs"))
+                                      if f.endswith(".md"))
     errors = []
     for doc in docs:
         for n, line in enumerate(open(os.path.join(root, doc)), 1):
