@@ -93,6 +93,9 @@ absl::Status ValidatePlatform(const Platform& p) {
   if (p.gm().latency_ns() < 0 || p.gm().atomic_ns() < 0) {
     return Invalid(n, "gm latencies must be >= 0");
   }
+  if (p.notify_set() == NOTIFY_SET_UNSPECIFIED) {
+    return Invalid(n, "notify_set must be NOTIFY_SET_LINE_WRITEBACK or NOTIFY_SET_ATOMIC_DELTA");
+  }
   const FabricSpec& f = p.fabric();
   if (f.kind() == FabricSpec::KIND_UNSPECIFIED) {
     return Invalid(n, "fabric.kind must be FULL_MESH, SWITCH or HIERARCHY");

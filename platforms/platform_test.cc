@@ -60,12 +60,12 @@ TEST(PlatformTest, UnknownNameIsNotFoundAndListsTheKnownOnes) {
   absl::Status s = LoadPlatform("tpu").status();
   EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(s.message(), "unknown platform 'tpu' (known platforms: a2a3, a5, a2a3_cluster, a3, "
-                         "a5_supernode)");
+                         "a5_supernode, a2a3_word_safe_set)");
 }
 
 TEST(PlatformTest, EveryBuiltInPlatformLoads) {
   EXPECT_EQ(PlatformNames(), (std::vector<std::string>{"a2a3", "a5", "a2a3_cluster", "a3",
-                                                       "a5_supernode"}));
+                                                       "a5_supernode", "a2a3_word_safe_set"}));
   for (const std::string& name : PlatformNames()) {
     absl::StatusOr<Platform> p = LoadPlatform(name);
     ASSERT_TRUE(p.ok()) << name << ": " << p.status();
@@ -175,12 +175,32 @@ TEST(PlatformTest, ExtendsInheritsTheBaseAndReplacesWhatTheFileSets) {
 TEST(PlatformTest, ExtendsErrorsNameThePlatform) {
   EXPECT_EQ(ParsePlatform(R"pb(name: "mine" extends: "tpu")pb").status().message(),
             "platform 'mine': extends: unknown platform 'tpu' (known platforms: a2a3, a5, "
-            "a2a3_cluster, a3, a5_supernode)");
+            "a2a3_cluster, a3, a5_supernode, a2a3_word_safe_set)");
   // The merged result is validated like any platform.
   EXPECT_EQ(ParsePlatform(R"pb(name: "mine" extends: "a2a3" fabric { max_chips: 8 })pb")
                 .status()
                 .message(),
             "platform 'mine': fabric.kind must be FULL_MESH, SWITCH or HIERARCHY");
+}
+
+// Every built-in platform says how its TNOTIFY Set publishes (pto-isa#322);
+// a platform that does not is refused rather than given a default.
+TEST(PlatformTest, NotifySetPathIsPlatformData) {
+  for (const std::string& name : PlatformNames()) {
+    EXPECT_EQ(LoadPlatform(name)->notify_set(), name == "a2a3_word_safe_set"
+                                                    ? NOTIFY_SET_ATOMIC_DELTA
+                                                    : NOTIFY_SET_LINE_WRITEBACK)
+        << name;
+  }
+  absl::StatusOr<Platform> fixed =
+      ParsePlatform(R"pb(name: "mine" extends: "a2a3" notify_set: NOTIFY_SET_ATOMIC_DELTA)pb");
+  ASSERT_TRUE(fixed.ok()) << fixed.status();
+  EXPECT_EQ(fixed->notify_set(), NOTIFY_SET_ATOMIC_DELTA);
+  Platform p = *LoadPlatform("a5");
+  p.clear_notify_set();
+  EXPECT_EQ(ValidatePlatform(p).message(),
+            "platform 'a5': notify_set must be NOTIFY_SET_LINE_WRITEBACK or "
+            "NOTIFY_SET_ATOMIC_DELTA");
 }
 
 }  // namespace

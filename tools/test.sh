@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # README command 2: installs what is missing, runs every test (bazel test
-# //...), then the ASan + UBSan build of the CI subset (docs/sanitizers.md),
+# //...), then the ASan + UBSan build of the CI subset and the TSan build of
+# the threaded code (docs/sanitizers.md),
 # and ends with the count of test targets per pass, then one total line
 # ("N passed, N failed").
-#   PTO_ASAN=0 bash tools/test.sh   # skip the sanitizer pass
+#   PTO_ASAN=0 bash tools/test.sh   # skip the ASan pass (PTO_TSAN=0: the TSan pass)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source tools/deps.sh || exit 1
@@ -20,6 +21,16 @@ PTO_ASAN_TARGETS=(
   //testing/fuzz:kernel_config_fuzzer_regression
   //testing/fuzz:npy_fuzzer_regression
   //testing/fuzz:platform_fuzzer_regression
+)
+
+# The ThreadSanitizer pass: the code that starts threads (the hw backend's
+# per-device dispatch workers, runtime/core/device_workers.cc, and the
+# threaded block runs of the pto-isa layer's tests). Not sim/: SystemC's
+# coroutine switches have no TSan fiber annotations (docs/sanitizers.md).
+#   PTO_TSAN=0 bash tools/test.sh   # skip it
+PTO_TSAN_TARGETS=(
+  //runtime/core:ordered_launch_test
+  //hw/pto_isa:pto_isa_vs_sim_test
 )
 
 log=$(mktemp)
@@ -45,6 +56,14 @@ if [[ ${PTO_ASAN:-1} != 0 ]]; then
   ((rc == 0)) && rc=$asan_rc
   count "$log"
   summary="${summary}; asan+ubsan: ${last}"
+fi
+if [[ ${PTO_TSAN:-1} != 0 ]]; then
+  : >"$log"
+  bazel test --config=tsan --build_tests_only "$@" -- "${PTO_TSAN_TARGETS[@]}" 2>&1 | tee "$log"
+  tsan_rc=${PIPESTATUS[0]}
+  ((rc == 0)) && rc=$tsan_rc
+  count "$log"
+  summary="${summary}; tsan: ${last}"
 fi
 echo "$summary"
 echo "${passed} passed, ${failed} failed"

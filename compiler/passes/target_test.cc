@@ -93,7 +93,7 @@ TEST(TargetTest, UnknownPlatformIsAUsageErrorNamingTheKnownOnes) {
   absl::Status s = TargetForPlatform("a9").status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(), "unknown platform 'a9' (known platforms: a2a3, a5, a2a3_cluster, a3, "
-                         "a5_supernode)");
+                         "a5_supernode, a2a3_word_safe_set)");
 }
 
 }  // namespace

@@ -51,6 +51,7 @@ AivCore::AivCore(sc_core::sc_module_name name, int chip, int core_id,
   track_mte3_ = tr.AddTrack(chip, proc, absl::StrCat(who, " MTE3"));
   track_vec_ = tr.AddTrack(chip, proc, absl::StrCat(who, " VECTOR"));
   track_wait_ = tr.AddTrack(chip, proc, absl::StrCat(who, " SCALAR"));
+  dcache_.set_writeback_hook([this](const DataCache::WriteBack& wb) { OnWriteBack(wb); });
   SC_THREAD(Run);
   // Kernels run on this coroutine's stack.
   set_stack_size(256 * 1024);
@@ -357,30 +358,108 @@ void AivCore::Notify(int32_t* signal, int32_t value, NotifyOp op) {
   if (mte3_done_ > Now()) ++unfenced_notifies_;
   Sync();
   const Ps t0 = Stamp();
-  Ps lat = mem_->GmOf(owner).atomic_cost();
-  for (Link* l : mem_->Route(chip_, owner)) lat += l->hop_latency();
-  // dcci of the signal line, then the atomic lands at the destination.
-  dcache_.Flush(reinterpret_cast<uint64_t>(signal), /*invalidate=*/true);
-  WaitUntil(t0 + lat);
-  // An add reads the cell; a set makes it real.
-  if (op == NotifyOp::AtomicAdd) CheckReal(owner, signal, 4, "TNOTIFY AtomicAdd");
-  mem_->GmOf(owner).MarkReal(reinterpret_cast<uint64_t>(signal), 4);
   if (op == NotifyOp::AtomicAdd) {
+    Ps lat = mem_->GmOf(owner).atomic_cost();
+    for (Link* l : mem_->Route(chip_, owner)) lat += l->hop_latency();
+    // dcci of the signal line, then the atomic lands at the destination.
+    dcache_.Flush(reinterpret_cast<uint64_t>(signal), /*invalidate=*/true);
+    WaitUntil(t0 + lat);
+    // An add reads the cell.
+    CheckReal(owner, signal, 4, "TNOTIFY AtomicAdd");
+    mem_->GmOf(owner).MarkReal(reinterpret_cast<uint64_t>(signal), 4);
     *signal += value;
+  } else if (p_.notify_set() == platforms::NOTIFY_SET_ATOMIC_DELTA) {
+    SetByAtomicDelta(owner, signal, value);
   } else {
-    *signal = value;
+    SetByLineWriteBack(owner, signal, value);
   }
   if (races_ != nullptr) races_->Notify(race_agent_, reinterpret_cast<uint64_t>(signal));
-  mem_->GmOf(owner).RecordCellWrite(
-      reinterpret_cast<uint64_t>(signal),
-      CellWrite{chip_, core_id_, is_aic_, block_.task, block_.kernel_name, block_.block_idx,
-                Stamp(), op == NotifyOp::AtomicAdd, value});
+  mem_->GmOf(owner).RecordCellWrite(reinterpret_cast<uint64_t>(signal),
+                                    Writer(value, op == NotifyOp::AtomicAdd));
   mem_->GmOf(owner).NotifyWrite();
   mem_->trace().Slice(
       track_wait_,
       absl::StrCat("TNOTIFY ", op == NotifyOp::AtomicAdd ? "+" : "=", value),
       t0, Stamp(), BlockArgs({{"bytes", 4}, {"peer", owner}, {"value", value}}));
   AdvanceTo(Now());
+}
+
+CellWrite AivCore::Writer(int32_t value, bool add) const {
+  return CellWrite{chip_, core_id_, is_aic_, block_.task, block_.kernel_name, block_.block_idx,
+                   Now(), add, value};
+}
+
+// pto-isa before #323: dcci; *cell = value; dcci; dsb. The store misses (the
+// first dcci dropped the line), so the line is read from the owner's GM;
+// the second dcci sends the whole line back, and every word of it that
+// another agent changed in between reverts (pto-isa#322).
+void AivCore::SetByLineWriteBack(int owner, int32_t* signal, int32_t value) {
+  const uint64_t a = reinterpret_cast<uint64_t>(signal);
+  Gm& gm = mem_->GmOf(owner);
+  Ps read = gm.latency();
+  for (Link* l : mem_->Route(owner, chip_)) read += l->hop_latency();
+  Ps write = gm.latency();
+  for (Link* l : mem_->Route(chip_, owner)) write += l->hop_latency();
+  const int before = dcache_.Flush(a, /*invalidate=*/true);
+  WaitUntil(Stamp() + Cycles(p_.scalar_op_cycles()) + before * write + read);
+  DataCache::Access acc = dcache_.Line(a);
+  std::memcpy(acc.data + (a - dcache_.LineOf(a)), &value, 4);
+  dcache_.MarkDirty(a, 4);
+  WaitUntil(Stamp() + acc.writebacks * mem_->GmOf(chip_).latency() + write);
+  set_target_ = a;
+  dcache_.Flush(a, /*invalidate=*/true);
+  set_target_ = 0;
+  gm.MarkReal(a, 4);
+}
+
+// pto-isa#323: old = ld_dev(cell) (uncached), then st_atomic(value - old)
+// between two dcci. Word-safe; two Sets of one word racing may publish
+// neither value, as on the board.
+void AivCore::SetByAtomicDelta(int owner, int32_t* signal, int32_t value) {
+  const uint64_t a = reinterpret_cast<uint64_t>(signal);
+  Gm& gm = mem_->GmOf(owner);
+  Ps read = gm.latency();
+  for (Link* l : mem_->Route(owner, chip_)) read += l->hop_latency();
+  Ps atomic = gm.atomic_cost();
+  for (Link* l : mem_->Route(chip_, owner)) atomic += l->hop_latency();
+  WaitUntil(Stamp() + read);
+  CheckReal(owner, signal, 4, "TNOTIFY Set (the read of the old value)");
+  const uint32_t old = static_cast<uint32_t>(*signal);
+  const uint32_t delta = static_cast<uint32_t>(value) - old;
+  dcache_.Flush(a, /*invalidate=*/true);
+  WaitUntil(Stamp() + atomic);
+  *signal = static_cast<int32_t>(static_cast<uint32_t>(*signal) + delta);
+  gm.MarkReal(a, 4);
+}
+
+void AivCore::OnWriteBack(const DataCache::WriteBack& wb) {
+  bool partial = false;
+  for (uint32_t i = 0; i < wb.bytes && !partial; ++i) partial = wb.stored[i] == 0;
+  if (!partial) return;
+  const int owner = mem_->OwnerChip(wb.line, wb.bytes);
+  if (owner < 0) return;
+  Gm& gm = mem_->GmOf(owner);
+  const uint8_t* now = reinterpret_cast<const uint8_t*>(wb.line);
+  uint64_t first_stored = 0;
+  for (uint32_t i = 0; i < wb.bytes && first_stored == 0; ++i) {
+    if (wb.stored[i] != 0) first_stored = (wb.line + i) & ~uint64_t{3};
+  }
+  CellWrite by = Writer(0, false);
+  by.line_writeback = true;
+  by.by_set = set_target_ != 0;
+  by.target = set_target_ != 0 ? set_target_ : first_stored;
+  for (uint32_t w = 0; w + 4 <= wb.bytes; w += 4) {
+    bool reverted = false;
+    for (uint32_t i = w; i < w + 4; ++i) {
+      reverted = reverted || (wb.stored[i] == 0 && now[i] != wb.fill[i]);
+    }
+    if (!reverted) continue;
+    CellWrite c = by;
+    std::memcpy(&c.value, wb.data + w, 4);
+    std::memcpy(&c.lost, now + w, 4);
+    gm.RecordCellWrite(wb.line + w, std::move(c));
+  }
+  gm.RecordPartialWriteBack(wb.line, wb.bytes, wb.stored, by);
 }
 
 void AivCore::Wait(const int32_t* signal, int32_t value, WaitCmp cmp) {
@@ -545,7 +624,7 @@ void AivCore::ScalarWrite(void* gm, const void* in, int bytes) {
   mem_->GmOf(owner).MarkReal(a, bytes);
   DataCache::Access acc = dcache_.Line(a);
   std::memcpy(acc.data + (a - dcache_.LineOf(a)), in, bytes);
-  dcache_.MarkDirty(a);
+  dcache_.MarkDirty(a, static_cast<uint32_t>(bytes));
   Ps cost = Cycles(p_.dcache_hit_cycles());
   if (acc.hit) {
     ++hits_;

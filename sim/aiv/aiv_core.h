@@ -175,6 +175,18 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
   RaceDetector* races_ = nullptr;
   int race_agent_ = -1;
   void RecordAccess(const void* gm, uint64_t bytes, bool write, Ps t0, Ps t1);
+  // TNOTIFY Set as the platform's pto-isa publishes it (Platform.notify_set):
+  // a cached store whose line is written back whole, or an uncached read
+  // and an atomic add of the difference. Both leave time at the landing.
+  void SetByLineWriteBack(int owner, int32_t* signal, int32_t value);
+  void SetByAtomicDelta(int owner, int32_t* signal, int32_t value);
+  // The data cache's write-back hook: records the words of the line whose
+  // newer GM value the write-back reverts (lost updates) and lines written
+  // back with bytes this core never stored (for the shared-line report).
+  void OnWriteBack(const DataCache::WriteBack& wb);
+  CellWrite Writer(int32_t value, bool add) const;
+  // The cell a TNOTIFY Set is writing back (0 outside one).
+  uint64_t set_target_ = 0;
   std::vector<uint64_t> deferred_;
   bool waiting_sq_ = false;
   uint64_t ub_bytes_;

@@ -62,8 +62,25 @@ std::string Gm::Describe(uint64_t addr) const {
 
 void Gm::RecordCellWrite(uint64_t addr, CellWrite w) {
   CellLog& log = cells_[addr];
-  log.writers.insert(w.chip);
+  if (w.line_writeback) {
+    clobbers_.emplace_back(addr, w);
+  } else {
+    log.writers.insert(w.chip);
+  }
   log.last = std::move(w);
+}
+
+void Gm::RecordPartialWriteBack(uint64_t line, uint32_t bytes, const uint8_t* stored,
+                                const CellWrite& by) {
+  auto [it, fresh] = partial_writebacks_.try_emplace(line);
+  PartialWriteBack& p = it->second;
+  if (fresh) {
+    p.line = line;
+    p.stored.assign(stored, stored + bytes);
+    p.by = by;
+    return;
+  }
+  for (uint32_t i = 0; i < bytes && i < p.stored.size(); ++i) p.stored[i] |= stored[i];
 }
 
 const CellWrite* Gm::LastCellWrite(uint64_t addr) const {

@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <systemc>
 
@@ -34,6 +35,25 @@ struct CellWrite {
   Ps time = 0;       // when the write became visible
   bool add = false;  // AtomicAdd (else Set)
   int32_t value = 0;
+  // A lost update: a whole-line write-back of the writer's data cache put
+  // `value`, the stale copy it filled, over the cell's newer value `lost`
+  // (pto-isa#322). `target` is the word the writer had stored, `by_set`
+  // whether that store was a TNOTIFY Set (else scalar stores and a dcci or
+  // an eviction). Such a write does not count the writer as a notifier.
+  bool line_writeback = false;
+  bool by_set = false;
+  uint64_t target = 0;
+  int32_t lost = 0;
+};
+
+// A write-back of a line of which the writer had stored only some bytes:
+// the rest went out too (the first such write-back of each line, with the
+// union of the stored bytes of all of them). Lines shared by two window
+// sub-buffers are found from these (RunReport.shared_lines).
+struct PartialWriteBack {
+  uint64_t line = 0;
+  std::vector<uint8_t> stored;  // per byte: some write-back's writer stored it
+  CellWrite by;                 // the first writer
 };
 
 // Every GM allocation of the machine by start address, so finding the chip
@@ -102,6 +122,14 @@ class Gm : public sc_core::sc_module {
   const CellWrite* LastCellWrite(uint64_t addr) const;
   // Chips that wrote the cell (empty when none).
   std::set<int> CellWriters(uint64_t addr) const;
+  // Lost updates (CellWrite.line_writeback), in the order they happened.
+  const std::vector<std::pair<uint64_t, CellWrite>>& clobbers() const { return clobbers_; }
+  void RecordPartialWriteBack(uint64_t line, uint32_t bytes, const uint8_t* stored,
+                              const CellWrite& by);
+  // By line address.
+  const std::map<uint64_t, PartialWriteBack>& partial_writebacks() const {
+    return partial_writebacks_;
+  }
 
   // A write became visible: wake the waiters of this chip.
   void NotifyWrite() { write_event_.notify(sc_core::SC_ZERO_TIME); }
@@ -130,6 +158,8 @@ class Gm : public sc_core::sc_module {
     std::set<int> writers;
   };
   std::unordered_map<uint64_t, CellLog> cells_;
+  std::vector<std::pair<uint64_t, CellWrite>> clobbers_;
+  std::map<uint64_t, PartialWriteBack> partial_writebacks_;
 };
 
 }  // namespace pto::sim

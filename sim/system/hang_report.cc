@@ -27,8 +27,6 @@
 namespace pto::sim {
 namespace {
 
-std::string Us(Ps t) { return absl::StrCat(t / 1000000.0, " us"); }
-
 // "rank 3", "ranks 0-4, 6-15".
 std::string RankList(const std::set<int>& ranks) {
   std::vector<std::string> parts;
@@ -45,12 +43,6 @@ std::string Who(const AivCore& c) {
   return absl::StrCat("rank ", c.chip(), " ", c.is_aic() ? "AIC" : "AIV", c.core_id(), " task ",
                       b.task, " block ", b.block_idx, "/", b.block_num, " (kernel ", b.kernel_name,
                       ")");
-}
-
-std::string Writer(const CellWrite& w) {
-  return absl::StrCat("TNOTIFY ", w.add ? "+" : "=", w.value, " by rank ", w.chip, " ",
-                      w.aic ? "AIC" : "AIV", w.core, " task ", w.task, " (kernel ", w.kernel,
-                      ") at ", Us(w.time));
 }
 
 // What one blocked agent waits on.
@@ -194,12 +186,17 @@ class SimSystem::HangDiagnosis {
                       WaitCmpName(core.wait_cmp()), " ", core.wait_value(), ", holds ",
                       *core.wait_signal());
     }
+    const CellWrite* last = nullptr;
     if (w.cell != 0) {
       const int owner = sys_.OwnerChip(w.cell, 4);
-      const CellWrite* last =
-          owner >= 0 ? sys_.chips_[owner]->gm().LastCellWrite(w.cell) : nullptr;
+      last = owner >= 0 ? sys_.chips_[owner]->gm().LastCellWrite(w.cell) : nullptr;
       absl::StrAppend(&line, "; last write: ",
-                      last != nullptr ? Writer(*last) : "none (never notified)");
+                      last != nullptr ? sys_.WriterText(*last) : "none (never notified)");
+      if (last != nullptr && last->line_writeback && lost_update_.empty()) {
+        lost_update_ = absl::StrCat("lost update: rank ", c, " waits on ", sys_.CellName(w.cell),
+                                    " for ", WaitCmpName(core.wait_cmp()), " ",
+                                    core.wait_value(), ", but ", sys_.WriterText(*last));
+      }
     }
     if (w.all_wrote) {
       absl::StrAppend(&line, "; every rank of its domain has notified it");
@@ -207,6 +204,8 @@ class SimSystem::HangDiagnosis {
           "rank ", c, " waits on ", sys_.CellName(w.cell), " for ", WaitCmpName(core.wait_cmp()),
           " ", core.wait_value(), ", but every rank of its domain notified it and it holds ",
           *core.wait_signal()));
+    } else if (last != nullptr && last->line_writeback) {
+      // Its notifier did notify; the update was reverted (the cause).
     } else if (w.cell != 0 && !w.spinning) {
       if (w.awaited.empty()) {
         absl::StrAppend(&line, "; waits for: nobody notifies this slot on any rank");
@@ -392,7 +391,9 @@ class SimSystem::HangDiagnosis {
     const std::vector<int> cycle = FindCycle();
     const std::string sync_cause = SyncCause();
     std::string cause;
-    if (!spinning_.empty()) {
+    if (!lost_update_.empty()) {
+      cause = lost_update_;
+    } else if (!spinning_.empty()) {
       cause = absl::StrCat("livelock: ", absl::StrJoin(spinning_, ", "),
                            " spun without progress past ",
                            DescribeDeadline(sys_.platform_, first_spinner_->deadline()));
@@ -426,6 +427,7 @@ class SimSystem::HangDiagnosis {
   std::set<int> waiting_on_missing_;  // ranks blocked on a missing notifier
   std::vector<std::string> wrong_expected_, spinning_;
   const AivCore* first_spinner_ = nullptr;
+  std::string lost_update_;  // a waited cell whose update a line write-back reverted
 };
 
 void SimSystem::DiagnoseHang(RunReport* r) const { HangDiagnosis(*this, r).Run(); }

@@ -325,6 +325,7 @@ RunReport SimSystem::Run() {
       r.set_error_text(text);
     }
   }
+  ReportLineHazards(&r);
   r.set_model_waits(waits_);
   r.set_systemc_deltas(static_cast<int64_t>(sc_core::sc_delta_count()));
   if (trace_.enabled()) r.set_trace_json(trace_.Json());

@@ -127,6 +127,11 @@ class SimSystem : public rt::Host, public MemorySystem, public RunObserver {
   void DiagnoseHang(RunReport* r) const;
   const DomainBuffer* FindBuffer(uint64_t addr) const;
   std::string CellName(uint64_t addr) const;
+  // sim/system/line_hazards.cc: fills line_clobbers and shared_lines.
+  void ReportLineHazards(RunReport* r) const;
+  // "TNOTIFY +1 by rank 1 AIV24 task 0 (kernel k) at 3.2 us", or the lost
+  // update a whole-line write-back caused.
+  std::string WriterText(const CellWrite& w) const;
 
   std::vector<DomainBuffer> domain_buffers_;
   std::unique_ptr<RaceDetector> races_;

@@ -133,6 +133,15 @@ absl::StatusOr<Simulated> Simulate(KernelKind kind, int ranks, const Workload& w
   o.trace = false;
   // The measured kernel runs for up to 18 ms, past the 10 ms deadline floor:
   // its deadline grows with its work (docs/simulator.md), so no tweak.
+  // The measured kernel publishes its counts with packed remote Sets into
+  // one line (pypto#2521's kernel, before pypto PR #2828), which on a2a3's
+  // line write-back Set lose updates (pto-isa#322); the baseline's runs
+  // reported their counts right, so the rows are replayed with the
+  // word-safe Set of pto-isa#323, whose cost (an uncached read, then the
+  // atomic) is that of the line write-back's fill and write-back.
+  o.tweak = [](platforms::Platform& pl) {
+    pl.set_notify_set(platforms::NOTIFY_SET_ATOMIC_DELTA);
+  };
   sim::RunReport r = sim::testing::Simulate(o, setup, collect);
   if (r.error_code() != 0) {
     return absl::InternalError(absl::StrCat("simulation failed: code ", r.error_code(), " ",

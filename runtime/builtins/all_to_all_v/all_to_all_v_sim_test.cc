@@ -5,12 +5,14 @@
 // reuse across two calls, and the over-capacity launch. Asserts results and
 // simulated time only.
 #include <algorithm>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <map>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -67,6 +69,7 @@ struct Config {
   bool consume = true;       // a consumer task snapshots each call
   std::vector<Call> calls;   // consecutive calls on the same target/signal
   std::string platform = "a2a3";
+  double quantum_ns = 1000;  // the temporal-decoupling quantum (SimOptions)
 };
 
 struct Outcome : collective_test::CallsOutcome {
@@ -184,6 +187,7 @@ Outcome RunAllToAllV(const Config& c) {
   const uint64_t count_bytes = c.p * 4;
   SimOptions o = testing::Opts(c.p, c.platform);
   o.trace = false;
+  o.quantum_ns = c.quantum_ns;
   std::optional<rt::Domain> dom;
   out.report = testing::Simulate(
       o,
@@ -559,6 +563,51 @@ TEST(AllToAllVKernelTest, MoreLanesAreFasterInSimulatedTime) {
   RecordProperty("kernel_ns_B8", std::to_string(one_lane / 1000));
   RecordProperty("kernel_ns_B32", std::to_string(four_lanes / 1000));
   EXPECT_LT(four_lanes * 10, one_lane * 9);
+}
+
+// Quantum independence (docs/simulator.md, "Determinism"): a cheap subset of
+// the matrix (ragged and over-capacity calls, one and several lanes, P = 2,
+// 4, 8, both dtypes) at the default 1 us quantum and at 100 ns gives the
+// same bytes and counts, and simulated times within kQuantumBoundPs of each
+// other. Temporal decoupling lets a core run ahead by up to a quantum
+// before it synchronises, so the bound is one default quantum.
+constexpr int64_t kQuantumBoundPs = 1000000;
+
+template <typename T>
+void ExpectQuantumIndependent(Config c) {
+  c.quantum_ns = 1000;
+  const Outcome coarse = RunAndCheck<T>(c);
+  c.quantum_ns = 100;
+  const Outcome fine = RunAndCheck<T>(c);
+  ASSERT_EQ(coarse.report.error_code(), 0);
+  ASSERT_EQ(fine.report.error_code(), 0);
+  EXPECT_EQ(coarse.target_bytes, fine.target_bytes);
+  EXPECT_EQ(coarse.recv_counts, fine.recv_counts);
+  EXPECT_EQ(coarse.seen_bytes, fine.seen_bytes);
+  EXPECT_EQ(coarse.signal, fine.signal);
+  EXPECT_LE(std::abs(coarse.report.sim_time_ps() - fine.report.sim_time_ps()), kQuantumBoundPs)
+      << "1 us quantum: " << coarse.report.sim_time_ps() << " ps, 100 ns: "
+      << fine.report.sim_time_ps() << " ps";
+  EXPECT_LE(std::abs(KernelPs(coarse.report) - KernelPs(fine.report)), kQuantumBoundPs)
+      << "kernel time, 1 us quantum: " << KernelPs(coarse.report) << " ps, 100 ns: "
+      << KernelPs(fine.report) << " ps";
+}
+
+TEST(AllToAllVQuantumTest, ResultsAndTimesDoNotDependOnTheQuantum) {
+  for (const auto& [p, l] : std::vector<std::pair<int, int>>{{2, 1}, {4, 2}, {8, 1}, {8, 8}}) {
+    SCOPED_TRACE(absl::StrCat("P", p, " L", l));
+    Config c;
+    c.p = p;
+    c.max_recv = 3;
+    c.size = 64;
+    c.core_num = l;
+    c.stride = l;
+    Call second = SkewCall(Skew::kOneAndFull, p, 3);
+    for (int r = 0; r < p; ++r) second.send_counts[r][(r + 1) % p] = 2;
+    c.calls = {SkewCall(Skew::kOverCapacity, p, 3), second};
+    ExpectQuantumIndependent<float>(c);
+    ExpectQuantumIndependent<int8_t>(c);
+  }
 }
 
 }  // namespace

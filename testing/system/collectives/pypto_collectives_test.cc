@@ -439,7 +439,7 @@ TEST_P(PyptoCollectivesTest, MatchesPyptoExpectedValues) {
   }
   const std::string log = (dir / "log.txt").string();
   const std::string cmd = absl::StrCat("'", g_pto_run, "' '", file.string(),
-                                       "' --platform=a2a3 --ranks=", row.nr, " --inputs='",
+                                       "' --platform=a2a3_word_safe_set --ranks=", row.nr, " --inputs='",
                                        (dir / "in").string(), "' --outputs='",
                                        (dir / "out").string(), "' --nosummary > '", log,
                                        "' 2>&1");
