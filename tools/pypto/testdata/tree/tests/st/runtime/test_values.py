@@ -1,0 +1,59 @@
+# A synthetic PyPTO-like single-chip test (ours): programs built from the
+# test's parameters, which extract_programs.py substitutes.
+import pypto.language as pl
+import pytest
+
+_DT = {"fp32": pl.FP32}
+
+
+class CaseBase:
+    def __init__(self, m=16, n=32, dtype="fp32"):
+        self._m, self._n = m, n
+        self._dt = _DT[dtype]
+
+
+class AddCase(CaseBase):
+    def get_program(self):
+        m, n, dt = self._m, self._n * 2, self._dt
+
+        @pl.program
+        class FromInit:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, x: pl.Tensor[[m, n], dt],
+                  out: pl.Out[pl.Tensor[[m, n], dt]]) -> pl.Tensor[[m, n], dt]:
+                t = pl.load(x, [0, 0], [m, n])
+                out = pl.store(t, [0, 0], out)
+                return out
+
+        return FromInit
+
+
+@pytest.mark.parametrize("rows,cols", [(8, 64), pytest.param(4, 4, id="small")])
+def test_parametrized(rows, cols):
+    @pl.program
+    class FromParametrize:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: pl.Tensor[[rows, cols], pl.FP32]) -> pl.Tensor[[rows, cols], pl.FP32]:
+            return x
+
+
+def build(width):
+    @pl.program
+    class FromCallSite:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: pl.Tensor[[width], pl.FP32]) -> pl.Tensor[[width], pl.FP32]:
+            return x
+
+    return FromCallSite
+
+
+def test_build():
+    build(width=128)
+
+
+def test_unknown(fixture_value):
+    @pl.program
+    class FromFixture:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: pl.Tensor[[fixture_value], pl.FP32]) -> pl.Tensor[[fixture_value], pl.FP32]:
+            return x
