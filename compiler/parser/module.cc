@@ -604,7 +604,13 @@ absl::Status Parser::ParseFunctionHeader(FuncDecor decor) {
       if (AtOp(Op::kAssign)) {
         return ErrorAt(Cur(), "unsupported Python construct: default parameter value (give every argument at the call)");
       }
-      ASSIGN_OR_RETURN(pt, LowerParamType(ann));
+      bool bare = false;
+      if (!decor.method) {
+        ASSIGN_OR_RETURN(pt, LowerBareTensorParam(ann, name->text(), pname->text(), &bare));
+      }
+      if (!bare) {
+        ASSIGN_OR_RETURN(pt, LowerParamType(ann));
+      }
     }
     auto var = ir::MakeNode<const ir::Var>(std::string(pname->text()), pt.type,
                                                SpanOf(*pname));
@@ -795,6 +801,7 @@ absl::StatusOr<ir::ProgramPtr> ParseProgram(std::shared_ptr<const SourceFile> fi
   const ops::OpRegistry& registry =
       options.registry != nullptr ? *options.registry : ops::OpRegistry::Global();
   internal::Parser parser(*tokens, registry, options.allow_internal_ops);
+  parser.set_jit_bindings(&options.jit_bindings);
   // Every node of the program comes from one arena (compiler/ir/arena.h).
   ir::ArenaScope arena;
   return parser.Run();

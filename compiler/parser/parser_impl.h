@@ -338,6 +338,7 @@ struct YieldInfo {
 
 class Parser {
  public:
+  void set_jit_bindings(const JitBindings* b) { jit_bindings_ = b; }
   Parser(const TokenStream& ts, const ops::OpRegistry& registry, bool allow_internal_ops)
       : ts_(ts),
         toks_(ts.tokens),
@@ -619,6 +620,11 @@ class Parser {
     ir::ParamDirection dir = ir::ParamDirection::kIn;
   };
   absl::StatusOr<ParamType> LowerParamType(const Ast* a);
+  // A @pl.jit parameter written `pl.Tensor` / `pl.Out[pl.Tensor]` /
+  // `pl.InOut[pl.Tensor]`: typed from its binding (jit_bindings.h), else a
+  // located error. Returns false in *bare when `a` is another annotation.
+  absl::StatusOr<ParamType> LowerBareTensorParam(const Ast* a, std::string_view function,
+                                                 std::string_view param, bool* bare);
   bool TryParseSimpleType(TypePtr* out);
   bool TryParseSimpleParamType(ParamType* out);
   absl::StatusOr<TypePtr> LowerType(const Ast* a);
@@ -715,6 +721,7 @@ class Parser {
   SourceFilePtr file_;
   const ops::OpRegistry& registry_;
   const bool allow_internal_ops_;
+  const JitBindings* jit_bindings_ = nullptr;
   size_t pos_ = 0;
   int depth_ = 0;
 

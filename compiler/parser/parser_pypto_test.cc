@@ -145,6 +145,46 @@ TEST(ParserPyptoTest, JitFunctionForm) {
   ExpectRoundTrip(p);
 }
 
+// PyPTO's JIT form with bare pl.Tensor parameters: their shapes and dtypes
+// come from the call, here from the tool's bindings (jit_bindings.h).
+constexpr char kBareJit[] = R"(
+@pl.jit
+def tile_add(a: pl.Tensor, b: pl.Tensor, c: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        ta = pl.load(a, [0, 0], [16, 32])
+        tb = pl.load(b, [0, 0], [16, 32])
+        pl.store(pl.add(ta, tb), [0, 0], c)
+    return c
+)";
+
+TEST(ParserPyptoTest, JitBareTensorParamsTakeTheirBindings) {
+  ParseOptions options;
+  ASSERT_TRUE(AddJitBinding("a=[16,32]:FP16", &options.jit_bindings).ok());
+  ASSERT_TRUE(AddJitBinding("b=[16,32]:FP16", &options.jit_bindings).ok());
+  ASSERT_TRUE(AddJitBinding("tile_add.c=[16,32]:FP16", &options.jit_bindings).ok());
+  auto p = ParseProgramText("test.pto", std::string(kHeader) + kBareJit, options);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ir::FunctionPtr f = (*p)->GetFunction("tile_add");
+  ASSERT_EQ(f->params().size(), 3u);
+  EXPECT_EQ(f->param_directions()[2], ir::ParamDirection::kOut);
+  std::string printed = ir::PrintProgram(*p);
+  EXPECT_NE(printed.find("c: pl.Out[pl.Tensor[[16, 32], pl.FP16]]"), std::string::npos)
+      << printed;
+  ExpectRoundTrip(*p);  // the print carries the bound types: no bindings needed
+}
+
+TEST(ParserPyptoTest, JitBareTensorParamWithoutBindingIsLocated) {
+  EXPECT_EQ(ParseError(std::string(kHeader) + kBareJit),
+            "6:17: parameter 'a' of @pl.jit function 'tile_add' is a bare pl.Tensor: its shape "
+            "and dtype come from the call; bind them (pto-opt --bind a=[d0,d1]:FP32 or --bind "
+            "tile_add.a=...), or write pl.Tensor[[d0, d1], dtype]");
+  // A @pl.program method keeps PyPTO's rule: a type needs its arguments.
+  EXPECT_EQ(ParseError(std::string(kHeader) +
+                       "@pl.program\nclass P:\n    @pl.function\n"
+                       "    def f(self, a: pl.Tensor):\n        return a\n"),
+            "7:20: pl.Tensor needs type arguments in [...]");
+}
+
 TEST(ParserPyptoTest, JitFormErrors) {
   EXPECT_EQ(ParseError(std::string(kHeader) + "@pl.jit.incore\ndef k(self, x: pl.Scalar[pl.INDEX]):\n"
                                               "    return x\n"),
