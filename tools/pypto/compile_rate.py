@@ -26,7 +26,8 @@ import extract_programs as ep  # noqa: E402  (the sibling script: one extraction
 
 def compile_on(pto_opt, path, platform):
     r = subprocess.run([pto_opt, path, "--pipeline=default", "--verify-each",
-                        f"--platform={platform}"], capture_output=True, text=True)
+                        f"--platform={platform}"] + ep.extract_flags(path),
+                       capture_output=True, text=True)
     return r.returncode == 0, ep.first_error(r.stderr)
 
 
@@ -41,7 +42,8 @@ def compile_set(args, which):
             file = os.path.join(args.out, rel.replace(os.sep, "_")[:-3] + "__" + name + ".pto")
             with open(file, "w", encoding="utf-8") as f:
                 f.write(text)
-            if subprocess.run([args.pto_opt, file], capture_output=True).returncode != 0:
+            if subprocess.run([args.pto_opt, file] + ep.extract_flags(file),
+                              capture_output=True).returncode != 0:
                 continue  # does not parse: extract_programs.py reports it
             parsed += 1
             ok, err = compile_on(args.pto_opt, file, "a2a3")

@@ -61,6 +61,8 @@ SOURCE_SETS = {
 SET_ORDER = ["distributed", "single-chip"]
 
 REJECTED_TAG = " (PyPTO rejects it)"
+# The first line of an extract whose @pl.jit parameters are bound at the call.
+BIND_TAG = "# pto-opt --bind: "
 HEADER = "import pypto.language as pl\nimport pypto.language.distributed as pld\n"
 # Names a program may use without defining them: the language's modules and the
 # Python builtins the language itself reads.
@@ -324,12 +326,58 @@ def extracts(path, root):
             yield rel, node.name, None, why, rejected
             continue
         parts = [HEADER]
+        binds = jit_bindings(node, extra, evaluator)
+        if binds:
+            parts.insert(0, BIND_TAG + " ".join(binds))
         if computed:
             parts.append("\n".join(computed))
         parts += [segment(src, c) for c in consts]
         parts += [segment(src, e) for e in extra]
         parts.append(segment(src, node))
         yield rel, node.name, "\n\n".join(parts) + "\n", None, rejected
+
+
+def bare_tensor_params(func):
+    """The parameters of `func` written `pl.Tensor` / `pl.Out[pl.Tensor]` (bound at the call)."""
+    out = []
+    for a in func.args.args:
+        ann = a.annotation
+        if isinstance(ann, ast.Subscript) and dotted(ann.value) in ("pl.Out", "pl.InOut"):
+            ann = ann.slice
+        if ann is not None and not isinstance(ann, ast.Subscript) and dotted(ann) == "pl.Tensor":
+            out.append(a.arg)
+    return out
+
+
+def jit_bindings(node, extra, evaluator):
+    """pto-opt --bind values of the bare pl.Tensor parameters of a @pl.jit
+    program: the entry's from its call in the file (torch tensors, as PyPTO's
+    JIT specializes), a called jit function's from the entry's arguments."""
+    if not is_jit(node) or not bare_tensor_params(node):
+        return []
+    params = [a.arg for a in node.args.args]
+    bound = pv.call_bindings(evaluator, node.name, params, evaluator._call_sites())
+    out = [f"{node.name}.{p}={bound[p]}" for p in bare_tensor_params(node) if p in bound]
+    by_name = {e.name: e for e in extra}
+    for call in (c for c in ast.walk(node) if isinstance(c, ast.Call)):
+        callee = by_name.get(dotted(call.func) or "")
+        if callee is None:
+            continue
+        callee_params = [a.arg for a in callee.args.args]
+        bare = set(bare_tensor_params(callee))
+        for i, arg in enumerate(call.args[:len(callee_params)]):
+            if isinstance(arg, ast.Name) and arg.id in bound and callee_params[i] in bare:
+                out.append(f"{callee.name}.{callee_params[i]}={bound[arg.id]}")
+    return sorted(set(out))
+
+
+def extract_flags(path):
+    """The pto-opt flags an extract's first line asks for (its bindings)."""
+    with open(path, encoding="utf-8") as f:
+        line = f.readline()
+    if not line.startswith(BIND_TAG):
+        return []
+    return ["--bind=" + b for b in line[len(BIND_TAG):].split()]
 
 
 def first_error(text):
@@ -341,7 +389,7 @@ def first_error(text):
 
 def run(pto_opt, path):
     """(ok, first error) of parse -> print -> re-parse -> print."""
-    first = subprocess.run([pto_opt, path], capture_output=True, text=True)
+    first = subprocess.run([pto_opt, path] + extract_flags(path), capture_output=True, text=True)
     if first.returncode != 0:
         return False, first_error(first.stderr)
     with tempfile.NamedTemporaryFile("w", suffix=".pto", delete=False) as f:

@@ -31,11 +31,15 @@ grep -q "test_insert_comm_fence.py::Rejected (PyPTO rejects it)  *pass  *rejecte
 expect "we reject 1 of 1"
 expect "distributed: passed 4 of 5 programs: 80.0%"
 # The single-chip set: values the test gives its programs' names are substituted.
-for p in FromInit FromParametrize FromCallSite; do
+for p in FromInit FromParametrize FromCallSite bare_add; do
   grep -q "test_values.py::$p  *pass" "$log" || { echo "$p did not pass"; fail=1; }
 done
 expect "depends on the test parameter or local 'fixture_value' (parameter 'fixture_value' has no default"
-expect "single-chip: passed 3 of 3 programs: 100.0%"
+expect "single-chip: passed 4 of 4 programs: 100.0%"
+# A @pl.jit program's bare pl.Tensor parameters are bound from the torch tensors of its call.
+head -1 "$out"/tests_st_runtime_test_values__bare_add.pto |
+  grep -qx "# pto-opt --bind: bare_add.a=\[16,32\]:FP16 bare_add.c=\[16,32\]:FP16" ||
+  { echo "bare_add lacks its bindings"; fail=1; }
 v="$out"/tests_st_runtime_test_values
 grep -qx "m = 16" "$v"__FromInit.pto && grep -qx "n = 64" "$v"__FromInit.pto &&
   grep -qx "dt = pl.FP32" "$v"__FromInit.pto || { echo "FromInit lacks __init__ defaults"; fail=1; }

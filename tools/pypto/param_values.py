@@ -403,3 +403,78 @@ class Evaluator:
         except Exception as e:  # noqa: BLE001  (a Python error of the test's own expression)
             raise Unresolved(f"the expression raises {type(e).__name__}")
 
+
+
+# torch dtypes by the name PyPTO's dtypes go by (pto-opt --bind).
+_TORCH_DTYPES = {"float32": "FP32", "float": "FP32", "float16": "FP16", "half": "FP16",
+                 "bfloat16": "BF16", "int32": "INT32", "int": "INT32", "int16": "INT16",
+                 "int8": "INT8", "uint8": "UINT8", "int64": "INT64", "long": "INT64",
+                 "bool": "BOOL", "float64": "FP64", "double": "FP64"}
+_TORCH_MAKERS = ("randn", "rand", "zeros", "ones", "empty", "full", "randint")
+
+
+def _torch_tensor(ev, node, scope):
+    """(shape, dtype) of `torch.<maker>(...)`, or None."""
+    if not isinstance(node, ast.Call):
+        return None
+    name = _dotted(node.func) or ""
+    if not name.startswith("torch.") or name.split(".")[-1] not in _TORCH_MAKERS:
+        return None
+    args = list(node.args)
+    if name.endswith("randint"):  # randint(low, high, size) or randint(high, size)
+        args = args[-1:]
+    try:
+        if name.endswith(".full"):
+            shape = ev.expr(args[0], scope)
+        elif len(args) == 1:
+            shape = ev.expr(args[0], scope)
+            shape = shape if isinstance(shape, (list, tuple)) else [shape]
+        else:
+            shape = [ev.expr(a, scope) for a in args]
+        for kw in node.keywords:
+            if kw.arg == "size":
+                shape = ev.expr(kw.value, scope)
+    except (Unresolved, IndexError):
+        return None
+    if not shape or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in shape):
+        return None
+    dtype = "INT64" if name.endswith("randint") else "FP32"
+    for kw in node.keywords:
+        if kw.arg == "dtype":
+            dt = _dotted(kw.value) or ""
+            if not dt.startswith("torch.") or dt[6:] not in _TORCH_DTYPES:
+                return None
+            dtype = _TORCH_DTYPES[dt[6:]]
+    return list(shape), dtype
+
+
+def call_bindings(ev, func_name, params, calls):
+    """{param: '[d0,...]:DTYPE'} from the first call of `func_name` in `calls`
+    ((call, scope) pairs) whose arguments are torch tensors built in the file."""
+    for call, scope in calls:
+        if (_dotted(call.func) or "").split(".")[-1] != func_name:
+            continue
+        found = {}
+        for i, arg in enumerate(call.args[:len(params)]):
+            found[params[i]] = arg
+        for kw in call.keywords:
+            if kw.arg in params:
+                found[kw.arg] = kw.value
+        out = {}
+        for p, arg in found.items():
+            made = None
+            if isinstance(arg, ast.Name):
+                s = scope
+                while s is not None and made is None:
+                    stmt = s.consts.get(arg.id)
+                    if stmt is not None:
+                        made = _torch_tensor(ev, stmt.value, s)
+                        break
+                    s = s.parent
+            else:
+                made = _torch_tensor(ev, arg, scope)
+            if made is not None:
+                out[p] = "[" + ",".join(str(d) for d in made[0]) + "]:" + made[1]
+        if out:
+            return out
+    return {}

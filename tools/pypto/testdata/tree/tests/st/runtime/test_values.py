@@ -2,6 +2,7 @@
 # test's parameters, which extract_programs.py substitutes.
 import pypto.language as pl
 import pytest
+import torch
 
 _DT = {"fp32": pl.FP32}
 
@@ -57,3 +58,16 @@ def test_unknown(fixture_value):
         @pl.function(type=pl.FunctionType.InCore)
         def k(self, x: pl.Tensor[[fixture_value], pl.FP32]) -> pl.Tensor[[fixture_value], pl.FP32]:
             return x
+
+
+@pl.jit
+def bare_add(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(a, [0, 0], [16, 32])
+        pl.store(pl.add(t, t), [0, 0], c)
+    return c
+
+
+def test_bare_add():
+    a = torch.randn(16, 32, dtype=torch.float16)
+    bare_add(a, torch.zeros((16, 32), dtype=torch.float16))
