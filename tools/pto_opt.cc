@@ -201,7 +201,16 @@ int main(int argc, char** argv) {
   pto::parser::ParseOptions parse_options;
   parse_options.allow_internal_ops = opts.allow_internal_ops;
   parse_options.jit_bindings = opts.bindings;
+  std::vector<absl::Status> warnings;
+  parse_options.warnings = &warnings;
   absl::StatusOr<pto::ir::ProgramPtr> program = pto::parser::ParseProgram(file, parse_options);
+  for (const absl::Status& w : warnings) {
+    std::string text = pto::FormatDiagnostic(w, file.get());
+    if (size_t at = text.find(": error: "); at != std::string::npos) {
+      text.replace(at, 9, ": warning: ");
+    }
+    std::cerr << text << (text.empty() || text.back() != '\n' ? "\n" : "");
+  }
   if (!program.ok()) return Report(program.status(), file.get());
   if (absl::Status s = pto::ir::VerifyProgram(*program); !s.ok()) return Report(s, file.get());
 

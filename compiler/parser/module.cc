@@ -802,6 +802,7 @@ absl::StatusOr<ir::ProgramPtr> ParseProgram(std::shared_ptr<const SourceFile> fi
       options.registry != nullptr ? *options.registry : ops::OpRegistry::Global();
   internal::Parser parser(*tokens, registry, options.allow_internal_ops);
   parser.set_jit_bindings(&options.jit_bindings);
+  parser.set_warnings(options.warnings);
   // Every node of the program comes from one arena (compiler/ir/arena.h).
   ir::ArenaScope arena;
   return parser.Run();

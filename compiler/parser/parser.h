@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "compiler/ir/function.h"
@@ -30,6 +31,9 @@ struct ParseOptions {
   // Shapes of @pl.jit functions' bare `pl.Tensor` parameters (jit_bindings.h).
   // A bare parameter without a binding is a located error that says how to bind it.
   JitBindings jit_bindings;
+  // Where located warnings go (made with UserError: FormatDiagnostic prints
+  // them; a tool says "warning"). Dropped when nullptr.
+  std::vector<absl::Status>* warnings = nullptr;
 };
 
 absl::StatusOr<ir::ProgramPtr> ParseProgram(std::shared_ptr<const SourceFile> file,

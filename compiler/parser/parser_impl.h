@@ -339,6 +339,7 @@ struct YieldInfo {
 class Parser {
  public:
   void set_jit_bindings(const JitBindings* b) { jit_bindings_ = b; }
+  void set_warnings(std::vector<absl::Status>* w) { warnings_ = w; }
   Parser(const TokenStream& ts, const ops::OpRegistry& registry, bool allow_internal_ops)
       : ts_(ts),
         toks_(ts.tokens),
@@ -620,6 +621,7 @@ class Parser {
     ir::ParamDirection dir = ir::ParamDirection::kIn;
   };
   absl::StatusOr<ParamType> LowerParamType(const Ast* a);
+  absl::Status CheckOptimizations(const Ast* v, std::string_view what);
   // A @pl.jit parameter written `pl.Tensor` / `pl.Out[pl.Tensor]` /
   // `pl.InOut[pl.Tensor]`: typed from its binding (jit_bindings.h), else a
   // located error. Returns false in *bare when `a` is another annotation.
@@ -722,6 +724,7 @@ class Parser {
   const ops::OpRegistry& registry_;
   const bool allow_internal_ops_;
   const JitBindings* jit_bindings_ = nullptr;
+  std::vector<absl::Status>* warnings_ = nullptr;
   size_t pos_ = 0;
   int depth_ = 0;
 

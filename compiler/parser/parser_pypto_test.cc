@@ -319,15 +319,53 @@ TEST(ParserPyptoTest, ExecScopes) {
   ExpectRoundTrip(p);
 }
 
+// PyPTO's pl.at(optimizations=[...]) tunes the mixed-kernel split this
+// toolchain does not have: accepted with a located warning, then dropped.
+TEST(ParserPyptoTest, AtOptimizationsAreAWarning) {
+  std::vector<absl::Status> warnings;
+  ParseOptions options;
+  options.warnings = &warnings;
+  auto p = ParseProgramText(
+      "test.pto",
+      InFunction("        with pl.at(level=pl.Level.CORE_GROUP, optimizations=["
+                 "pl.split(pl.SplitMode.UP_DOWN), pl.cross_core_slot(slot_num=4)]):\n"
+                 "            pass\n"),
+      options);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(FormatDiagnostic(warnings[0], nullptr).find("test.pto:8:61: "), 0u)
+      << FormatDiagnostic(warnings[0], nullptr);
+  EXPECT_NE(warnings[0].message().find("pl.at(optimizations=...) is ignored: the cross-core "
+                                       "split it tunes (PyPTO passes 20-24) is not implemented "
+                                       "here"),
+            std::string::npos);
+  ExpectRoundTrip(*p);
+}
+
 TEST(ParserPyptoTest, ExecScopeErrors) {
   EXPECT_EQ(ParseError(InFunction("        with pl.at(role=pl.Role.Orchestrator):\n"
                                   "            pass\n")),
             "8:14: pl.at(...) needs a level, e.g. pl.at(level=pl.Level.CORE_GROUP)");
   EXPECT_EQ(ParseError(InFunction("        with pl.at(level=pl.Level.MOON):\n            pass\n")),
             "8:26: expected a level such as pl.Level.CORE_GROUP");
-  EXPECT_EQ(ParseError(InFunction("        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[]):\n"
+  EXPECT_EQ(ParseError(InFunction("        with pl.at(level=pl.Level.CORE_GROUP, optimizations=3):\n"
                                   "            pass\n")),
-            "8:47: pl.at(optimizations=...) is not supported yet; leave it out (the pipeline "
+            "8:61: pl.at(optimizations=...) must be a list literal");
+  EXPECT_EQ(ParseError(InFunction("        with pl.at(level=pl.Level.CORE_GROUP, optimizations="
+                                  "[pl.split(pl.SplitMode.NONE), pl.split(pl.SplitMode.NONE)]):\n"
+                                  "            pass\n")),
+            "8:91: Duplicate 'pl.split(...)' in optimizations=[...]");
+  EXPECT_EQ(ParseError(InFunction("        with pl.at(level=pl.Level.CORE_GROUP, optimizations="
+                                  "[pl.split(pl.SplitMode.DIAGONAL)]):\n            pass\n")),
+            "8:62: pl.split(...) takes a mode: pl.SplitMode.NONE, pl.SplitMode.UP_DOWN or "
+            "pl.SplitMode.LEFT_RIGHT");
+  EXPECT_EQ(ParseError(InFunction("        with pl.at(level=pl.Level.CORE_GROUP, optimizations="
+                                  "[pl.unroll(2)]):\n            pass\n")),
+            "8:62: Unsupported entry in pl.at(optimizations=[...]): each entry must be "
+            "pl.split(pl.SplitMode.X) or pl.cross_core_slot(slot_num=N)");
+  EXPECT_EQ(ParseError(InFunction("        with pl.at(level=pl.Level.CORE_GROUP, predicate=1):\n"
+                                  "            pass\n")),
+            "8:47: pl.at(predicate=...) is not supported yet; leave it out (the pipeline "
             "picks the default)");
   EXPECT_EQ(ParseError(InFunction("        with pl.spmd():\n            pass\n")),
             "8:14: pl.spmd(...) needs core_num, e.g. pl.spmd(4)");
