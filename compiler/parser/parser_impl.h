@@ -707,8 +707,10 @@ class Parser {
                       std::vector<ir::IterArgPtr>* iter_args, std::vector<TypePtr>* types);
   absl::Status LowerWhile(const Ast* stmt, std::vector<StmtPtr>* out);
   absl::Status LowerWith(const Ast* stmt, std::vector<StmtPtr>* out, YieldInfo* yield);
+  // `with pl.at / pl.spmd / pl.cluster(...)`; with spmd_loop_var, the for
+  // form `for i in pl.spmd(...)` (stmt is the kFor).
   absl::Status LowerExecScope(const Ast* stmt, std::string_view what, std::vector<StmtPtr>* out,
-                              YieldInfo* yield);
+                              YieldInfo* yield, const Ast* spmd_loop_var = nullptr);
   absl::Status LowerScopeAlias(const Ast* stmt, std::string_view what, std::vector<StmtPtr>* out,
                                YieldInfo* yield);
   absl::StatusOr<std::vector<ExprPtr>> LowerInitValues(const Ast* a);

@@ -172,8 +172,10 @@ absl::Status Parser::CheckOptimizations(const Ast* v, std::string_view what) {
 // pl.cluster(name_hint=)` and `with pl.spmd(core_num, *, sync_start=,
 // name_hint=)`, with PyPTO's signatures (python/pypto/language/dsl_api.py).
 absl::Status Parser::LowerExecScope(const Ast* stmt, std::string_view what,
-                                    std::vector<StmtPtr>* out, YieldInfo* yield) {
-  const Ast* item = Kid(stmt, 0);
+                                    std::vector<StmtPtr>* out, YieldInfo* yield,
+                                    const Ast* spmd_loop_var) {
+  const bool for_form = spmd_loop_var != nullptr;
+  const Ast* item = Kid(stmt, for_form ? 1 : 0);
   const bool at = what == "pl.at", spmd = what == "pl.spmd";
   const uint32_t max_pos = at ? 2 : spmd ? 1 : 0;
   if (NumPos(item) > max_pos) RETURN_IF_ERROR(CheckPosCount(item, 0, max_pos, what));
@@ -252,7 +254,25 @@ absl::Status Parser::LowerExecScope(const Ast* stmt, std::string_view what,
   }
   Span header = SpanOf(stmt);
   std::vector<StmtPtr> body;
-  RETURN_IF_ERROR(LowerBlock(Kid(stmt, 1), &body, yield));
+  if (for_form) {
+    // PyPTO's `for i in pl.spmd(n):` (ast_parser.py, _parse_spmd_for_loop): an
+    // SPMD scope around one InCore scope whose first statement binds i to the
+    // block index.
+    std::vector<StmtPtr> inner;
+    ASSIGN_OR_RETURN(ExprPtr idx, MakeOpCall("pl.tile.get_block_idx", {}, {}, {},
+                                             SpanOf(spmd_loop_var)));
+    bool reassigned = false;
+    VarPtr var = AssignTarget(spmd_loop_var->text, idx->type(), SpanOf(spmd_loop_var),
+                              &reassigned);
+    inner.push_back(ir::MakeNode<ir::AssignStmt>(var, std::move(idx), SpanOf(spmd_loop_var)));
+    if (!reassigned) Define(spmd_loop_var->text, std::move(var), /*assigned=*/true);
+    RETURN_IF_ERROR(LowerBlock(Kid(stmt, 2), &inner, yield));
+    body.push_back(ir::MakeNode<ir::ExecScopeStmt>(
+        ir::ScopeKind::kInCore, std::string(), ir::Level::kCoreGroup, std::nullopt, nullptr,
+        false, ir::MakeNode<ir::SeqStmts>(std::move(inner), header), ir::AttrList{}, header));
+  } else {
+    RETURN_IF_ERROR(LowerBlock(Kid(stmt, 1), &body, yield));
+  }
   out->push_back(ir::MakeNode<ir::ExecScopeStmt>(
       kind, std::move(name), level, role, std::move(core_num), sync_start,
       ir::MakeNode<ir::SeqStmts>(std::move(body), header), std::move(attrs), header));
