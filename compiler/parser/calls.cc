@@ -332,15 +332,24 @@ absl::StatusOr<ExprPtr> Parser::LowerFunctionCall(const Ast* a, std::string_view
     return ErrorAt(Kid(a, 0), pto::StrCat("unknown function 'self.", fname, "'"));
   }
   FuncState* callee = it->second;
-  if (callee->derive_results && !callee->body_done) {
-    RETURN_IF_ERROR(LowerBodyFirst(callee, a));
-  }
   std::vector<ExprPtr> args;
   args.reserve(NumPos(a));
-  for (uint32_t i = first_arg; i < NumPos(a); ++i) {
-    ASSIGN_OR_RETURN(ExprPtr e, LowerExpr(PosArg(a, i)));
-    args.push_back(std::move(e));
+  auto lower_args = [&]() -> absl::Status {
+    for (uint32_t i = first_arg; i < NumPos(a); ++i) {
+      ASSIGN_OR_RETURN(ExprPtr e, LowerExpr(PosArg(a, i)));
+      args.push_back(std::move(e));
+    }
+    return absl::OkStatus();
+  };
+  const bool bind_now = !callee->pending_params.empty() && !callee->body_done;
+  if (bind_now) {
+    RETURN_IF_ERROR(lower_args());
+    RETURN_IF_ERROR(BindParamsAtCall(callee, a, first_arg, args));
   }
+  if ((callee->derive_results || bind_now) && !callee->body_done) {
+    RETURN_IF_ERROR(LowerBodyFirst(callee, a));
+  }
+  if (!bind_now) RETURN_IF_ERROR(lower_args());
   ir::AttrList attrs;
   attrs.reserve(a->num_kws);
   for (uint32_t i = 0; i < a->num_kws; ++i) {
@@ -384,6 +393,34 @@ absl::StatusOr<ExprPtr> Parser::LowerFunctionCall(const Ast* a, std::string_view
                                             std::move(attrs), std::move(type), SpanOf(a)));
 }
 
+absl::Status Parser::BindParamsAtCall(FuncState* callee, const Ast* a, uint32_t first_arg,
+                                      const std::vector<ExprPtr>& args) {
+  for (const FuncState::PendingParam& p : callee->pending_params) {
+    if (p.index >= args.size()) {
+      return ErrorAt(a, pto::StrCat("this call of '", callee->name, "' gives no argument for "
+                                    "its bare pl.Tensor parameter '", p.name, "'"));
+    }
+    const Ast* arg_ast = PosArg(a, first_arg + static_cast<uint32_t>(p.index));
+    std::shared_ptr<const ir::TensorType> t = ir::AsTensorTypeLike(args[p.index]->type());
+    if (t == nullptr) {
+      return ErrorAt(arg_ast, pto::StrCat("the bare pl.Tensor parameter '", p.name, "' of '",
+                                          callee->name, "' takes a tensor, got ",
+                                          TypeText(args[p.index]->type())));
+    }
+    for (const ExprPtr& d : t->shape()) {
+      if (!ir::GetConstInt(d)) {
+        return ErrorAt(arg_ast, pto::StrCat("the bare pl.Tensor parameter '", p.name, "' of '",
+                                            callee->name, "' needs a static shape here, got ",
+                                            TypeText(t), " (bind it: pto-opt --bind ",
+                                            callee->name, ".", p.name, "=[...])"));
+      }
+    }
+    callee->params[p.index] = ir::MakeNode<const ir::Var>(
+        p.name, TypePtr(ir::MakeNode<ir::TensorType>(t->shape(), t->dtype())), p.span);
+  }
+  callee->pending_params.clear();
+  return absl::OkStatus();
+}
 
 // `pl.ArgDirection.Input`, or PyPTO's short `pl.adir.input`.
 std::optional<ir::ArgDirection> Parser::ArgDirectionOf(const Ast* e) {

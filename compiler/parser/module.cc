@@ -91,9 +91,16 @@ bool TypeNamesAVar(const TypePtr& t, int depth) {
 
 // Pass 2: the bodies (those a caller needed first are done already).
 absl::Status Parser::ParseFunctionBodies() {
+  // A function with a parameter bound at the call waits for its first caller.
   for (auto& f : funcs_) {
-    if (!f->body_done) RETURN_IF_ERROR(ParseFunctionBody(f.get()));
+    if (!f->body_done && f->pending_params.empty()) RETURN_IF_ERROR(ParseFunctionBody(f.get()));
   }
+  // Nothing called these: report the program's entry first, the root cause.
+  FuncState* unbound = nullptr;
+  for (auto& f : funcs_) {
+    if (!f->body_done && (unbound == nullptr || f->name == program_name_)) unbound = f.get();
+  }
+  if (unbound != nullptr) return unbound->pending_params.front().error;
   return absl::OkStatus();
 }
 
@@ -610,6 +617,15 @@ absl::Status Parser::ParseFunctionHeader(FuncDecor decor) {
       }
       if (!bare) {
         ASSIGN_OR_RETURN(pt, LowerParamType(ann));
+      } else if (pt.type == nullptr) {
+        // Unbound: typed by the first call from another function (PyPTO's JIT
+        // specializes a callee to its caller's tensors), else an error.
+        fs->pending_params.push_back(
+            {fs->params.size(), std::string(pname->text()), SpanOf(*pname),
+             BareTensorError(ann, name->text(), pname->text())});
+        fs->params.push_back(nullptr);
+        fs->dirs.push_back(pt.dir);
+        continue;
       }
     }
     auto var = ir::MakeNode<const ir::Var>(std::string(pname->text()), pt.type,

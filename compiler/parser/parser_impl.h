@@ -323,6 +323,15 @@ struct FuncState {
   bool bare_return = false;  // derive_results: a `return` without values came first
   absl::flat_hash_map<MemRefKey, std::shared_ptr<const ir::MemRef>> memrefs;
   SvMap<WinAlloc> windows;
+  // Bare `pl.Tensor` parameters of a @pl.jit function without a binding: the
+  // first call types them (params[index] is nullptr until then).
+  struct PendingParam {
+    size_t index;
+    std::string name;
+    Span span;
+    absl::Status error;  // reported when nothing calls the function
+  };
+  std::vector<PendingParam> pending_params;
 };
 
 // What a block hands to its owner when its last statement is a pl.yield_.
@@ -622,6 +631,11 @@ class Parser {
   };
   absl::StatusOr<ParamType> LowerParamType(const Ast* a);
   absl::Status CheckOptimizations(const Ast* v, std::string_view what);
+  absl::Status BareTensorError(const Ast* ann, std::string_view function, std::string_view param);
+  // Types `callee`'s parameters bound at the call from `args` (lowered
+  // arguments of the call `a`).
+  absl::Status BindParamsAtCall(FuncState* callee, const Ast* a, uint32_t first_arg,
+                                const std::vector<ExprPtr>& args);
   // A @pl.jit parameter written `pl.Tensor` / `pl.Out[pl.Tensor]` /
   // `pl.InOut[pl.Tensor]`: typed from its binding (jit_bindings.h), else a
   // located error. Returns false in *bare when `a` is another annotation.

@@ -173,6 +173,48 @@ TEST(ParserPyptoTest, JitBareTensorParamsTakeTheirBindings) {
   ExpectRoundTrip(*p);  // the print carries the bound types: no bindings needed
 }
 
+// A called jit function's bare parameters take the types of the call's
+// arguments, as PyPTO's JIT specializes a callee to its caller's tensors.
+constexpr char kBareCallee[] = R"(
+@pl.jit.inline
+def add_one(x: pl.Tensor, y: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(x, [0, 0], [16, 32])
+        pl.store(pl.add(t, 1.0), [0, 0], y)
+    return y
+
+
+@pl.jit
+def entry(a: pl.Tensor[[16, 32], pl.FP16], c: pl.Out[pl.Tensor[[16, 32], pl.FP16]]):
+    tmp = pl.create_tensor([16, 32], dtype=pl.FP16)
+    tmp = add_one(a, tmp)
+    c = add_one(tmp, c)
+    return c
+)";
+
+TEST(ParserPyptoTest, JitBareTensorParamsOfACalleeComeFromTheCall) {
+  ir::ProgramPtr p = Parse(std::string(kHeader) + kBareCallee);
+  ASSERT_NE(p, nullptr);
+  std::string printed = ir::PrintProgram(p);
+  EXPECT_NE(printed.find("def add_one(self, x: pl.Tensor[[16, 32], pl.FP16], "
+                         "y: pl.Out[pl.Tensor[[16, 32], pl.FP16]])"),
+            std::string::npos)
+      << printed;
+  ExpectRoundTrip(p);
+  // The argument must be a tensor of a static shape.
+  std::string bad = std::string(kBareCallee);
+  bad.replace(bad.find("tmp = add_one(a, tmp)"), 21, "tmp = add_one(3, tmp)");
+  EXPECT_EQ(ParseError(std::string(kHeader) + bad),
+            "16:19: the bare pl.Tensor parameter 'x' of 'add_one' takes a tensor, got "
+            "pl.Scalar[pl.INDEX]");
+  EXPECT_EQ(ParseError(std::string(kHeader) + "@pl.jit.inline\ndef k(x: pl.Tensor):\n"
+                                              "    return x\n\n\n@pl.jit\n"
+                                              "def e(n: pl.Scalar[pl.INDEX]):\n"
+                                              "    return k(n)\n"),
+            "11:14: the bare pl.Tensor parameter 'x' of 'k' takes a tensor, got "
+            "pl.Scalar[pl.INDEX]");
+}
+
 TEST(ParserPyptoTest, JitBareTensorParamWithoutBindingIsLocated) {
   EXPECT_EQ(ParseError(std::string(kHeader) + kBareJit),
             "6:17: parameter 'a' of @pl.jit function 'tile_add' is a bare pl.Tensor: its shape "

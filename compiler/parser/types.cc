@@ -339,6 +339,17 @@ bool Parser::TryParseSimpleType(TypePtr* out) {
   return true;
 }
 
+absl::Status Parser::BareTensorError(const Ast* ann, std::string_view function,
+                                     std::string_view param) {
+  const Ast* inner = ann->kind == AstKind::kSubscript ? Kid(ann, 1) : ann;
+  // PyPTO's JIT takes the shape and dtype from the call's tensor.
+  return ErrorAt(inner, pto::StrCat("parameter '", param, "' of @pl.jit function '", function,
+                                    "' is a bare pl.Tensor: its shape and dtype come from "
+                                    "the call; bind them (pto-opt --bind ", param,
+                                    "=[d0,d1]:FP32 or --bind ", function, ".", param,
+                                    "=...), or write pl.Tensor[[d0, d1], dtype]"));
+}
+
 absl::StatusOr<Parser::ParamType> Parser::LowerBareTensorParam(const Ast* a,
                                                                std::string_view function,
                                                                std::string_view param,
@@ -357,14 +368,8 @@ absl::StatusOr<Parser::ParamType> Parser::LowerBareTensorParam(const Ast* a,
   if (!*bare) return out;
   const TensorBinding* b =
       jit_bindings_ == nullptr ? nullptr : FindJitBinding(*jit_bindings_, function, param);
-  if (b == nullptr) {
-    // PyPTO's JIT takes the shape and dtype from the call's tensor.
-    return ErrorAt(inner, pto::StrCat("parameter '", param, "' of @pl.jit function '", function,
-                                      "' is a bare pl.Tensor: its shape and dtype come from "
-                                      "the call; bind them (pto-opt --bind ", param,
-                                      "=[d0,d1]:FP32 or --bind ", function, ".", param,
-                                      "=...), or write pl.Tensor[[d0, d1], dtype]"));
-  }
+  if (b == nullptr) return out;  // out.type == nullptr: typed at its first call
+
   std::vector<ExprPtr> shape;
   shape.reserve(b->shape.size());
   for (int64_t d : b->shape) {

@@ -326,7 +326,7 @@ def extracts(path, root):
             yield rel, node.name, None, why, rejected
             continue
         parts = [HEADER]
-        binds = jit_bindings(node, extra, evaluator)
+        binds = jit_bindings(node, extra, evaluator, module)
         if binds:
             parts.insert(0, BIND_TAG + " ".join(binds))
         if computed:
@@ -349,25 +349,39 @@ def bare_tensor_params(func):
     return out
 
 
-def jit_bindings(node, extra, evaluator):
-    """pto-opt --bind values of the bare pl.Tensor parameters of a @pl.jit
-    program: the entry's from its call in the file (torch tensors, as PyPTO's
-    JIT specializes), a called jit function's from the entry's arguments."""
-    if not is_jit(node) or not bare_tensor_params(node):
-        return []
-    params = [a.arg for a in node.args.args]
-    bound = pv.call_bindings(evaluator, node.name, params, evaluator._call_sites())
-    out = [f"{node.name}.{p}={bound[p]}" for p in bare_tensor_params(node) if p in bound]
-    by_name = {e.name: e for e in extra}
-    for call in (c for c in ast.walk(node) if isinstance(c, ast.Call)):
-        callee = by_name.get(dotted(call.func) or "")
-        if callee is None:
+def param_bindings(func, jit_funcs, evaluator, depth=0):
+    """{param: '[d0,...]:DTYPE'} of `func`: from its call with torch tensors in
+    the file, else from a jit function that calls it with its own bound
+    parameters (as PyPTO's JIT specializes a callee to its caller's tensors)."""
+    params = [a.arg for a in func.args.args]
+    bound = pv.call_bindings(evaluator, func.name, params, evaluator._call_sites())
+    if bound or depth > 3:
+        return bound
+    for caller in jit_funcs:
+        if caller is func:
             continue
-        callee_params = [a.arg for a in callee.args.args]
-        bare = set(bare_tensor_params(callee))
-        for i, arg in enumerate(call.args[:len(callee_params)]):
-            if isinstance(arg, ast.Name) and arg.id in bound and callee_params[i] in bare:
-                out.append(f"{callee.name}.{callee_params[i]}={bound[arg.id]}")
+        for call in (c for c in ast.walk(caller) if isinstance(c, ast.Call)):
+            if dotted(call.func) != func.name:
+                continue
+            outer = param_bindings(caller, jit_funcs, evaluator, depth + 1)
+            for i, arg in enumerate(call.args[:len(params)]):
+                if isinstance(arg, ast.Name) and arg.id in outer:
+                    bound.setdefault(params[i], outer[arg.id])
+        if bound:
+            return bound
+    return bound
+
+
+def jit_bindings(node, extra, evaluator, module):
+    """pto-opt --bind values of the bare pl.Tensor parameters of a @pl.jit
+    program and of the jit functions it calls (param_bindings)."""
+    jit_funcs = [f for f in module.funcs.values() if is_jit(f)]
+    out = []
+    for f in [node] + list(extra):
+        if not is_jit(f) or not bare_tensor_params(f):
+            continue
+        bound = param_bindings(f, jit_funcs, evaluator)
+        out += [f"{f.name}.{p}={bound[p]}" for p in bare_tensor_params(f) if p in bound]
     return sorted(set(out))
 
 

@@ -205,6 +205,12 @@ class Evaluator:
                         for c in ast.walk(stmt):
                             if isinstance(c, ast.Call):
                                 self._calls.append((c, scope))
+                            elif isinstance(c, (ast.Tuple, ast.List)):
+                                # A test table `(fn, (arg, ...))`, called later as fn(*args).
+                                for f, a in zip(c.elts, c.elts[1:]):
+                                    if isinstance(f, ast.Name) and isinstance(a, (ast.Tuple, ast.List)):
+                                        self._calls.append((ast.Call(func=f, args=list(a.elts),
+                                                                     keywords=[]), scope))
 
             visit(self.module_tree_body, self.module_scope, None)
         return self._calls
@@ -413,11 +419,34 @@ _TORCH_DTYPES = {"float32": "FP32", "float": "FP32", "float16": "FP16", "half": 
 _TORCH_MAKERS = ("randn", "rand", "zeros", "ones", "empty", "full", "randint")
 
 
-def _torch_tensor(ev, node, scope):
-    """(shape, dtype) of `torch.<maker>(...)`, or None."""
-    if not isinstance(node, ast.Call):
+def _named_tensor(ev, name, scope, depth):
+    """(shape, dtype) of the torch tensor `name` is assigned in `scope` or above."""
+    s = scope
+    while s is not None:
+        stmt = s.consts.get(name)
+        if stmt is not None:
+            return _torch_tensor(ev, stmt.value, s, depth + 1)
+        s = s.parent
+    return None
+
+
+def _torch_tensor(ev, node, scope, depth=0):
+    """(shape, dtype) of `torch.<maker>(...)` or `torch.<maker>_like(t)`, or None."""
+    if not isinstance(node, ast.Call) or depth > 8:
         return None
     name = _dotted(node.func) or ""
+    if name.startswith("torch.") and name.endswith("_like") and node.args and isinstance(
+            node.args[0], ast.Name) and name[6:-5] in _TORCH_MAKERS:
+        like = _named_tensor(ev, node.args[0].id, scope, depth)
+        if like is None:
+            return None
+        for kw in node.keywords:
+            if kw.arg == "dtype":
+                dt = _dotted(kw.value) or ""
+                if not dt.startswith("torch.") or dt[6:] not in _TORCH_DTYPES:
+                    return None
+                like = (like[0], _TORCH_DTYPES[dt[6:]])
+        return like
     if not name.startswith("torch.") or name.split(".")[-1] not in _TORCH_MAKERS:
         return None
     args = list(node.args)
@@ -462,15 +491,8 @@ def call_bindings(ev, func_name, params, calls):
                 found[kw.arg] = kw.value
         out = {}
         for p, arg in found.items():
-            made = None
             if isinstance(arg, ast.Name):
-                s = scope
-                while s is not None and made is None:
-                    stmt = s.consts.get(arg.id)
-                    if stmt is not None:
-                        made = _torch_tensor(ev, stmt.value, s)
-                        break
-                    s = s.parent
+                made = _named_tensor(ev, arg.id, scope, 0)
             else:
                 made = _torch_tensor(ev, arg, scope)
             if made is not None:
