@@ -227,6 +227,38 @@ TEST(ParserPyptoTest, JitBareTensorParamWithoutBindingIsLocated) {
             "7:20: pl.Tensor needs type arguments in [...]");
 }
 
+// `return self.f(...)` where f returns two values returns both (PyPTO's HOST
+// all_to_all_v test).
+TEST(ParserPyptoTest, ReturnOfATwoValueCall) {
+  ir::ProgramPtr p = Parse(std::string(kHeader) + R"(
+@pl.program
+class P:
+    @pl.function
+    def two(self, n: pl.Scalar[pl.INDEX]) -> tuple[pl.Scalar[pl.INDEX], pl.Scalar[pl.INDEX]]:
+        return n, n + 1
+
+    @pl.function
+    def f(self, n: pl.Scalar[pl.INDEX]) -> tuple[pl.Scalar[pl.INDEX], pl.Scalar[pl.INDEX]]:
+        return self.two(n)
+)");
+  ASSERT_NE(p, nullptr);
+  std::vector<ir::StmtPtr> body = BodyOf(p->GetFunction("f"));
+  ASSERT_EQ(body.size(), 2u);
+  auto ret = As<ir::ReturnStmt>(body[1]);
+  ASSERT_NE(ret, nullptr);
+  ASSERT_EQ(ret->value().size(), 2u);
+  EXPECT_TRUE(ir::Is<ir::TupleGetItem>(ret->value()[1]));
+  ExpectRoundTrip(p);
+  EXPECT_EQ(ParseError(std::string(kHeader) + R"(
+@pl.program
+class P:
+    @pl.function
+    def f(self, n: pl.Scalar[pl.INDEX]) -> tuple[pl.Scalar[pl.INDEX], pl.Scalar[pl.INDEX]]:
+        return n
+)"),
+            "9:9: function 'f' declares 2 results but this return gives 1 value");
+}
+
 TEST(ParserPyptoTest, JitFormErrors) {
   EXPECT_EQ(ParseError(std::string(kHeader) + "@pl.jit.incore\ndef k(self, x: pl.Scalar[pl.INDEX]):\n"
                                               "    return x\n"),

@@ -219,6 +219,13 @@ def language_expr(node):
     return None
 
 
+def python_only(node):
+    """A constant's value Python computes but the language does not read
+    (`8 if size == 1 else 1`, `shape[1]`): the extract carries its value."""
+    return any(isinstance(n, (ast.IfExp, ast.Subscript, ast.Compare, ast.BoolOp))
+               for n in ast.walk(node))
+
+
 def uses_self(node):
     return any(isinstance(n, ast.Name) and n.id == "self" for n in ast.walk(node))
 
@@ -249,7 +256,8 @@ def collect(node, scope, program_names, evaluator):
                 if isinstance(stmt, ast.ClassDef) and is_program(stmt):
                     return None, None, None, f"refers to another program '{name}'"
                 return None, None, None, f"calls the Python helper '{name}'"
-            if kind == "const" and not uses_self(stmt.value) and not language_expr(stmt.value):
+            if (kind == "const" and not uses_self(stmt.value) and not language_expr(stmt.value)
+                    and not python_only(stmt.value)):
                 order.append(stmt)
                 pending.append(stmt.value)
                 continue
@@ -395,10 +403,12 @@ def extract_flags(path):
 
 
 def first_error(text):
-    for line in text.splitlines():
-        if line.strip():
-            return line.strip()
-    return "(no message)"
+    """The first error line of pto-opt's stderr (warnings come before it)."""
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    for line in lines:
+        if "error:" in line:
+            return line
+    return lines[0] if lines else "(no message)"
 
 
 def run(pto_opt, path):
