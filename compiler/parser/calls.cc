@@ -127,6 +127,10 @@ absl::StatusOr<ExprPtr> Parser::LowerCall(const Ast* a, std::string_view alloc_n
   if (path == "pld.comm_domain" || path == "pl.runtime_scope") {
     return ErrorAt(a, pto::StrCat(path, "(...) is only allowed as a with-statement context"));
   }
+  if ((path == "pl.set_validshape" || path == "pl.tensor.set_validshape") &&
+      NumPos(a) + a->num_kws == 3) {
+    return LowerSetValidShape(a, path);
+  }
   if (path == "pl.submit") return LowerSubmit(a);
   if (path == "pl.spmd_submit") {
     return ErrorAt(f, "pl.spmd_submit(...) is not supported yet; use pl.submit(self.kernel, ...) "
@@ -138,6 +142,45 @@ absl::StatusOr<ExprPtr> Parser::LowerCall(const Ast* a, std::string_view alloc_n
     return ExprPtr(wb);
   }
   return LowerOpCall(a, alloc_name);
+}
+
+// PyPTO's set_validshape(input, valid_rows, valid_cols) (op/unified_ops.py,
+// op/tensor_ops.py): a tensor's is our set_validshape(t, [rows, cols]), a
+// tile's is pl.tile.set_validshape.
+absl::StatusOr<ExprPtr> Parser::LowerSetValidShape(const Ast* a, std::string_view path) {
+  static constexpr std::string_view kNames[] = {"input", "valid_rows", "valid_cols"};
+  const Ast* given[3] = {nullptr, nullptr, nullptr};
+  for (uint32_t i = 0; i < NumPos(a); ++i) given[i] = PosArg(a, i);
+  for (uint32_t i = 0; i < a->num_kws; ++i) {
+    const KwName& k = KwAt(a, i);
+    int slot = -1;
+    for (int j = 0; j < 3; ++j) {
+      if (k.name == kNames[j] || (j == 0 && (k.name == "tensor" || k.name == "tile"))) slot = j;
+    }
+    if (slot < 0 || given[slot] != nullptr) {
+      return UserError(KwSpan(k), pto::StrCat(slot < 0 ? "unexpected" : "repeated",
+                                              " keyword argument '", k.name, "' for ", path,
+                                              " (input, valid_rows, valid_cols)"));
+    }
+    given[slot] = KwValue(a, i);
+  }
+  ASSIGN_OR_RETURN(ExprPtr input, LowerExpr(given[0]));
+  ASSIGN_OR_RETURN(ExprPtr rows, LowerScalarOperand(given[1], path));
+  ASSIGN_OR_RETURN(ExprPtr cols, LowerScalarOperand(given[2], path));
+  Span span = SpanOf(a);
+  if (ir::Is<ir::TileType>(input->type()) && path == "pl.set_validshape") {
+    return MakeOpCall("pl.tile.set_validshape", {std::move(input), std::move(rows), std::move(cols)},
+                      {}, {}, span);
+  }
+  if (ir::AsTensorTypeLike(input->type()) == nullptr) {
+    return ErrorAt(given[0], pto::StrCat(path, " input must be a Tensor", path == "pl.set_validshape"
+                                                                           ? " or a Tile"
+                                                                           : "",
+                                         ", got ", TypeText(input->type())));
+  }
+  ExprPtr shape = ir::MakeNode<ir::MakeTuple>(std::vector<ExprPtr>{std::move(rows), std::move(cols)},
+                                              span);
+  return MakeOpCall("pl.tensor.set_validshape", {std::move(input), std::move(shape)}, {}, {}, span);
 }
 
 // The registry locates some operand errors at the operand's own span, which for

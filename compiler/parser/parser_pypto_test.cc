@@ -259,6 +259,31 @@ class P:
             "9:9: function 'f' declares 2 results but this return gives 1 value");
 }
 
+// PyPTO's set_validshape(input, valid_rows, valid_cols) of a tensor is our
+// set_validshape(t, [rows, cols]); of a tile (pl.set_validshape) the tile op.
+TEST(ParserPyptoTest, SetValidShapeInPyptoForm) {
+  ir::ProgramPtr p = Parse(InFunction(
+      "        b = pl.tensor.set_validshape(a, 8, n)\n"
+      "        c = pl.set_validshape(a, valid_rows=8, valid_cols=16)\n"
+      "        t = pl.load(a, [0, 0], [16, 32])\n"
+      "        u = pl.set_validshape(t, 4, 4)\n"
+      "        return b\n",
+      "self, a: pl.Tensor[[16, 32], pl.FP32], n: pl.Scalar[pl.INDEX]"));
+  ASSERT_NE(p, nullptr);
+  std::string printed = ir::PrintProgram(p);
+  EXPECT_NE(printed.find("pl.TensorView(valid_shape=[8, n])] = pl.tensor.set_validshape(a, [8, n])"),
+            std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("pl.tensor.set_validshape(a, [8, 16])"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("pl.tile.set_validshape(t, 4, 4)"), std::string::npos) << printed;
+  ExpectRoundTrip(p);
+  EXPECT_EQ(ParseError(InFunction("        b = pl.set_validshape(n, 8, 8)\n")),
+            "8:31: pl.set_validshape input must be a Tensor or a Tile, got pl.Scalar[pl.INDEX]");
+  EXPECT_EQ(ParseError(InFunction("        b = pl.set_validshape(n, 8, rows=8)\n")),
+            "8:37: unexpected keyword argument 'rows' for pl.set_validshape (input, valid_rows, "
+            "valid_cols)");
+}
+
 TEST(ParserPyptoTest, JitFormErrors) {
   EXPECT_EQ(ParseError(std::string(kHeader) + "@pl.jit.incore\ndef k(self, x: pl.Scalar[pl.INDEX]):\n"
                                               "    return x\n"),
