@@ -60,11 +60,19 @@ def test_unknown(fixture_value):
             return x
 
 
+@pl.jit.inline
+def bare_inner(x: pl.Tensor, y: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(x, [0, 0], [16, 32])
+        pl.store(pl.add(t, t), [0, 0], y)
+    return y
+
+
 @pl.jit
 def bare_add(a: pl.Tensor, c: pl.Out[pl.Tensor]):
-    with pl.at(level=pl.Level.CORE_GROUP):
-        t = pl.load(a, [0, 0], [16, 32])
-        pl.store(pl.add(t, t), [0, 0], c)
+    tmp = pl.create_tensor([16, 32], dtype=pl.FP16)
+    tmp = bare_inner(a, tmp)
+    c = bare_inner(tmp, c)
     return c
 
 
