@@ -211,6 +211,13 @@ absl::StatusOr<ExprPtr> Parser::LowerOpArg(const Ast* a, std::string_view op) {
     }
     return ExprPtr(ir::MakeNode<ir::MakeTuple>(std::move(elems), SpanOf(a)));
   }
+  // An operand the operator needs as a compile-time integer (an array's
+  // extent): arithmetic of constants is folded, as PyPTO reads closure values
+  // (`pl.array.create(N_RANKS * L, pl.INT32)`). Elsewhere arithmetic is kept.
+  if (op == "pl.array.create" && a->kind == AstKind::kBinary && IsConstAst(a)) {
+    ASSIGN_OR_RETURN(ConstVal v, ConstEval(a));
+    return ConstToExpr(v, SpanOf(a));
+  }
   if (std::optional<DataType> dt = ResolveDType(a)) {
     return ErrorAt(a, pto::StrCat("data type pl.", ir::DataTypeName(*dt),
                                   " cannot be a positional argument of ", op,

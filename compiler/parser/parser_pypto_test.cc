@@ -284,6 +284,27 @@ TEST(ParserPyptoTest, SetValidShapeInPyptoForm) {
             "valid_cols)");
 }
 
+// An array's extent written as arithmetic of module constants is folded
+// (PyPTO's test_l3_ep_dispatch_combine: pl.array.create(N_RANKS * L, ...)).
+TEST(ParserPyptoTest, ArrayExtentOfConstants) {
+  ir::ProgramPtr p = Parse(std::string(kHeader) + "N_RANKS = 2\nL = 16\n" +
+                           "@pl.program\nclass P:\n    @pl.function\n"
+                           "    def f(self, n: pl.Scalar[pl.INDEX]):\n"
+                           "        a = pl.array.create(N_RANKS * L, pl.INT32)\n"
+                           "        return n\n");
+  ASSERT_NE(p, nullptr);
+  EXPECT_NE(ir::PrintProgram(p).find("a: pl.Array[32, pl.INT32] = pl.array.create(32, "
+                                     "dtype=pl.INT32)"),
+            std::string::npos)
+      << ir::PrintProgram(p);
+  EXPECT_EQ(ParseError(std::string(kHeader) + "L = 16\n" +
+                       "@pl.program\nclass P:\n    @pl.function\n"
+                       "    def f(self, n: pl.Scalar[pl.INDEX]):\n"
+                       "        a = pl.array.create(n * L, pl.INT32)\n"
+                       "        return n\n"),
+            "9:29: the extent of pl.array.create must be a positive compile-time integer");
+}
+
 TEST(ParserPyptoTest, JitFormErrors) {
   EXPECT_EQ(ParseError(std::string(kHeader) + "@pl.jit.incore\ndef k(self, x: pl.Scalar[pl.INDEX]):\n"
                                               "    return x\n"),

@@ -223,8 +223,9 @@ def language_expr(node):
 
 def python_only(node):
     """A constant's value Python computes but the language does not read
-    (`8 if size == 1 else 1`, `shape[1]`): the extract carries its value."""
-    return any(isinstance(n, (ast.IfExp, ast.Subscript, ast.Compare, ast.BoolOp))
+    (`8 if size == 1 else 1`, `shape[1]`, `min(a, b)`): the extract carries its value."""
+    return any(isinstance(n, (ast.IfExp, ast.Subscript, ast.Compare, ast.BoolOp)) or (
+        isinstance(n, ast.Call) and dotted(n.func) in ("min", "max", "int", "len", "abs"))
                for n in ast.walk(node))
 
 
