@@ -31,11 +31,15 @@ grep -q "test_insert_comm_fence.py::Rejected (PyPTO rejects it)  *pass  *rejecte
 expect "we reject 1 of 1"
 expect "distributed: passed 4 of 5 programs: 80.0%"
 # The single-chip set: values the test gives its programs' names are substituted.
-for p in FromInit FromParametrize FromCallSite bare_add; do
+for p in FromInit FromParametrize FromCallSite bare_add table_copy; do
   grep -q "test_values.py::$p  *pass" "$log" || { echo "$p did not pass"; fail=1; }
 done
 expect "depends on the test parameter or local 'fixture_value' (parameter 'fixture_value' has no default"
-expect "single-chip: passed 4 of 4 programs: 100.0%"
+expect "single-chip: passed 5 of 5 programs: 100.0%"
+# ... also through a test's loop over a table of (function, value) rows.
+head -1 "$out"/tests_st_runtime_test_values__table_copy.pto |
+  grep -qx "# pto-opt --bind: table_copy.a=\[8,64\]:FP32 table_copy.c=\[8,64\]:FP32" ||
+  { echo "table_copy lacks its bindings"; fail=1; }
 # A @pl.jit program's bare pl.Tensor parameters are bound from the torch tensors
 # of its call; the jit function it calls takes its types from the call (the
 # parser), and is not a program of its own.

@@ -203,6 +203,8 @@ class Evaluator:
                         visit(stmt.body, scope, stmt)
                     else:
                         for c in ast.walk(stmt):
+                            if isinstance(c, ast.For):
+                                self._table_loop_calls(c, scope)
                             if isinstance(c, ast.Call):
                                 self._calls.append((c, scope))
                             elif isinstance(c, (ast.Tuple, ast.List)):
@@ -214,6 +216,27 @@ class Evaluator:
 
             visit(self.module_tree_body, self.module_scope, None)
         return self._calls
+
+    def _table_loop_calls(self, loop, scope):
+        """`for fn, k in ((f, 128), (g, 32)): ... fn(a, b)`: each row's calls of
+        its function, in a scope where the row's other names have its values."""
+        target, rows = loop.target, loop.iter
+        if not isinstance(target, ast.Tuple) or not isinstance(rows, (ast.Tuple, ast.List)):
+            return
+        names = [t.id if isinstance(t, ast.Name) else None for t in target.elts]
+        for row in rows.elts:
+            if not isinstance(row, (ast.Tuple, ast.List)) or len(row.elts) != len(names):
+                continue
+            binds = [ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())], value=v)
+                     for n, v in zip(names, row.elts) if n is not None]
+            row_scope = self.scope_factory(binds + list(loop.body), scope)
+            for j, n in enumerate(names):
+                if n is None or not isinstance(row.elts[j], ast.Name):
+                    continue
+                for c in ast.walk(loop):
+                    if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == n:
+                        self._calls.append((ast.Call(func=row.elts[j], args=c.args,
+                                                     keywords=c.keywords), row_scope))
 
     def _from_call_site(self, name, scope):
         """(value,) of parameter `name` in the first call of its function whose

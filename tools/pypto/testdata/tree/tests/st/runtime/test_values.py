@@ -79,3 +79,17 @@ def bare_add(a: pl.Tensor, c: pl.Out[pl.Tensor]):
 def test_bare_add():
     a = torch.randn(16, 32, dtype=torch.float16)
     bare_add(a, torch.zeros((16, 32), dtype=torch.float16))
+
+
+@pl.jit
+def table_copy(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(a, [0, 0], [8, 64])
+        pl.store(t, [0, 0], c)
+    return c
+
+
+def test_table():
+    for fn, n in ((table_copy, 64),):
+        a = torch.randn(8, n, dtype=torch.float32)
+        fn(a, torch.zeros(8, n))
