@@ -491,6 +491,19 @@ TEST(ParserPyptoTest, SpmdForFormErrors) {
             "pl.unroll(...), pl.pipeline(...), pl.while_(...) or pl.spmd(...)");
 }
 
+// A mixed kernel's split mode in its function attrs (PyPTO's cross-core tests)
+// is PyPTO's int-coded ir::SplitMode.
+TEST(ParserPyptoTest, SplitModeAttr) {
+  ir::ProgramPtr p = Parse(std::string(kHeader) +
+                           "@pl.program\nclass P:\n"
+                           "    @pl.function(type=pl.FunctionType.AIV, attrs={\"split\": "
+                           "pl.SplitMode.LEFT_RIGHT})\n"
+                           "    def f(self, n: pl.Scalar[pl.INDEX]):\n        return n\n");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(ir::GetAttr<int64_t>(p->GetFunction("f")->attrs(), "split"), 2);
+  ExpectRoundTrip(p);
+}
+
 TEST(ParserPyptoTest, ExecScopeErrors) {
   EXPECT_EQ(ParseError(InFunction("        with pl.at(role=pl.Role.Orchestrator):\n"
                                   "            pass\n")),

@@ -144,8 +144,8 @@ absl::Status Parser::CheckOptimizations(const Ast* v, std::string_view what) {
         if (KwAt(e, k).name == "mode") mode = KwValue(e, k);
       }
       if (mode == nullptr ||
-          !(DottedPath(mode) && (path_ == "pl.SplitMode.NONE" || path_ == "pl.SplitMode.UP_DOWN" ||
-                                 path_ == "pl.SplitMode.LEFT_RIGHT"))) {
+          !(DottedPath(mode) && StartsWith(path_, "pl.SplitMode.") &&
+            ops::EnumValueFromPath("SplitMode", path_).has_value())) {
         return ErrorAt(e, "pl.split(...) takes a mode: pl.SplitMode.NONE, "
                           "pl.SplitMode.UP_DOWN or pl.SplitMode.LEFT_RIGHT");
       }
