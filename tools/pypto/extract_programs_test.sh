@@ -31,11 +31,15 @@ grep -q "test_insert_comm_fence.py::Rejected (PyPTO rejects it)  *pass  *rejecte
 expect "we reject 1 of 1"
 expect "distributed: passed 4 of 5 programs: 80.0%"
 # The single-chip set: values the test gives its programs' names are substituted.
-for p in FromInit FromParametrize FromCallSite bare_add table_copy; do
+for p in FromInit FromParametrize FromCallSite bare_add table_copy helper_copy; do
   grep -q "test_values.py::$p  *pass" "$log" || { echo "$p did not pass"; fail=1; }
 done
 expect "depends on the test parameter or local 'fixture_value' (parameter 'fixture_value' has no default"
-expect "single-chip: passed 5 of 5 programs: 100.0%"
+expect "single-chip: passed 6 of 6 programs: 100.0%"
+# ... and through a helper that returns the test's tensors (torch.zeros_like of one).
+head -1 "$out"/tests_st_runtime_test_values__helper_copy.pto |
+  grep -qx "# pto-opt --bind: helper_copy.a=\[4,64\]:INT32 helper_copy.c=\[4,64\]:INT32" ||
+  { echo "helper_copy lacks its bindings"; fail=1; }
 # ... also through a test's loop over a table of (function, value) rows.
 head -1 "$out"/tests_st_runtime_test_values__table_copy.pto |
   grep -qx "# pto-opt --bind: table_copy.a=\[8,64\]:FP32 table_copy.c=\[8,64\]:FP32" ||

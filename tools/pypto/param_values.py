@@ -443,14 +443,35 @@ _TORCH_MAKERS = ("randn", "rand", "zeros", "ones", "empty", "full", "randint")
 
 
 def _named_tensor(ev, name, scope, depth):
-    """(shape, dtype) of the torch tensor `name` is assigned in `scope` or above."""
+    """(shape, dtype) of the torch tensor `name` is assigned in `scope` or above,
+    also through `a, c = make_inputs()` of a helper that returns its tensors."""
     s = scope
-    while s is not None:
+    while s is not None and depth <= 8:
         stmt = s.consts.get(name)
         if stmt is not None:
             return _torch_tensor(ev, stmt.value, s, depth + 1)
+        if name in s.tuple_consts:
+            stmt, index = s.tuple_consts[name]
+            return _returned_tensor(ev, stmt.value, index, s, depth + 1)
         s = s.parent
     return None
+
+
+def _returned_tensor(ev, value, index, scope, depth):
+    """Element `index` of what a call of a helper in the file returns, as a tensor."""
+    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Name) or value.args:
+        return None
+    helper = ev.module_scope.funcs.get(value.func.id) if ev.module_scope else None
+    if not isinstance(helper, ast.FunctionDef):
+        return None
+    returns = [r for r in ast.walk(helper) if isinstance(r, ast.Return) and r.value is not None]
+    if len(returns) != 1 or not isinstance(returns[0].value, ast.Tuple):
+        return None
+    elts = returns[0].value.elts
+    if index >= len(elts) or not isinstance(elts[index], ast.Name):
+        return None
+    inner = ev.scope_factory(helper.body, ev.module_scope, func=helper)
+    return _named_tensor(ev, elts[index].id, inner, depth + 1)
 
 
 def _torch_tensor(ev, node, scope, depth=0):

@@ -93,3 +93,22 @@ def test_table():
     for fn, n in ((table_copy, 64),):
         a = torch.randn(8, n, dtype=torch.float32)
         fn(a, torch.zeros(8, n))
+
+
+@pl.jit
+def helper_copy(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(a, [0, 0], [4, 64])
+        pl.store(t, [0, 0], c)
+    return c
+
+
+def _inputs():
+    a = torch.randn(4, 64, dtype=torch.int32)
+    c = torch.zeros_like(a)
+    return a, c
+
+
+def test_helper():
+    a, c = _inputs()
+    helper_copy(a, c)
