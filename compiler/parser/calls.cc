@@ -272,7 +272,20 @@ absl::StatusOr<ExprPtr> Parser::LowerOpCall(const Ast* a, std::string_view alloc
       return p_->path_;
     }
     absl::StatusOr<ExprPtr> LowerOperand(ops::ArgRef r) override {
-      return p_->LowerOpArg(Arg(r), op_);
+      const Ast* a = Arg(r);
+      // PyPTO's read / write take a bare index for flat 1-D access
+      // (op/tensor_ops.py read: `[indices]` when not a sequence).
+      if (IsReadWrite(op_) && a->kind != AstKind::kList && a->kind != AstKind::kTuple &&
+          (r.keyword ? KeywordName(r.index) == "indices" : r.index == 1)) {
+        ASSIGN_OR_RETURN(ExprPtr i, p_->LowerOpArg(a, op_));
+        return ExprPtr(ir::MakeNode<ir::MakeTuple>(std::vector<ExprPtr>{std::move(i)},
+                                                   p_->SpanOf(a)));
+      }
+      return p_->LowerOpArg(a, op_);
+    }
+    static bool IsReadWrite(std::string_view op) {
+      return op == "pl.read" || op == "pl.write" || op == "pl.tensor.read" ||
+             op == "pl.tensor.write" || op == "pl.tile.read" || op == "pl.tile.write";
     }
     absl::StatusOr<ir::AttrValue> LowerAttr(ops::ArgRef r) override {
       if (r.keyword && KeywordName(r.index) == ir::kAttrDeps &&

@@ -305,6 +305,21 @@ TEST(ParserPyptoTest, ArrayExtentOfConstants) {
             "9:29: the extent of pl.array.create must be a positive compile-time integer");
 }
 
+// PyPTO's read / write take a bare index for a flat 1-D access.
+TEST(ParserPyptoTest, ReadWriteWithABareIndex) {
+  ir::ProgramPtr p = Parse(InFunction("        a = pl.read(t, n + 1)\n"
+                                      "        b = pl.tensor.read(t, indices=3)\n"
+                                      "        pl.tensor.write(t, 2, a)\n"
+                                      "        return a\n",
+                                      "self, t: pl.Tensor[[16], pl.INT32], n: pl.Scalar[pl.INDEX]"));
+  ASSERT_NE(p, nullptr);
+  std::string printed = ir::PrintProgram(p);
+  EXPECT_NE(printed.find("pl.tensor.read(t, [n + 1])"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("pl.tensor.read(t, [3])"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("pl.tensor.write(t, [2], a)"), std::string::npos) << printed;
+  ExpectRoundTrip(p);
+}
+
 TEST(ParserPyptoTest, JitFormErrors) {
   EXPECT_EQ(ParseError(std::string(kHeader) + "@pl.jit.incore\ndef k(self, x: pl.Scalar[pl.INDEX]):\n"
                                               "    return x\n"),
