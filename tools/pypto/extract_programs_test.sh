@@ -31,11 +31,11 @@ grep -q "test_insert_comm_fence.py::Rejected (PyPTO rejects it)  *pass  *rejecte
 expect "we reject 1 of 1"
 expect "distributed: passed 4 of 5 programs: 80.0%"
 # The single-chip set: values the test gives its programs' names are substituted.
-for p in FromInit FromParametrize FromCallSite bare_add table_copy helper_copy; do
+for p in FromInit FromParametrize FromCallSite bare_add table_copy helper_copy FromNamedTable; do
   grep -q "test_values.py::$p  *pass" "$log" || { echo "$p did not pass"; fail=1; }
 done
 expect "depends on the test parameter or local 'fixture_value' (parameter 'fixture_value' has no default"
-expect "single-chip: passed 6 of 6 programs: 100.0%"
+expect "single-chip: passed 7 of 7 programs: 100.0%"
 # ... and through a helper that returns the test's tensors (torch.zeros_like of one).
 head -1 "$out"/tests_st_runtime_test_values__helper_copy.pto |
   grep -qx "# pto-opt --bind: helper_copy.a=\[4,64\]:INT32 helper_copy.c=\[4,64\]:INT32" ||
@@ -59,6 +59,8 @@ grep -qx "m = 16" "$v"__FromInit.pto && grep -qx "n = 64" "$v"__FromInit.pto &&
 grep -qx "rows = 8" "$v"__FromParametrize.pto && grep -qx "cols = 64" "$v"__FromParametrize.pto ||
   { echo "FromParametrize lacks the first case"; fail=1; }
 grep -qx "width = 128" "$v"__FromCallSite.pto || { echo "FromCallSite lacks the call's argument"; fail=1; }
+grep -qx "r = 16" "$v"__FromNamedTable.pto && grep -qx "c = 8" "$v"__FromNamedTable.pto ||
+  { echo "FromNamedTable lacks the first row of _SHAPES"; fail=1; }
 python3 "$script" "$tree" --set single-chip --out "$out" --pto-opt "$pto_opt" > "$log" 2>&1
 if grep -q "distributed set" "$log"; then echo "--set single-chip measured the distributed set"; fail=1; fi
 if grep -q "NotListed" "$log"; then echo "read a file outside the goal"; fail=1; fi

@@ -74,6 +74,13 @@ def spell(value):
     return None
 
 
+class _FirstRow:
+    """The first row of a parametrize table that is not a literal, item `index`."""
+
+    def __init__(self, table, index):
+        self.table, self.index = table, index
+
+
 def parametrize_cases(decorators):
     """{argument: first case's value node} of `@pytest.mark.parametrize` decorators."""
     cases = {}
@@ -89,7 +96,13 @@ def parametrize_cases(decorators):
             names = [e.value for e in names_node.elts if isinstance(e, ast.Constant)]
         else:
             continue
-        if not isinstance(values, (ast.List, ast.Tuple)) or not values.elts:
+        if not isinstance(values, (ast.List, ast.Tuple)):
+            # A table named elsewhere (`parametrize("shape", _SHAPES)`): its first
+            # row, computed when the name is needed.
+            for i, n in enumerate(names):
+                cases[n] = _FirstRow(values, i if len(names) > 1 else None)
+            continue
+        if not values.elts:
             continue
         first = values.elts[0]
         if isinstance(first, ast.Call) and (_dotted(first.func) or "").endswith("param"):
@@ -180,7 +193,18 @@ class Evaluator:
         if name not in cases and scope.cls is not None:
             cases = parametrize_cases(scope.cls.decorator_list)
         if name in cases:
-            return self.expr(cases[name], scope.parent)
+            case = cases[name]
+            if isinstance(case, _FirstRow):
+                rows = self.expr(case.table, scope.parent)
+                if not isinstance(rows, (list, tuple)) or not rows:
+                    raise Unresolved(f"the parametrize table of '{name}' is not a sequence")
+                row = rows[0]
+                if case.index is None:
+                    return row
+                if not isinstance(row, (list, tuple)) or len(row) <= case.index:
+                    raise Unresolved(f"the parametrize rows of '{name}' are not tuples")
+                return row[case.index]
+            return self.expr(case, scope.parent)
         found = self._from_call_site(name, scope)
         if found is not None:
             return found[0]

@@ -112,3 +112,17 @@ def _inputs():
 def test_helper():
     a, c = _inputs()
     helper_copy(a, c)
+
+
+_SHAPES = [(16, 8), (32, 32)]
+
+
+@pytest.mark.parametrize("shape", _SHAPES)
+def test_named_table(shape):
+    r, c = shape
+
+    @pl.program
+    class FromNamedTable:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: pl.Tensor[[r, c], pl.FP32]) -> pl.Tensor[[r, c], pl.FP32]:
+            return x
