@@ -55,6 +55,9 @@ ABSL_FLAG(bool, list_passes, false,
 ABSL_FLAG(bool, allow_internal_ops, false,
           "accept compiler-internal operators (builtin.tensor.*) in FILE, e.g. to re-read the "
           "output of a lowering pass");
+ABSL_FLAG(std::vector<std::string>, bind, {},
+          "NAME=[d0,d1,...]:DTYPE[,...]: the shape and dtype of a @pl.jit function's bare "
+          "pl.Tensor parameter NAME (or FUNCTION.NAME), as PyPTO's JIT takes them from the call");
 ABSL_FLAG(std::string, o, "", "OUT: write the result to OUT instead of stdout");
 
 namespace {
@@ -79,6 +82,7 @@ struct Options {
   pto::passes::PassManagerOptions pm;
   bool list = false;
   bool allow_internal_ops = false;
+  pto::parser::JitBindings bindings;
 };
 
 // Returns -1 to continue, or an exit status.
@@ -118,6 +122,22 @@ int ParseArgs(int argc, char** argv, Options* opts) {
   opts->pm.timing = absl::GetFlag(FLAGS_timing);
   opts->allow_internal_ops = absl::GetFlag(FLAGS_allow_internal_ops);
   opts->list = absl::GetFlag(FLAGS_list_passes);
+  // A binding's shape holds commas, so the comma-split flag values are rejoined
+  // up to each closing ']' (and its dtype).
+  std::string pending;
+  for (const std::string& piece : absl::GetFlag(FLAGS_bind)) {
+    pending += pending.empty() ? piece : "," + piece;
+    if (pending.find(']') == std::string::npos && pending.find('[') != std::string::npos) continue;
+    if (absl::Status s = pto::parser::AddJitBinding(pending, &opts->bindings); !s.ok()) {
+      return pto::tools::UsageError(Info(), "--bind: " + std::string(s.message()));
+    }
+    pending.clear();
+  }
+  if (!pending.empty()) {
+    if (absl::Status s = pto::parser::AddJitBinding(pending, &opts->bindings); !s.ok()) {
+      return pto::tools::UsageError(Info(), "--bind: " + std::string(s.message()));
+    }
+  }
   opts->output = absl::GetFlag(FLAGS_o);
   if (opts->input.empty() && !opts->list) return pto::tools::UsageError(Info(), "no input file");
   return -1;
@@ -180,7 +200,17 @@ int main(int argc, char** argv) {
   std::shared_ptr<const pto::SourceFile> file = *std::move(read);
   pto::parser::ParseOptions parse_options;
   parse_options.allow_internal_ops = opts.allow_internal_ops;
+  parse_options.jit_bindings = opts.bindings;
+  std::vector<absl::Status> warnings;
+  parse_options.warnings = &warnings;
   absl::StatusOr<pto::ir::ProgramPtr> program = pto::parser::ParseProgram(file, parse_options);
+  for (const absl::Status& w : warnings) {
+    std::string text = pto::FormatDiagnostic(w, file.get());
+    if (size_t at = text.find(": error: "); at != std::string::npos) {
+      text.replace(at, 9, ": warning: ");
+    }
+    std::cerr << text << (text.empty() || text.back() != '\n' ? "\n" : "");
+  }
   if (!program.ok()) return Report(program.status(), file.get());
   if (absl::Status s = pto::ir::VerifyProgram(*program); !s.ok()) return Report(s, file.get());
 

@@ -13,6 +13,8 @@ const std::vector<EnumDef>& Enums() {
       {"WaitCmp", "", true, {"Eq", "Ge"}, {}},
       {"AtomicType", "", true, {"None_", "Add"}, {}},
       {"PipeType", "", true, {"MTE1", "MTE2", "MTE3", "M", "V", "S", "FIX", "ALL"}, {}},
+      // ir::SplitMode of PyPTO's mixed kernels (function attrs={"split": ...}).
+      {"SplitMode", "", true, {"NONE", "UP_DOWN", "LEFT_RIGHT"}, {}},
       // Our MemRef spellings (UB, L1, L0A/B/C) name the same spaces.
       {"MemorySpace",
        "Mem",

@@ -127,6 +127,10 @@ absl::StatusOr<ExprPtr> Parser::LowerCall(const Ast* a, std::string_view alloc_n
   if (path == "pld.comm_domain" || path == "pl.runtime_scope") {
     return ErrorAt(a, pto::StrCat(path, "(...) is only allowed as a with-statement context"));
   }
+  if ((path == "pl.set_validshape" || path == "pl.tensor.set_validshape") &&
+      NumPos(a) + a->num_kws == 3) {
+    return LowerSetValidShape(a, path);
+  }
   if (path == "pl.submit") return LowerSubmit(a);
   if (path == "pl.spmd_submit") {
     return ErrorAt(f, "pl.spmd_submit(...) is not supported yet; use pl.submit(self.kernel, ...) "
@@ -138,6 +142,45 @@ absl::StatusOr<ExprPtr> Parser::LowerCall(const Ast* a, std::string_view alloc_n
     return ExprPtr(wb);
   }
   return LowerOpCall(a, alloc_name);
+}
+
+// PyPTO's set_validshape(input, valid_rows, valid_cols) (op/unified_ops.py,
+// op/tensor_ops.py): a tensor's is our set_validshape(t, [rows, cols]), a
+// tile's is pl.tile.set_validshape.
+absl::StatusOr<ExprPtr> Parser::LowerSetValidShape(const Ast* a, std::string_view path) {
+  static constexpr std::string_view kNames[] = {"input", "valid_rows", "valid_cols"};
+  const Ast* given[3] = {nullptr, nullptr, nullptr};
+  for (uint32_t i = 0; i < NumPos(a); ++i) given[i] = PosArg(a, i);
+  for (uint32_t i = 0; i < a->num_kws; ++i) {
+    const KwName& k = KwAt(a, i);
+    int slot = -1;
+    for (int j = 0; j < 3; ++j) {
+      if (k.name == kNames[j] || (j == 0 && (k.name == "tensor" || k.name == "tile"))) slot = j;
+    }
+    if (slot < 0 || given[slot] != nullptr) {
+      return UserError(KwSpan(k), pto::StrCat(slot < 0 ? "unexpected" : "repeated",
+                                              " keyword argument '", k.name, "' for ", path,
+                                              " (input, valid_rows, valid_cols)"));
+    }
+    given[slot] = KwValue(a, i);
+  }
+  ASSIGN_OR_RETURN(ExprPtr input, LowerExpr(given[0]));
+  ASSIGN_OR_RETURN(ExprPtr rows, LowerScalarOperand(given[1], path));
+  ASSIGN_OR_RETURN(ExprPtr cols, LowerScalarOperand(given[2], path));
+  Span span = SpanOf(a);
+  if (ir::Is<ir::TileType>(input->type()) && path == "pl.set_validshape") {
+    return MakeOpCall("pl.tile.set_validshape", {std::move(input), std::move(rows), std::move(cols)},
+                      {}, {}, span);
+  }
+  if (ir::AsTensorTypeLike(input->type()) == nullptr) {
+    return ErrorAt(given[0], pto::StrCat(path, " input must be a Tensor", path == "pl.set_validshape"
+                                                                           ? " or a Tile"
+                                                                           : "",
+                                         ", got ", TypeText(input->type())));
+  }
+  ExprPtr shape = ir::MakeNode<ir::MakeTuple>(std::vector<ExprPtr>{std::move(rows), std::move(cols)},
+                                              span);
+  return MakeOpCall("pl.tensor.set_validshape", {std::move(input), std::move(shape)}, {}, {}, span);
 }
 
 // The registry locates some operand errors at the operand's own span, which for
@@ -167,6 +210,13 @@ absl::StatusOr<ExprPtr> Parser::LowerOpArg(const Ast* a, std::string_view op) {
       elems.push_back(std::move(e));
     }
     return ExprPtr(ir::MakeNode<ir::MakeTuple>(std::move(elems), SpanOf(a)));
+  }
+  // An operand the operator needs as a compile-time integer (an array's
+  // extent): arithmetic of constants is folded, as PyPTO reads closure values
+  // (`pl.array.create(N_RANKS * L, pl.INT32)`). Elsewhere arithmetic is kept.
+  if (op == "pl.array.create" && a->kind == AstKind::kBinary && IsConstAst(a)) {
+    ASSIGN_OR_RETURN(ConstVal v, ConstEval(a));
+    return ConstToExpr(v, SpanOf(a));
   }
   if (std::optional<DataType> dt = ResolveDType(a)) {
     return ErrorAt(a, pto::StrCat("data type pl.", ir::DataTypeName(*dt),
@@ -222,7 +272,20 @@ absl::StatusOr<ExprPtr> Parser::LowerOpCall(const Ast* a, std::string_view alloc
       return p_->path_;
     }
     absl::StatusOr<ExprPtr> LowerOperand(ops::ArgRef r) override {
-      return p_->LowerOpArg(Arg(r), op_);
+      const Ast* a = Arg(r);
+      // PyPTO's read / write take a bare index for flat 1-D access
+      // (op/tensor_ops.py read: `[indices]` when not a sequence).
+      if (IsReadWrite(op_) && a->kind != AstKind::kList && a->kind != AstKind::kTuple &&
+          (r.keyword ? KeywordName(r.index) == "indices" : r.index == 1)) {
+        ASSIGN_OR_RETURN(ExprPtr i, p_->LowerOpArg(a, op_));
+        return ExprPtr(ir::MakeNode<ir::MakeTuple>(std::vector<ExprPtr>{std::move(i)},
+                                                   p_->SpanOf(a)));
+      }
+      return p_->LowerOpArg(a, op_);
+    }
+    static bool IsReadWrite(std::string_view op) {
+      return op == "pl.read" || op == "pl.write" || op == "pl.tensor.read" ||
+             op == "pl.tensor.write" || op == "pl.tile.read" || op == "pl.tile.write";
     }
     absl::StatusOr<ir::AttrValue> LowerAttr(ops::ArgRef r) override {
       if (r.keyword && KeywordName(r.index) == ir::kAttrDeps &&
@@ -332,15 +395,24 @@ absl::StatusOr<ExprPtr> Parser::LowerFunctionCall(const Ast* a, std::string_view
     return ErrorAt(Kid(a, 0), pto::StrCat("unknown function 'self.", fname, "'"));
   }
   FuncState* callee = it->second;
-  if (callee->derive_results && !callee->body_done) {
-    RETURN_IF_ERROR(LowerBodyFirst(callee, a));
-  }
   std::vector<ExprPtr> args;
   args.reserve(NumPos(a));
-  for (uint32_t i = first_arg; i < NumPos(a); ++i) {
-    ASSIGN_OR_RETURN(ExprPtr e, LowerExpr(PosArg(a, i)));
-    args.push_back(std::move(e));
+  auto lower_args = [&]() -> absl::Status {
+    for (uint32_t i = first_arg; i < NumPos(a); ++i) {
+      ASSIGN_OR_RETURN(ExprPtr e, LowerExpr(PosArg(a, i)));
+      args.push_back(std::move(e));
+    }
+    return absl::OkStatus();
+  };
+  const bool bind_now = !callee->pending_params.empty() && !callee->body_done;
+  if (bind_now) {
+    RETURN_IF_ERROR(lower_args());
+    RETURN_IF_ERROR(BindParamsAtCall(callee, a, first_arg, args));
   }
+  if ((callee->derive_results || bind_now) && !callee->body_done) {
+    RETURN_IF_ERROR(LowerBodyFirst(callee, a));
+  }
+  if (!bind_now) RETURN_IF_ERROR(lower_args());
   ir::AttrList attrs;
   attrs.reserve(a->num_kws);
   for (uint32_t i = 0; i < a->num_kws; ++i) {
@@ -384,6 +456,34 @@ absl::StatusOr<ExprPtr> Parser::LowerFunctionCall(const Ast* a, std::string_view
                                             std::move(attrs), std::move(type), SpanOf(a)));
 }
 
+absl::Status Parser::BindParamsAtCall(FuncState* callee, const Ast* a, uint32_t first_arg,
+                                      const std::vector<ExprPtr>& args) {
+  for (const FuncState::PendingParam& p : callee->pending_params) {
+    if (p.index >= args.size()) {
+      return ErrorAt(a, pto::StrCat("this call of '", callee->name, "' gives no argument for "
+                                    "its bare pl.Tensor parameter '", p.name, "'"));
+    }
+    const Ast* arg_ast = PosArg(a, first_arg + static_cast<uint32_t>(p.index));
+    std::shared_ptr<const ir::TensorType> t = ir::AsTensorTypeLike(args[p.index]->type());
+    if (t == nullptr) {
+      return ErrorAt(arg_ast, pto::StrCat("the bare pl.Tensor parameter '", p.name, "' of '",
+                                          callee->name, "' takes a tensor, got ",
+                                          TypeText(args[p.index]->type())));
+    }
+    for (const ExprPtr& d : t->shape()) {
+      if (!ir::GetConstInt(d)) {
+        return ErrorAt(arg_ast, pto::StrCat("the bare pl.Tensor parameter '", p.name, "' of '",
+                                            callee->name, "' needs a static shape here, got ",
+                                            TypeText(t), " (bind it: pto-opt --bind ",
+                                            callee->name, ".", p.name, "=[...])"));
+      }
+    }
+    callee->params[p.index] = ir::MakeNode<const ir::Var>(
+        p.name, TypePtr(ir::MakeNode<ir::TensorType>(t->shape(), t->dtype())), p.span);
+  }
+  callee->pending_params.clear();
+  return absl::OkStatus();
+}
 
 // `pl.ArgDirection.Input`, or PyPTO's short `pl.adir.input`.
 std::optional<ir::ArgDirection> Parser::ArgDirectionOf(const Ast* e) {

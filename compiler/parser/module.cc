@@ -91,9 +91,16 @@ bool TypeNamesAVar(const TypePtr& t, int depth) {
 
 // Pass 2: the bodies (those a caller needed first are done already).
 absl::Status Parser::ParseFunctionBodies() {
+  // A function with a parameter bound at the call waits for its first caller.
   for (auto& f : funcs_) {
-    if (!f->body_done) RETURN_IF_ERROR(ParseFunctionBody(f.get()));
+    if (!f->body_done && f->pending_params.empty()) RETURN_IF_ERROR(ParseFunctionBody(f.get()));
   }
+  // Nothing called these: report the program's entry first, the root cause.
+  FuncState* unbound = nullptr;
+  for (auto& f : funcs_) {
+    if (!f->body_done && (unbound == nullptr || f->name == program_name_)) unbound = f.get();
+  }
+  if (unbound != nullptr) return unbound->pending_params.front().error;
   return absl::OkStatus();
 }
 
@@ -604,7 +611,22 @@ absl::Status Parser::ParseFunctionHeader(FuncDecor decor) {
       if (AtOp(Op::kAssign)) {
         return ErrorAt(Cur(), "unsupported Python construct: default parameter value (give every argument at the call)");
       }
-      ASSIGN_OR_RETURN(pt, LowerParamType(ann));
+      bool bare = false;
+      if (!decor.method) {
+        ASSIGN_OR_RETURN(pt, LowerBareTensorParam(ann, name->text(), pname->text(), &bare));
+      }
+      if (!bare) {
+        ASSIGN_OR_RETURN(pt, LowerParamType(ann));
+      } else if (pt.type == nullptr) {
+        // Unbound: typed by the first call from another function (PyPTO's JIT
+        // specializes a callee to its caller's tensors), else an error.
+        fs->pending_params.push_back(
+            {fs->params.size(), std::string(pname->text()), SpanOf(*pname),
+             BareTensorError(ann, name->text(), pname->text())});
+        fs->params.push_back(nullptr);
+        fs->dirs.push_back(pt.dir);
+        continue;
+      }
     }
     auto var = ir::MakeNode<const ir::Var>(std::string(pname->text()), pt.type,
                                                SpanOf(*pname));
@@ -795,6 +817,8 @@ absl::StatusOr<ir::ProgramPtr> ParseProgram(std::shared_ptr<const SourceFile> fi
   const ops::OpRegistry& registry =
       options.registry != nullptr ? *options.registry : ops::OpRegistry::Global();
   internal::Parser parser(*tokens, registry, options.allow_internal_ops);
+  parser.set_jit_bindings(&options.jit_bindings);
+  parser.set_warnings(options.warnings);
   // Every node of the program comes from one arena (compiler/ir/arena.h).
   ir::ArenaScope arena;
   return parser.Run();

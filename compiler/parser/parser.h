@@ -7,10 +7,12 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "compiler/ir/function.h"
 #include "compiler/ops/op_registry.h"
+#include "compiler/parser/jit_bindings.h"
 #include "compiler/support/source.h"
 
 namespace pto::parser {
@@ -26,6 +28,12 @@ struct ParseOptions {
   // Accept internal-only operators (builtin.tensor.*), which only passes may
   // create; set to re-parse lowered IR (pto-opt --allow-internal-ops).
   bool allow_internal_ops = false;
+  // Shapes of @pl.jit functions' bare `pl.Tensor` parameters (jit_bindings.h).
+  // A bare parameter without a binding is a located error that says how to bind it.
+  JitBindings jit_bindings;
+  // Where located warnings go (made with UserError: FormatDiagnostic prints
+  // them; a tool says "warning"). Dropped when nullptr.
+  std::vector<absl::Status>* warnings = nullptr;
 };
 
 absl::StatusOr<ir::ProgramPtr> ParseProgram(std::shared_ptr<const SourceFile> file,

@@ -323,6 +323,15 @@ struct FuncState {
   bool bare_return = false;  // derive_results: a `return` without values came first
   absl::flat_hash_map<MemRefKey, std::shared_ptr<const ir::MemRef>> memrefs;
   SvMap<WinAlloc> windows;
+  // Bare `pl.Tensor` parameters of a @pl.jit function without a binding: the
+  // first call types them (params[index] is nullptr until then).
+  struct PendingParam {
+    size_t index;
+    std::string name;
+    Span span;
+    absl::Status error;  // reported when nothing calls the function
+  };
+  std::vector<PendingParam> pending_params;
 };
 
 // What a block hands to its owner when its last statement is a pl.yield_.
@@ -338,6 +347,8 @@ struct YieldInfo {
 
 class Parser {
  public:
+  void set_jit_bindings(const JitBindings* b) { jit_bindings_ = b; }
+  void set_warnings(std::vector<absl::Status>* w) { warnings_ = w; }
   Parser(const TokenStream& ts, const ops::OpRegistry& registry, bool allow_internal_ops)
       : ts_(ts),
         toks_(ts.tokens),
@@ -619,6 +630,18 @@ class Parser {
     ir::ParamDirection dir = ir::ParamDirection::kIn;
   };
   absl::StatusOr<ParamType> LowerParamType(const Ast* a);
+  absl::Status CheckOptimizations(const Ast* v, std::string_view what);
+  absl::StatusOr<ExprPtr> LowerSetValidShape(const Ast* a, std::string_view path);
+  absl::Status BareTensorError(const Ast* ann, std::string_view function, std::string_view param);
+  // Types `callee`'s parameters bound at the call from `args` (lowered
+  // arguments of the call `a`).
+  absl::Status BindParamsAtCall(FuncState* callee, const Ast* a, uint32_t first_arg,
+                                const std::vector<ExprPtr>& args);
+  // A @pl.jit parameter written `pl.Tensor` / `pl.Out[pl.Tensor]` /
+  // `pl.InOut[pl.Tensor]`: typed from its binding (jit_bindings.h), else a
+  // located error. Returns false in *bare when `a` is another annotation.
+  absl::StatusOr<ParamType> LowerBareTensorParam(const Ast* a, std::string_view function,
+                                                 std::string_view param, bool* bare);
   bool TryParseSimpleType(TypePtr* out);
   bool TryParseSimpleParamType(ParamType* out);
   absl::StatusOr<TypePtr> LowerType(const Ast* a);
@@ -699,8 +722,10 @@ class Parser {
                       std::vector<ir::IterArgPtr>* iter_args, std::vector<TypePtr>* types);
   absl::Status LowerWhile(const Ast* stmt, std::vector<StmtPtr>* out);
   absl::Status LowerWith(const Ast* stmt, std::vector<StmtPtr>* out, YieldInfo* yield);
+  // `with pl.at / pl.spmd / pl.cluster(...)`; with spmd_loop_var, the for
+  // form `for i in pl.spmd(...)` (stmt is the kFor).
   absl::Status LowerExecScope(const Ast* stmt, std::string_view what, std::vector<StmtPtr>* out,
-                              YieldInfo* yield);
+                              YieldInfo* yield, const Ast* spmd_loop_var = nullptr);
   absl::Status LowerScopeAlias(const Ast* stmt, std::string_view what, std::vector<StmtPtr>* out,
                                YieldInfo* yield);
   absl::StatusOr<std::vector<ExprPtr>> LowerInitValues(const Ast* a);
@@ -715,6 +740,8 @@ class Parser {
   SourceFilePtr file_;
   const ops::OpRegistry& registry_;
   const bool allow_internal_ops_;
+  const JitBindings* jit_bindings_ = nullptr;
+  std::vector<absl::Status>* warnings_ = nullptr;
   size_t pos_ = 0;
   int depth_ = 0;
 

@@ -122,12 +122,60 @@ bool IsAtAttrKeyword(std::string_view k) {
 
 }  // namespace
 
+// PyPTO's `optimizations=[pl.split(pl.SplitMode.X), pl.cross_core_slot(slot_num=N)]`
+// (language/parser/ast_parser.py, _parse_optimizations_list). Both tune the
+// split of mixed AIC + AIV kernels (passes 20-24), which this toolchain does
+// not have: a well-formed list is a warning and is dropped; a malformed one is
+// an error with PyPTO's message.
+absl::Status Parser::CheckOptimizations(const Ast* v, std::string_view what) {
+  if (v->kind != AstKind::kList) {
+    return ErrorAt(v, pto::StrCat(what, "(optimizations=...) must be a list literal"));
+  }
+  bool seen_split = false, seen_slot = false;
+  for (uint32_t i = 0; i < v->num_kids; ++i) {
+    const Ast* e = Kid(v, i);
+    std::string callee;
+    if (e->kind == AstKind::kCall && DottedPath(Kid(e, 0))) callee = path_;
+    if (callee == "pl.split" || callee == "pl.optimizations.split") {
+      if (seen_split) return ErrorAt(e, "Duplicate 'pl.split(...)' in optimizations=[...]");
+      seen_split = true;
+      const Ast* mode = NumPos(e) > 0 ? PosArg(e, 0) : nullptr;
+      for (uint32_t k = 0; k < e->num_kws; ++k) {
+        if (KwAt(e, k).name == "mode") mode = KwValue(e, k);
+      }
+      if (mode == nullptr ||
+          !(DottedPath(mode) && StartsWith(path_, "pl.SplitMode.") &&
+            ops::EnumValueFromPath("SplitMode", path_).has_value())) {
+        return ErrorAt(e, "pl.split(...) takes a mode: pl.SplitMode.NONE, "
+                          "pl.SplitMode.UP_DOWN or pl.SplitMode.LEFT_RIGHT");
+      }
+    } else if (callee == "pl.cross_core_slot" || callee == "pl.optimizations.cross_core_slot") {
+      if (seen_slot) {
+        return ErrorAt(e, "Duplicate 'pl.cross_core_slot(...)' in optimizations=[...]");
+      }
+      seen_slot = true;
+    } else {
+      return ErrorAt(e, pto::StrCat("Unsupported entry in ", what, "(optimizations=[...]): each "
+                                    "entry must be pl.split(pl.SplitMode.X) or "
+                                    "pl.cross_core_slot(slot_num=N)"));
+    }
+  }
+  if (v->num_kids > 0 && warnings_ != nullptr) {
+    warnings_->push_back(UserError(
+        SpanOf(v), pto::StrCat(what, "(optimizations=...) is ignored: the cross-core split it "
+                                     "tunes (PyPTO passes 20-24) is not implemented here")));
+  }
+  return absl::OkStatus();
+}
+
 // `with pl.at(level, role=None, *, name_hint=, deps=, ...)`, `with
 // pl.cluster(name_hint=)` and `with pl.spmd(core_num, *, sync_start=,
 // name_hint=)`, with PyPTO's signatures (python/pypto/language/dsl_api.py).
 absl::Status Parser::LowerExecScope(const Ast* stmt, std::string_view what,
-                                    std::vector<StmtPtr>* out, YieldInfo* yield) {
-  const Ast* item = Kid(stmt, 0);
+                                    std::vector<StmtPtr>* out, YieldInfo* yield,
+                                    const Ast* spmd_loop_var) {
+  const bool for_form = spmd_loop_var != nullptr;
+  const Ast* item = Kid(stmt, for_form ? 1 : 0);
   const bool at = what == "pl.at", spmd = what == "pl.spmd";
   const uint32_t max_pos = at ? 2 : spmd ? 1 : 0;
   if (NumPos(item) > max_pos) RETURN_IF_ERROR(CheckPosCount(item, 0, max_pos, what));
@@ -168,6 +216,8 @@ absl::Status Parser::LowerExecScope(const Ast* stmt, std::string_view what,
                                                            k.name == "allow_early_resolve"))) {
       ASSIGN_OR_RETURN(ir::AttrValue a, ConvertAttr(v));
       attrs.emplace_back(std::string(k.name), std::move(a));
+    } else if (k.name == "optimizations" && (at || spmd)) {
+      RETURN_IF_ERROR(CheckOptimizations(v, what));
     } else if (k.name == "optimizations" || k.name == "predicate") {
       return UserError(KwSpan(k), pto::StrCat(what, "(", k.name, "=...) is not supported yet; "
                                               "leave it out (the pipeline picks the default)"));
@@ -204,7 +254,25 @@ absl::Status Parser::LowerExecScope(const Ast* stmt, std::string_view what,
   }
   Span header = SpanOf(stmt);
   std::vector<StmtPtr> body;
-  RETURN_IF_ERROR(LowerBlock(Kid(stmt, 1), &body, yield));
+  if (for_form) {
+    // PyPTO's `for i in pl.spmd(n):` (ast_parser.py, _parse_spmd_for_loop): an
+    // SPMD scope around one InCore scope whose first statement binds i to the
+    // block index.
+    std::vector<StmtPtr> inner;
+    ASSIGN_OR_RETURN(ExprPtr idx, MakeOpCall("pl.tile.get_block_idx", {}, {}, {},
+                                             SpanOf(spmd_loop_var)));
+    bool reassigned = false;
+    VarPtr var = AssignTarget(spmd_loop_var->text, idx->type(), SpanOf(spmd_loop_var),
+                              &reassigned);
+    inner.push_back(ir::MakeNode<ir::AssignStmt>(var, std::move(idx), SpanOf(spmd_loop_var)));
+    if (!reassigned) Define(spmd_loop_var->text, std::move(var), /*assigned=*/true);
+    RETURN_IF_ERROR(LowerBlock(Kid(stmt, 2), &inner, yield));
+    body.push_back(ir::MakeNode<ir::ExecScopeStmt>(
+        ir::ScopeKind::kInCore, std::string(), ir::Level::kCoreGroup, std::nullopt, nullptr,
+        false, ir::MakeNode<ir::SeqStmts>(std::move(inner), header), ir::AttrList{}, header));
+  } else {
+    RETURN_IF_ERROR(LowerBlock(Kid(stmt, 1), &body, yield));
+  }
   out->push_back(ir::MakeNode<ir::ExecScopeStmt>(
       kind, std::move(name), level, role, std::move(core_num), sync_start,
       ir::MakeNode<ir::SeqStmts>(std::move(body), header), std::move(attrs), header));

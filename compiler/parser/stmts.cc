@@ -293,6 +293,20 @@ absl::Status Parser::LowerReturn(const Ast* stmt, std::vector<StmtPtr>* out) {
   Span span = SpanOf(stmt);
   if (cur_func_ != nullptr && cur_func_->derive_results) RETURN_IF_ERROR(DeriveResults(values, span));
   size_t declared = cur_func_ != nullptr ? cur_func_->ret_types.size() : values.size();
+  if (values.size() == 1 && declared > 1) {
+    // `return self.f(...)` of a function that returns `declared` values, as in
+    // PyPTO: the tuple is bound once and its items are returned.
+    auto tt = ir::As<ir::TupleType>(values[0]->type());
+    if (tt != nullptr && tt->types().size() == declared) {
+      auto tmp = ir::MakeNode<const ir::Var>("_tuple_tmp", values[0]->type(), span);
+      out->push_back(ir::MakeNode<ir::AssignStmt>(tmp, std::move(values[0]), span));
+      values.clear();
+      for (size_t i = 0; i < declared; ++i) {
+        values.push_back(ir::MakeNode<ir::TupleGetItem>(tmp, static_cast<int>(i),
+                                                        tt->types()[i], span));
+      }
+    }
+  }
   if (values.size() != declared) {
     return UserError(span, pto::StrCat("function '", cur_func_->name, "' declares ", declared,
                                        " result", declared == 1 ? "" : "s",

@@ -339,6 +339,47 @@ bool Parser::TryParseSimpleType(TypePtr* out) {
   return true;
 }
 
+absl::Status Parser::BareTensorError(const Ast* ann, std::string_view function,
+                                     std::string_view param) {
+  const Ast* inner = ann->kind == AstKind::kSubscript ? Kid(ann, 1) : ann;
+  // PyPTO's JIT takes the shape and dtype from the call's tensor.
+  return ErrorAt(inner, pto::StrCat("parameter '", param, "' of @pl.jit function '", function,
+                                    "' is a bare pl.Tensor: its shape and dtype come from "
+                                    "the call; bind them (pto-opt --bind ", param,
+                                    "=[d0,d1]:FP32 or --bind ", function, ".", param,
+                                    "=...), or write pl.Tensor[[d0, d1], dtype]"));
+}
+
+absl::StatusOr<Parser::ParamType> Parser::LowerBareTensorParam(const Ast* a,
+                                                               std::string_view function,
+                                                               std::string_view param,
+                                                               bool* bare) {
+  ParamType out;
+  const Ast* inner = a;
+  if (a->kind == AstKind::kSubscript && Kid(a, 0)->kind == AstKind::kAttribute &&
+      DottedPath(Kid(a, 0)) &&
+      (std::string_view(path_) == "pl.Out" || std::string_view(path_) == "pl.InOut")) {
+    out.dir = std::string_view(path_) == "pl.Out" ? ir::ParamDirection::kOut
+                                                   : ir::ParamDirection::kInOut;
+    inner = Kid(a, 1);
+  }
+  *bare = inner->kind == AstKind::kAttribute && DottedPath(inner) &&
+          std::string_view(path_) == "pl.Tensor";
+  if (!*bare) return out;
+  const TensorBinding* b =
+      jit_bindings_ == nullptr ? nullptr : FindJitBinding(*jit_bindings_, function, param);
+  if (b == nullptr) return out;  // out.type == nullptr: typed at its first call
+
+  std::vector<ExprPtr> shape;
+  shape.reserve(b->shape.size());
+  for (int64_t d : b->shape) {
+    shape.push_back(ir::MakeNode<ir::ConstInt>(d, DataType::kIndex, SpanOf(inner)));
+  }
+  out.type = TypePtr(ir::MakeNode<ir::TensorType>(std::move(shape), b->dtype, std::nullopt,
+                                                  std::nullopt, SpanOf(inner)));
+  return out;
+}
+
 // A parameter annotation for TryParseSimpleType, optionally in pl.Out[...] or
 // pl.InOut[...], followed by ',' or ')'.
 bool Parser::TryParseSimpleParamType(ParamType* out) {

@@ -1,6 +1,7 @@
 #!/bin/bash
 # extract_programs.py on a synthetic PyPTO-like tree of ours: passes, the
-# failure with its first error, every skip reason, the rate and --min-rate.
+# failure with its first error, every skip reason, both sets' rates, the
+# substituted test values, --set and --min-rate.
 set -u
 script="$1"; pto_opt="$2"; tree="${3%/tests/st/distributed/test_synthetic.py}"
 out="${TEST_TMPDIR:-$(mktemp -d)}/extracts"
@@ -24,11 +25,44 @@ expect "constant 'SCALE' is a call of torch.tensor"
 expect "calls the Python helper 'helper'"
 expect "depends on the test parameter or local 'n_cols'"
 expect "uses an f-string"
-expect "skipped (Python outside the language): 4"
+expect "found 9 programs; skipped (Python outside the language): 4 (44.4%)"
 grep -q "test_insert_comm_fence.py::Rejected (PyPTO rejects it)  *pass  *rejected: .*unknown operator 'pl.tile.bogus'" "$log" ||
   { echo "Rejected is not counted as rejected"; fail=1; }
 expect "we reject 1 of 1"
-expect "passed 4 of 5 programs: 80.0%"
+expect "distributed: passed 4 of 5 programs: 80.0%"
+# The single-chip set: values the test gives its programs' names are substituted.
+for p in FromInit FromParametrize FromCallSite bare_add table_copy helper_copy FromNamedTable; do
+  grep -q "test_values.py::$p  *pass" "$log" || { echo "$p did not pass"; fail=1; }
+done
+expect "depends on the test parameter or local 'fixture_value' (parameter 'fixture_value' has no default"
+expect "single-chip: passed 7 of 7 programs: 100.0%"
+# ... and through a helper that returns the test's tensors (torch.zeros_like of one).
+head -1 "$out"/tests_st_runtime_test_values__helper_copy.pto |
+  grep -qx "# pto-opt --bind: helper_copy.a=\[4,64\]:INT32 helper_copy.c=\[4,64\]:INT32" ||
+  { echo "helper_copy lacks its bindings"; fail=1; }
+# ... also through a test's loop over a table of (function, value) rows.
+head -1 "$out"/tests_st_runtime_test_values__table_copy.pto |
+  grep -qx "# pto-opt --bind: table_copy.a=\[8,64\]:FP32 table_copy.c=\[8,64\]:FP32" ||
+  { echo "table_copy lacks its bindings"; fail=1; }
+# A @pl.jit program's bare pl.Tensor parameters are bound from the torch tensors
+# of its call; the jit function it calls takes its types from the call (the
+# parser), and is not a program of its own.
+grep -q "test_values.py::bare_inner  *part  *compiled as part of bare_add" "$log" ||
+  { echo "bare_inner is not part of bare_add"; fail=1; }
+expect "1 more are jit functions with bare pl.Tensor parameters that only other jit functions call"
+head -1 "$out"/tests_st_runtime_test_values__bare_add.pto |
+  grep -q "^# pto-opt --bind: bare_add.a=\[16,32\]:FP16 bare_add.c=\[16,32\]:FP16" ||
+  { echo "bare_add lacks its bindings"; fail=1; }
+v="$out"/tests_st_runtime_test_values
+grep -qx "m = 16" "$v"__FromInit.pto && grep -qx "n = 64" "$v"__FromInit.pto &&
+  grep -qx "dt = pl.FP32" "$v"__FromInit.pto || { echo "FromInit lacks __init__ defaults"; fail=1; }
+grep -qx "rows = 8" "$v"__FromParametrize.pto && grep -qx "cols = 64" "$v"__FromParametrize.pto ||
+  { echo "FromParametrize lacks the first case"; fail=1; }
+grep -qx "width = 128" "$v"__FromCallSite.pto || { echo "FromCallSite lacks the call's argument"; fail=1; }
+grep -qx "r = 16" "$v"__FromNamedTable.pto && grep -qx "c = 8" "$v"__FromNamedTable.pto ||
+  { echo "FromNamedTable lacks the first row of _SHAPES"; fail=1; }
+python3 "$script" "$tree" --set single-chip --out "$out" --pto-opt "$pto_opt" > "$log" 2>&1
+if grep -q "distributed set" "$log"; then echo "--set single-chip measured the distributed set"; fail=1; fi
 if grep -q "NotListed" "$log"; then echo "read a file outside the goal"; fail=1; fi
 # Extracts carry the constants they use, in source order.
 grep -q "^COLS = ROWS \* 2" "$out"/tests_st_distributed_test_synthetic__Passes.pto ||

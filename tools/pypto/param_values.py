@@ -1,0 +1,570 @@
+"""The value a test gives a name its program uses (extract_programs.py).
+
+PyPTO's single-chip tests build most programs inside a method or a test
+function, from locals such as `m, n = self._m, self._n`, where `self._m` was set
+by `__init__` from a parameter with a default, or from a test function's
+`@pytest.mark.parametrize` values. `Evaluator.value(name, scope)` follows such
+a name to a value the language can spell: an int, float, bool, None, a
+`pl.` / `pld.` name (a dtype, an enum) or a list / tuple of these. It takes a
+parameter's default first, then the first `parametrize` case, and the first
+element of a `for` over a literal list. Anything else (torch, a call of a
+Python helper, I/O) raises `Unresolved` with the reason, and the program stays
+skipped. Python 3 standard library only; nothing is executed.
+"""
+import ast
+import operator
+import os
+
+
+class Unresolved(Exception):
+    """The name has no value we can compute without running the test."""
+
+
+class Ref:
+    """An opaque dotted name (`pl.FP32`, `DataType.FP32`): equal by its text."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __eq__(self, other):
+        return isinstance(other, Ref) and other.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __repr__(self):
+        return self.name
+
+
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.FloorDiv: operator.floordiv, ast.Div: operator.truediv, ast.Mod: operator.mod,
+           ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
+           ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor}
+_CMPOPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+           ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b,
+           ast.NotIn: lambda a, b: a not in b, ast.Is: operator.is_, ast.IsNot: operator.is_not}
+_CALLS = {"int": int, "float": float, "bool": bool, "min": min, "max": max, "len": len,
+          "list": list, "tuple": tuple, "abs": abs, "sum": sum}
+
+
+def _dotted(node):
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return base + "." + node.attr if base else None
+    return None
+
+
+def spell(value):
+    """The language's text of `value`, or None when it has none."""
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, Ref):
+        return value.name if value.name.split(".")[0] in ("pl", "pld") else None
+    if isinstance(value, (list, tuple)):
+        parts = [spell(v) for v in value]
+        if any(p is None for p in parts):
+            return None
+        if isinstance(value, tuple):
+            return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+        return "[" + ", ".join(parts) + "]"
+    return None
+
+
+class _FirstRow:
+    """The first row of a parametrize table that is not a literal, item `index`."""
+
+    def __init__(self, table, index):
+        self.table, self.index = table, index
+
+
+def parametrize_cases(decorators):
+    """{argument: first case's value node} of `@pytest.mark.parametrize` decorators."""
+    cases = {}
+    for d in decorators:
+        if not (isinstance(d, ast.Call) and (_dotted(d.func) or "").endswith("parametrize")):
+            continue
+        if len(d.args) < 2:
+            continue
+        names_node, values = d.args[0], d.args[1]
+        if isinstance(names_node, ast.Constant) and isinstance(names_node.value, str):
+            names = [n.strip() for n in names_node.value.split(",") if n.strip()]
+        elif isinstance(names_node, (ast.List, ast.Tuple)):
+            names = [e.value for e in names_node.elts if isinstance(e, ast.Constant)]
+        else:
+            continue
+        if not isinstance(values, (ast.List, ast.Tuple)):
+            # A table named elsewhere (`parametrize("shape", _SHAPES)`): its first
+            # row, computed when the name is needed.
+            for i, n in enumerate(names):
+                cases[n] = _FirstRow(values, i if len(names) > 1 else None)
+            continue
+        if not values.elts:
+            continue
+        first = values.elts[0]
+        if isinstance(first, ast.Call) and (_dotted(first.func) or "").endswith("param"):
+            first = ast.Tuple(elts=list(first.args), ctx=ast.Load()) if len(names) > 1 else (
+                first.args[0] if first.args else None)
+        if first is None:
+            continue
+        if len(names) == 1:
+            cases[names[0]] = first
+        elif isinstance(first, (ast.Tuple, ast.List)) and len(first.elts) == len(names):
+            for n, v in zip(names, first.elts):
+                cases[n] = v
+    return cases
+
+
+class Evaluator:
+    """Computes values of names in the scopes of one source file (see the module doc)."""
+
+    MAX_DEPTH = 60
+
+    def __init__(self, root=None, path=None, module_scope=None, scope_factory=None,
+                 module_tree_body=None):
+        self.module_tree_body = module_tree_body
+        self.root = root
+        self.path = path
+        self.module_scope = module_scope
+        self.scope_factory = scope_factory  # builds a Scope of a body (extract_programs.Scope)
+        self.depth = 0
+        self.active = set()
+        self.modules = {}
+
+    # ---- names ---------------------------------------------------------------
+    def value(self, name, scope):
+        key = (id(scope), name)
+        if key in self.active:
+            raise Unresolved(f"'{name}' is defined in terms of itself")
+        self.active.add(key)
+        self.depth += 1
+        try:
+            if self.depth > self.MAX_DEPTH:
+                raise Unresolved("too deep")
+            return self._lookup(name, scope)
+        finally:
+            self.depth -= 1
+            self.active.discard(key)
+
+    def _lookup(self, name, scope):
+        while scope is not None:
+            if name in scope.consts:
+                stmt = scope.consts[name]
+                return self.expr(stmt.value, scope)
+            if name in scope.tuple_consts:
+                stmt, index = scope.tuple_consts[name]
+                return self._element(stmt.value, index, scope)
+            if name in scope.for_vars:
+                seq = self.expr(scope.for_vars[name], scope.parent or scope)
+                if not isinstance(seq, (list, tuple)) or not seq:
+                    raise Unresolved(f"loop variable '{name}' runs over no literal sequence")
+                return seq[0]
+            if name in scope.params:
+                return self._param(name, scope)
+            if name in scope.imports:
+                return self._imported(name, scope.imports[name], scope)
+            scope = scope.parent
+        raise Unresolved(f"'{name}' is not defined in the file")
+
+    def _element(self, value_node, index, scope):
+        if isinstance(value_node, (ast.Tuple, ast.List)) and len(value_node.elts) > index and not any(
+                isinstance(e, ast.Starred) for e in value_node.elts):
+            return self.expr(value_node.elts[index], scope)
+        seq = self.expr(value_node, scope)
+        if not isinstance(seq, (list, tuple)) or len(seq) <= index:
+            raise Unresolved("an unpacking of a value that is not a sequence")
+        return seq[index]
+
+    def _param(self, name, scope):
+        func = scope.func
+        args = func.args
+        positional = args.posonlyargs + args.args
+        defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]],
+                            args.defaults))
+        for a, d in zip(args.kwonlyargs, args.kw_defaults):
+            if d is not None:
+                defaults[a.arg] = d
+        if name in defaults:
+            return self.expr(defaults[name], scope.parent)
+        cases = parametrize_cases(func.decorator_list)
+        if name not in cases and scope.cls is not None:
+            cases = parametrize_cases(scope.cls.decorator_list)
+        if name in cases:
+            case = cases[name]
+            if isinstance(case, _FirstRow):
+                rows = self.expr(case.table, scope.parent)
+                if not isinstance(rows, (list, tuple)) or not rows:
+                    raise Unresolved(f"the parametrize table of '{name}' is not a sequence")
+                row = rows[0]
+                if case.index is None:
+                    return row
+                if not isinstance(row, (list, tuple)) or len(row) <= case.index:
+                    raise Unresolved(f"the parametrize rows of '{name}' are not tuples")
+                return row[case.index]
+            return self.expr(case, scope.parent)
+        found = self._from_call_site(name, scope)
+        if found is not None:
+            return found[0]
+        raise Unresolved(f"parameter '{name}' has no default, parametrize case or call "
+                         "with a computable argument")
+
+    def _call_sites(self):
+        """(call, scope of the caller) of every call in the file."""
+        if getattr(self, "_calls", None) is None:
+            self._calls = []
+
+            def visit(body, scope, cls):
+                for stmt in body:
+                    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        inner = self.scope_factory(stmt.body, scope, func=stmt, cls=cls)
+                        for d in stmt.decorator_list:
+                            self._calls += [(c, scope) for c in ast.walk(d) if isinstance(c, ast.Call)]
+                        visit(stmt.body, inner, cls)
+                    elif isinstance(stmt, ast.ClassDef):
+                        visit(stmt.body, scope, stmt)
+                    else:
+                        for c in ast.walk(stmt):
+                            if isinstance(c, ast.For):
+                                self._table_loop_calls(c, scope)
+                            if isinstance(c, ast.Call):
+                                self._calls.append((c, scope))
+                            elif isinstance(c, (ast.Tuple, ast.List)):
+                                # A test table `(fn, (arg, ...))`, called later as fn(*args).
+                                for f, a in zip(c.elts, c.elts[1:]):
+                                    if isinstance(f, ast.Name) and isinstance(a, (ast.Tuple, ast.List)):
+                                        self._calls.append((ast.Call(func=f, args=list(a.elts),
+                                                                     keywords=[]), scope))
+
+            visit(self.module_tree_body, self.module_scope, None)
+        return self._calls
+
+    def _table_loop_calls(self, loop, scope):
+        """`for fn, k in ((f, 128), (g, 32)): ... fn(a, b)`: each row's calls of
+        its function, in a scope where the row's other names have its values."""
+        target, rows = loop.target, loop.iter
+        if not isinstance(target, ast.Tuple) or not isinstance(rows, (ast.Tuple, ast.List)):
+            return
+        names = [t.id if isinstance(t, ast.Name) else None for t in target.elts]
+        for row in rows.elts:
+            if not isinstance(row, (ast.Tuple, ast.List)) or len(row.elts) != len(names):
+                continue
+            binds = [ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())], value=v)
+                     for n, v in zip(names, row.elts) if n is not None]
+            row_scope = self.scope_factory(binds + list(loop.body), scope)
+            for j, n in enumerate(names):
+                if n is None or not isinstance(row.elts[j], ast.Name):
+                    continue
+                for c in ast.walk(loop):
+                    if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == n:
+                        self._calls.append((ast.Call(func=row.elts[j], args=c.args,
+                                                     keywords=c.keywords), row_scope))
+
+    def _from_call_site(self, name, scope):
+        """(value,) of parameter `name` in the first call of its function whose
+        argument computes, or None."""
+        func = scope.func
+        if getattr(self, "module_tree_body", None) is None:
+            return None
+        callee = func.name
+        is_init = callee == "__init__" and scope.cls is not None
+        if is_init:
+            callee = scope.cls.name
+        params = [a.arg for a in func.args.posonlyargs + func.args.args]
+        if params and params[0] in ("self", "cls"):
+            params = params[1:]
+        for call, caller in self._call_sites():
+            target = _dotted(call.func) or ""
+            if target.split(".")[-1] != callee:
+                continue
+            arg = None
+            for kw in call.keywords:
+                if kw.arg == name:
+                    arg = kw.value
+            if arg is None and name in params:
+                i = params.index(name)
+                if i < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[:i + 1]):
+                    arg = call.args[i]
+            if arg is None:
+                continue
+            try:
+                return (self.expr(arg, caller),)
+            except Unresolved:
+                continue
+        return None
+
+    def _imported(self, name, module, scope):
+        """A constant imported from a file of the checkout (`from .config import BATCH`)."""
+        if self.root is None or self.scope_factory is None:
+            raise Unresolved(f"'{name}' is imported")
+        module_name, _, level = module if isinstance(module, tuple) else (module, None, 0)
+        if level:
+            base = os.path.dirname(self.path)
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+        else:
+            base = self.root
+        rel = module_name.replace(".", os.sep) if module_name else ""
+        for candidate in (os.path.join(base, rel + ".py"), os.path.join(base, rel, "__init__.py")):
+            if os.path.isfile(candidate):
+                break
+        else:
+            raise Unresolved(f"'{name}' is imported from {module_name or '.'} outside the checkout")
+        other = self.modules.get(candidate)
+        if other is None:
+            try:
+                tree = ast.parse(open(candidate, encoding="utf-8").read())
+            except (SyntaxError, OSError):
+                raise Unresolved(f"'{name}': {candidate} does not parse")
+            other = Evaluator(self.root, candidate, None, self.scope_factory, tree.body)
+            other.module_scope = self.scope_factory(tree.body, None)
+            self.modules[candidate] = other
+        original = scope.import_names.get(name, name)
+        other.depth = self.depth
+        return other.value(original, other.module_scope)
+
+    # ---- self.<attr> ---------------------------------------------------------
+    def attribute_of_self(self, attr, scope):
+        cls = None
+        s = scope
+        while s is not None and cls is None:
+            cls = s.cls
+            s = s.parent
+        seen = set()
+        while cls is not None and cls.name not in seen:
+            seen.add(cls.name)
+            for stmt in cls.body:  # a class attribute
+                if isinstance(stmt, ast.Assign) and any(
+                        isinstance(t, ast.Name) and t.id == attr for t in stmt.targets):
+                    return self.expr(stmt.value, self.module_scope)
+            for stmt in cls.body:
+                if isinstance(stmt, ast.FunctionDef) and stmt.name == "__init__":
+                    init_scope = self.scope_factory(stmt.body, self.module_scope, func=stmt, cls=cls)
+                    found = self._self_assignment(stmt.body, attr, init_scope)
+                    if found is not None:
+                        return found[0]
+            cls = self._base(cls)
+        raise Unresolved(f"'self.{attr}' is not set in __init__")
+
+    def _self_assignment(self, body, attr, scope):
+        for stmt in reversed(body):
+            if not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                continue
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for t in targets:
+                if _dotted(t) == "self." + attr:
+                    return (self.expr(stmt.value, scope),)
+                if isinstance(t, (ast.Tuple, ast.List)):
+                    for i, e in enumerate(t.elts):
+                        if _dotted(e) == "self." + attr:
+                            return (self._element(stmt.value, i, scope),)
+        return None
+
+    def _base(self, cls):
+        for b in cls.bases:
+            name = _dotted(b)
+            if name and self.module_scope is not None:
+                node = self.module_scope.funcs.get(name)
+                if isinstance(node, ast.ClassDef):
+                    return node
+        return None
+
+    # ---- expressions ---------------------------------------------------------
+    def expr(self, node, scope):
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, (int, float, bool, str)) or node.value is None:
+                return node.value
+            raise Unresolved("a constant of an unknown kind")
+        if isinstance(node, ast.Name):
+            if node.id in ("True", "False", "None"):
+                return {"True": True, "False": False, "None": None}[node.id]
+            return self.value(node.id, scope)
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id == "self":
+                return self.attribute_of_self(node.attr, scope)
+            name = _dotted(node)
+            if name is None:
+                raise Unresolved("an attribute of an expression")
+            return Ref(name)  # pl.FP32, or an enum of the test (DataType.FP32): opaque
+        if isinstance(node, (ast.Tuple, ast.List)):
+            items = []
+            for e in node.elts:
+                if isinstance(e, ast.Starred):
+                    items.extend(self.expr(e.value, scope))
+                else:
+                    items.append(self.expr(e, scope))
+            return tuple(items) if isinstance(node, ast.Tuple) else items
+        if isinstance(node, ast.Dict):
+            if any(k is None for k in node.keys):
+                raise Unresolved("a dict with ** entries")
+            return {self.expr(k, scope): self.expr(v, scope) for k, v in zip(node.keys, node.values)}
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+            return self._apply(_BINOPS[type(node.op)], self.expr(node.left, scope),
+                               self.expr(node.right, scope))
+        if isinstance(node, ast.UnaryOp):
+            v = self.expr(node.operand, scope)
+            op = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_,
+                  ast.Invert: operator.invert}[type(node.op)]
+            return self._apply(op, v)
+        if isinstance(node, ast.BoolOp):
+            result = None
+            for i, v in enumerate(node.values):
+                result = self.expr(v, scope)
+                if isinstance(node.op, ast.Or) and result:
+                    return result
+                if isinstance(node.op, ast.And) and not result:
+                    return result
+            return result
+        if isinstance(node, ast.Compare):
+            left = self.expr(node.left, scope)
+            for op, right_node in zip(node.ops, node.comparators):
+                right = self.expr(right_node, scope)
+                if not self._apply(_CMPOPS[type(op)], left, right):
+                    return False
+                left = right
+            return True
+        if isinstance(node, ast.IfExp):
+            return self.expr(node.body if self.expr(node.test, scope) else node.orelse, scope)
+        if isinstance(node, ast.Subscript):
+            base = self.expr(node.value, scope)
+            if isinstance(node.slice, ast.Slice):
+                parts = [self.expr(p, scope) if p is not None else None
+                         for p in (node.slice.lower, node.slice.upper, node.slice.step)]
+                return self._apply(lambda b: b[slice(*parts)], base)
+            return self._apply(operator.getitem, base, self.expr(node.slice, scope))
+        if isinstance(node, ast.Call):
+            name = _dotted(node.func)
+            if name in _CALLS and not node.keywords:
+                args = [self.expr(a, scope) for a in node.args]
+                return self._apply(_CALLS[name], *args)
+            if name and name.endswith(".get_byte") and not node.args:
+                return Ref(name + "()")
+            raise Unresolved(f"a call of {name or 'an expression'}")
+        raise Unresolved(f"a Python {type(node).__name__.lower()}")
+
+    @staticmethod
+    def _apply(fn, *args):
+        if any(isinstance(a, Ref) for a in args):
+            if fn in (operator.eq, operator.ne, operator.getitem) or fn is _CMPOPS[ast.In]:
+                pass
+            else:
+                raise Unresolved("arithmetic on a name")
+        try:
+            return fn(*args)
+        except Exception as e:  # noqa: BLE001  (a Python error of the test's own expression)
+            raise Unresolved(f"the expression raises {type(e).__name__}")
+
+
+
+# torch dtypes by the name PyPTO's dtypes go by (pto-opt --bind).
+_TORCH_DTYPES = {"float32": "FP32", "float": "FP32", "float16": "FP16", "half": "FP16",
+                 "bfloat16": "BF16", "int32": "INT32", "int": "INT32", "int16": "INT16",
+                 "int8": "INT8", "uint8": "UINT8", "int64": "INT64", "long": "INT64",
+                 "bool": "BOOL", "float64": "FP64", "double": "FP64"}
+_TORCH_MAKERS = ("randn", "rand", "zeros", "ones", "empty", "full", "randint")
+
+
+def _named_tensor(ev, name, scope, depth):
+    """(shape, dtype) of the torch tensor `name` is assigned in `scope` or above,
+    also through `a, c = make_inputs()` of a helper that returns its tensors."""
+    s = scope
+    while s is not None and depth <= 8:
+        stmt = s.consts.get(name)
+        if stmt is not None:
+            return _torch_tensor(ev, stmt.value, s, depth + 1)
+        if name in s.tuple_consts:
+            stmt, index = s.tuple_consts[name]
+            return _returned_tensor(ev, stmt.value, index, s, depth + 1)
+        s = s.parent
+    return None
+
+
+def _returned_tensor(ev, value, index, scope, depth):
+    """Element `index` of what a call of a helper in the file returns, as a tensor."""
+    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Name) or value.args:
+        return None
+    helper = ev.module_scope.funcs.get(value.func.id) if ev.module_scope else None
+    if not isinstance(helper, ast.FunctionDef):
+        return None
+    returns = [r for r in ast.walk(helper) if isinstance(r, ast.Return) and r.value is not None]
+    if len(returns) != 1 or not isinstance(returns[0].value, ast.Tuple):
+        return None
+    elts = returns[0].value.elts
+    if index >= len(elts) or not isinstance(elts[index], ast.Name):
+        return None
+    inner = ev.scope_factory(helper.body, ev.module_scope, func=helper)
+    return _named_tensor(ev, elts[index].id, inner, depth + 1)
+
+
+def _torch_tensor(ev, node, scope, depth=0):
+    """(shape, dtype) of `torch.<maker>(...)` or `torch.<maker>_like(t)`, or None."""
+    if not isinstance(node, ast.Call) or depth > 8:
+        return None
+    name = _dotted(node.func) or ""
+    if name.startswith("torch.") and name.endswith("_like") and node.args and isinstance(
+            node.args[0], ast.Name) and name[6:-5] in _TORCH_MAKERS:
+        like = _named_tensor(ev, node.args[0].id, scope, depth)
+        if like is None:
+            return None
+        for kw in node.keywords:
+            if kw.arg == "dtype":
+                dt = _dotted(kw.value) or ""
+                if not dt.startswith("torch.") or dt[6:] not in _TORCH_DTYPES:
+                    return None
+                like = (like[0], _TORCH_DTYPES[dt[6:]])
+        return like
+    if not name.startswith("torch.") or name.split(".")[-1] not in _TORCH_MAKERS:
+        return None
+    args = list(node.args)
+    if name.endswith("randint"):  # randint(low, high, size) or randint(high, size)
+        args = args[-1:]
+    try:
+        if name.endswith(".full"):
+            shape = ev.expr(args[0], scope)
+        elif len(args) == 1:
+            shape = ev.expr(args[0], scope)
+            shape = shape if isinstance(shape, (list, tuple)) else [shape]
+        else:
+            shape = [ev.expr(a, scope) for a in args]
+        for kw in node.keywords:
+            if kw.arg == "size":
+                shape = ev.expr(kw.value, scope)
+    except (Unresolved, IndexError):
+        return None
+    if not shape or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in shape):
+        return None
+    dtype = "INT64" if name.endswith("randint") else "FP32"
+    for kw in node.keywords:
+        if kw.arg == "dtype":
+            dt = _dotted(kw.value) or ""
+            if not dt.startswith("torch.") or dt[6:] not in _TORCH_DTYPES:
+                return None
+            dtype = _TORCH_DTYPES[dt[6:]]
+    return list(shape), dtype
+
+
+def call_bindings(ev, func_name, params, calls):
+    """{param: '[d0,...]:DTYPE'} from the first call of `func_name` in `calls`
+    ((call, scope) pairs) whose arguments are torch tensors built in the file."""
+    for call, scope in calls:
+        if (_dotted(call.func) or "").split(".")[-1] != func_name:
+            continue
+        found = {}
+        for i, arg in enumerate(call.args[:len(params)]):
+            found[params[i]] = arg
+        for kw in call.keywords:
+            if kw.arg in params:
+                found[kw.arg] = kw.value
+        out = {}
+        for p, arg in found.items():
+            if isinstance(arg, ast.Name):
+                made = _named_tensor(ev, arg.id, scope, 0)
+            else:
+                made = _torch_tensor(ev, arg, scope)
+            if made is not None:
+                out[p] = "[" + ",".join(str(d) for d in made[0]) + "]:" + made[1]
+        if out:
+            return out
+    return {}

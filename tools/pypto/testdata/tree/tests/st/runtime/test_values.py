@@ -1,0 +1,128 @@
+# A synthetic PyPTO-like single-chip test (ours): programs built from the
+# test's parameters, which extract_programs.py substitutes.
+import pypto.language as pl
+import pytest
+import torch
+
+_DT = {"fp32": pl.FP32}
+
+
+class CaseBase:
+    def __init__(self, m=16, n=32, dtype="fp32"):
+        self._m, self._n = m, n
+        self._dt = _DT[dtype]
+
+
+class AddCase(CaseBase):
+    def get_program(self):
+        m, n, dt = self._m, self._n * 2, self._dt
+
+        @pl.program
+        class FromInit:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, x: pl.Tensor[[m, n], dt],
+                  out: pl.Out[pl.Tensor[[m, n], dt]]) -> pl.Tensor[[m, n], dt]:
+                t = pl.load(x, [0, 0], [m, n])
+                out = pl.store(t, [0, 0], out)
+                return out
+
+        return FromInit
+
+
+@pytest.mark.parametrize("rows,cols", [(8, 64), pytest.param(4, 4, id="small")])
+def test_parametrized(rows, cols):
+    @pl.program
+    class FromParametrize:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: pl.Tensor[[rows, cols], pl.FP32]) -> pl.Tensor[[rows, cols], pl.FP32]:
+            return x
+
+
+def build(width):
+    @pl.program
+    class FromCallSite:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: pl.Tensor[[width], pl.FP32]) -> pl.Tensor[[width], pl.FP32]:
+            return x
+
+    return FromCallSite
+
+
+def test_build():
+    build(width=128)
+
+
+def test_unknown(fixture_value):
+    @pl.program
+    class FromFixture:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: pl.Tensor[[fixture_value], pl.FP32]) -> pl.Tensor[[fixture_value], pl.FP32]:
+            return x
+
+
+@pl.jit.inline
+def bare_inner(x: pl.Tensor, y: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(x, [0, 0], [16, 32])
+        pl.store(pl.add(t, t), [0, 0], y)
+    return y
+
+
+@pl.jit
+def bare_add(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    tmp = pl.create_tensor([16, 32], dtype=pl.FP16)
+    tmp = bare_inner(a, tmp)
+    c = bare_inner(tmp, c)
+    return c
+
+
+def test_bare_add():
+    a = torch.randn(16, 32, dtype=torch.float16)
+    bare_add(a, torch.zeros((16, 32), dtype=torch.float16))
+
+
+@pl.jit
+def table_copy(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(a, [0, 0], [8, 64])
+        pl.store(t, [0, 0], c)
+    return c
+
+
+def test_table():
+    for fn, n in ((table_copy, 64),):
+        a = torch.randn(8, n, dtype=torch.float32)
+        fn(a, torch.zeros(8, n))
+
+
+@pl.jit
+def helper_copy(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(a, [0, 0], [4, 64])
+        pl.store(t, [0, 0], c)
+    return c
+
+
+def _inputs():
+    a = torch.randn(4, 64, dtype=torch.int32)
+    c = torch.zeros_like(a)
+    return a, c
+
+
+def test_helper():
+    a, c = _inputs()
+    helper_copy(a, c)
+
+
+_SHAPES = [(16, 8), (32, 32)]
+
+
+@pytest.mark.parametrize("shape", _SHAPES)
+def test_named_table(shape):
+    r, c = shape
+
+    @pl.program
+    class FromNamedTable:
+        @pl.function(type=pl.FunctionType.InCore)
+        def k(self, x: pl.Tensor[[r, c], pl.FP32]) -> pl.Tensor[[r, c], pl.FP32]:
+            return x
