@@ -22,7 +22,16 @@ WindowBuffer::WindowBuffer(VarPtr base, ExprPtr size, bool load_from_host, bool 
       store_to_host_(store_to_host) {}
 
 Op::Op(NodeKind kind, std::string name, Span span)
-    : Expr(kind, UnknownType::Get(), std::move(span)), name_(std::move(name)) {}
+    : Expr(kind, UnknownType::Get(), std::move(span)),
+      name_(std::move(name)),
+      id_(kind == NodeKind::kOp ? OpIdFromName(name_) : OpId::kUnknown) {}
+
+OpId OpIdOf(const ExprPtr& e) {
+  if (e == nullptr || e->kind() != NodeKind::kCall) return OpId::kUnknown;
+  return static_cast<const Call&>(*e).op()->id();
+}
+
+bool IsOp(const ExprPtr& e, OpId id) { return id != OpId::kUnknown && OpIdOf(e) == id; }
 
 ConstInt::ConstInt(int64_t value, DataType dtype, Span span)
     : Expr(NodeKind::kConstInt, ScalarType::Get(dtype), std::move(span)), value_(value) {}

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compiler/ir/attrs.h"
+#include "compiler/ir/op_id.h"
 #include "compiler/ir/type.h"
 
 namespace pto::ir {
@@ -105,12 +106,16 @@ class Op : public Expr {
   explicit Op(std::string name, Span span = Span())
       : Op(NodeKind::kOp, std::move(name), std::move(span)) {}
   const std::string& name() const { return name_; }
+  // Resolved once, when the node is built: kUnknown for a GlobalVar or a name
+  // the registry does not know.
+  OpId id() const { return id_; }
 
  protected:
   Op(NodeKind kind, std::string name, Span span);
 
  private:
   std::string name_;
+  OpId id_;
 };
 using OpPtr = std::shared_ptr<const Op>;
 
@@ -268,6 +273,15 @@ class Call : public Expr {
   AttrList attrs_;
 };
 using CallPtr = std::shared_ptr<const Call>;
+
+// Whether `call` calls operator `id` (never true for a function call).
+inline bool IsOp(const Call& call, OpId id) { return call.op()->id() == id; }
+inline bool IsOp(const Call* call, OpId id) { return call != nullptr && IsOp(*call, id); }
+inline bool IsOp(const CallPtr& call, OpId id) { return IsOp(call.get(), id); }
+// Whether `e` is a call of operator `id`.
+bool IsOp(const ExprPtr& e, OpId id);
+// The operator `e` calls; kUnknown when `e` is not an operator call.
+OpId OpIdOf(const ExprPtr& e);
 
 class MakeTuple : public Expr {
  public:

@@ -1,6 +1,8 @@
 #include "compiler/ops/op_registry.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "compiler/ir/arena.h"
 #include "compiler/ops/register_ops.h"
@@ -18,15 +20,34 @@ const OpRegistry& OpRegistry::Global() {
     RegisterTileOps(*r);
     RegisterRuntimeOps(*r);
     RegisterPyptoSignatures(*r);
+    AttachTraits(*r);
+    r->CheckEveryIdRegistered();
     return r;
   }();
   return *registry;
 }
 
+namespace {
+
+[[noreturn]] void RegistryDefect(std::string_view what, std::string_view name) {
+  // The registrations and compiler/ir/op_list.inc are ours and fixed; a
+  // mismatch is a build defect, caught by every test that builds a call.
+  std::fprintf(stderr, "operator registry: %s '%s' (compiler/ir/op_list.inc)\n",
+               std::string(what).c_str(), std::string(name).c_str());
+  std::abort();
+}
+
+}  // namespace
+
 void OpRegistry::Register(OpDef def) {
+  def.id = ir::OpIdFromName(def.name);
+  if (def.id == ir::OpId::kUnknown) RegistryDefect("no OpId for the operator", def.name);
   def.op = std::make_shared<ir::Op>(def.name);
   auto owned = std::make_unique<OpDef>(std::move(def));
   const OpDef* p = owned.get();
+  if (by_id_.empty()) by_id_.resize(ir::kNumOpIds, nullptr);
+  if (by_id_[static_cast<size_t>(p->id)] != nullptr) RegistryDefect("registered twice", p->name);
+  by_id_[static_cast<size_t>(p->id)] = p;
   by_name_[p->name] = p;
   for (const std::string& a : p->aliases) by_name_[a] = p;
   defs_.push_back(std::move(owned));
@@ -54,6 +75,50 @@ void OpRegistry::AddAlias(std::string alias, std::string_view target) {
   const_cast<OpDef*>(def)->aliases.push_back(alias);
   by_name_[std::move(alias)] = def;
 }
+
+void OpRegistry::CheckEveryIdRegistered() const {
+  for (size_t i = 1; i < ir::kNumOpIds; ++i) {
+    if (i >= by_id_.size() || by_id_[i] == nullptr) {
+      RegistryDefect("OpId without a registered operator", ir::OpIdName(static_cast<ir::OpId>(i)));
+    }
+  }
+}
+
+const OpDef* OpRegistry::Find(ir::OpId id) const {
+  const size_t i = static_cast<size_t>(id);
+  return i < by_id_.size() ? by_id_[i] : nullptr;
+}
+
+std::optional<size_t> OpDef::AliasedArg(size_t num_args) const {
+  if (traits.result_arg < 0 || static_cast<size_t>(traits.result_arg) >= num_args) {
+    return std::nullopt;
+  }
+  return static_cast<size_t>(traits.result_arg);
+}
+
+std::optional<size_t> OpDef::LocalWrittenArg(size_t num_args) const {
+  for (size_t i = 0; i < num_args; ++i) {
+    if (EffectOf(i) != ArgEffect::kRead && !traits.OnPeer(i)) return i;
+  }
+  return std::nullopt;
+}
+
+bool OpDef::WritesPeer() const {
+  for (size_t i = 0; i < effects.size(); ++i) {
+    if (effects[i] != ArgEffect::kRead && traits.OnPeer(i)) return true;
+  }
+  return false;
+}
+
+const OpDef* DefOf(const ir::Call& call) { return OpRegistry::Global().Find(call); }
+
+const OpTraits& TraitsOf(ir::OpId id) {
+  static const OpTraits kNone;
+  const OpDef* def = OpRegistry::Global().Find(id);
+  return def == nullptr ? kNone : def->traits;
+}
+
+const OpTraits& TraitsOf(const ir::Call& call) { return TraitsOf(call.op()->id()); }
 
 const OpDef* OpRegistry::Find(std::string_view name) const {
   auto it = by_name_.find(ToAbsl(name));

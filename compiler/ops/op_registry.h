@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "compiler/ir/expr.h"
+#include "compiler/ir/op_id.h"
 #include "compiler/ops/collective_def.h"
 #include "compiler/ops/op_signature.h"
 
@@ -24,6 +25,47 @@ enum class OpCategory { kScalarOp, kTensorOp, kTileOp, kDistributedOp, kBuiltinO
 // How an operator touches an argument (spec §2): Write means "overwritten, not
 // updated" and must not make the enclosing parameter InOut.
 enum class ArgEffect { kRead, kWrite, kReadWrite };
+
+// The unit a kernel-side operator runs on (the AIC cube or the AIV vector
+// unit); kNone for orchestration, system and scalar operators.
+// kEither: data movement, allocation and block queries both cores run.
+enum class ExecUnit : uint8_t { kNone, kVector, kCube, kEither };
+
+// What a view's result is of its source, operand 0 (MLIR's
+// ViewLikeOpInterface): every view shares the source's buffer, zero-copy.
+enum class ViewKind : uint8_t {
+  kNone,     // not a view
+  kReshape,  // the same elements in the same row-major order (reshape, set_validshape)
+  kWindow,   // a box of the source (view, slice, index): contiguous only when it
+             // narrows the leading dimension alone
+  kPermute,  // the source's elements in another order (transpose)
+};
+
+// The properties passes and code generation ask of an operator, instead of
+// its name (op_traits.cc holds them; testdata/op_traits.txt lists them all).
+struct OpTraits {
+  ViewKind view = ViewKind::kNone;
+  // Operands that name a peer's memory or signal (MLIR's memory-effect
+  // resource): bit i set = operand i is accessed on a peer, with the effect
+  // of OpDef::effects[i] (pld.tile.put writes operand 0 on the peer,
+  // pld.tile.get reads operand 2 there).
+  uint32_t peer_args = 0;
+  // Part of inter-rank communication: peer operands, signals, waits on
+  // them, the collectives and their builtin dispatches.
+  bool communicates = false;
+  ExecUnit unit = ExecUnit::kNone;
+  // The operand the result is: a view's source (0), or the operand an
+  // in-place update returns (pl.tile.store -> 2, pl.tensor.assemble -> 0, a
+  // collective -> its target); -1 when the result is a new value.
+  int8_t result_arg = -1;
+  // An elementwise kernel operator whose result may take the buffer of an
+  // operand it reads last: it reads each element before writing it
+  // (tile_liveness). Not relu: its emission fills the result with 0s first.
+  bool in_place_safe = false;
+
+  bool IsView() const { return view != ViewKind::kNone; }
+  bool OnPeer(size_t arg) const { return arg < 32 && ((peer_args >> arg) & 1u) != 0; }
+};
 
 // Everything a deducer sees of a call being built.
 struct CallSite {
@@ -48,6 +90,7 @@ using Canonicalizer = std::function<absl::Status(std::vector<ir::ExprPtr>& args,
                                                  ir::AttrList& kwargs, const Span& span)>;
 
 struct OpDef {
+  ir::OpId id = ir::OpId::kUnknown;
   std::string name;                  // canonical, e.g. "pld.tensor.window"
   std::vector<std::string> aliases;  // e.g. "pld.window"
   OpCategory category = OpCategory::kTensorOp;
@@ -66,9 +109,17 @@ struct OpDef {
   // The shared Op node used by every call of this operator.
   ir::OpPtr op;
 
+  OpTraits traits;
+
   ArgEffect EffectOf(size_t arg_index) const {
     return arg_index < effects.size() ? effects[arg_index] : ArgEffect::kRead;
   }
+  // OpTraits::result_arg when the call has that operand.
+  std::optional<size_t> AliasedArg(size_t num_args) const;
+  // The first operand written in local memory (not on a peer).
+  std::optional<size_t> LocalWrittenArg(size_t num_args) const;
+  // Whether some operand is written on a peer.
+  bool WritesPeer() const;
 };
 
 class OpRegistry {
@@ -78,6 +129,10 @@ class OpRegistry {
 
   // By canonical name or alias; nullptr if unknown.
   const OpDef* Find(std::string_view name) const;
+  // By id (every id but kUnknown is registered); nullptr for kUnknown.
+  const OpDef* Find(ir::OpId id) const;
+  // The operator `call` calls (by its Op node's id); nullptr for a function call.
+  const OpDef* Find(const ir::Call& call) const { return Find(call.op()->id()); }
   // Canonical names, sorted.
   std::vector<std::string> Names() const;
 
@@ -88,6 +143,8 @@ class OpRegistry {
                                        const Span& span) const;
 
   void Register(OpDef def);
+  // Aborts unless every OpId but kUnknown names a registered operator.
+  void CheckEveryIdRegistered() const;
   // Mutable access while registering (attaching signatures).
   OpDef* FindMutable(std::string_view name);
   // Another spelling of a registered operator (`pl.load` for pl.tile.load).
@@ -95,8 +152,15 @@ class OpRegistry {
 
  private:
   std::vector<std::unique_ptr<OpDef>> defs_;
+  std::vector<const OpDef*> by_id_;  // indexed by OpId
   absl::flat_hash_map<std::string, const OpDef*> by_name_;
 };
+
+// The traits of the operator `call` calls; all-default for a function call.
+const OpTraits& TraitsOf(const ir::Call& call);
+const OpTraits& TraitsOf(ir::OpId id);
+// The registered operator of `call`; nullptr for a function call.
+const OpDef* DefOf(const ir::Call& call);
 
 // Dtypes the collective whose HOST builtin is `collective` ("allreduce" (mesh),
 // "allreduce_ring", "reduce_scatter", "broadcast", "allgather", "all_to_all",

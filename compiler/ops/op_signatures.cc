@@ -187,6 +187,9 @@ void RegisterPyptoSignatures(OpRegistry& r) {
     def.name = std::string(row.name);
     def.category = CategoryOf(row.name);
     def.effects = GenericEffects(row.rule);
+    // The result is the operand the rule names, updated in place.
+    if (row.rule == "arg0") def.traits.result_arg = 0;
+    if (row.rule == "arg2") def.traits.result_arg = 2;
     def.deduce = GenericDeducer(def.name, sig);
     def.signature = std::move(sig);
     r.Register(std::move(def));

@@ -22,6 +22,8 @@ void RegisterRuntimeOps(OpRegistry& registry);      // fences, cache invalidatio
 // the operators above, the rest registered with the generic deducer; plus the
 // promoted short names (pl.load, pld.window). Runs last.
 void RegisterPyptoSignatures(OpRegistry& registry);
+// Every operator's OpTraits (op_traits.cc). Runs after the registrations.
+void AttachTraits(OpRegistry& registry);
 // The signature-driven deducer of operators without a hand-written one.
 TypeDeducer GenericDeducer(std::string op, std::shared_ptr<const Signature> signature);
 
