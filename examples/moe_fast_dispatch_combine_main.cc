@@ -34,7 +34,7 @@
 #include "runtime/api/generated_program.h"
 #include "runtime/api/host.h"
 #include "sim/system/system.h"
-#include "testing/benchmarks/collective_metrics.h"
+#include "tools/bench/collective_metrics.h"
 
 namespace pto::examples {
 namespace {
