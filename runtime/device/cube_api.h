@@ -34,30 +34,7 @@
 
 namespace pto {
 
-// BF16 (the board's bfloat16_t): the upper half of an IEEE float. Conversion
-// from float rounds to nearest even; NaN stays a (quiet) NaN.
-struct bfloat16 {
-  uint16_t bits = 0;
-  static bfloat16 FromFloat(float f) {
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    bfloat16 b;
-    if (std::isnan(f)) {
-      b.bits = static_cast<uint16_t>((u >> 16) | 0x40);
-    } else {
-      u += 0x7fffu + ((u >> 16) & 1u);
-      b.bits = static_cast<uint16_t>(u >> 16);
-    }
-    return b;
-  }
-  float ToFloat() const {
-    const uint32_t u = static_cast<uint32_t>(bits) << 16;
-    float f;
-    std::memcpy(&f, &u, 4);
-    return f;
-  }
-  friend bool operator==(bfloat16 a, bfloat16 b) { return a.bits == b.bits; }
-};
+// BF16 is device_api.h's pto::bfloat16 (round to nearest even from float).
 
 namespace cube_internal {
 
@@ -88,7 +65,7 @@ template <typename T>
 float ToF32(T v) {
   return static_cast<float>(v);
 }
-inline float ToF32(bfloat16 v) { return v.ToFloat(); }
+inline float ToF32(bfloat16 v) { return static_cast<float>(v); }
 
 // The conversion of a FIXPIPE path (L0C -> GM or L1): float to half or bf16
 // rounds to nearest even; same-type paths copy.
@@ -97,7 +74,7 @@ D Convert(S v) {
   if constexpr (std::is_same_v<D, S>) {
     return v;
   } else if constexpr (std::is_same_v<D, bfloat16>) {
-    return bfloat16::FromFloat(static_cast<float>(v));
+    return bfloat16(static_cast<float>(v));
   } else {
     return static_cast<D>(v);
   }

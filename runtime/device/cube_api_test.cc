@@ -127,8 +127,8 @@ TEST(CubeApiTest, Bf16MatmulAndBiasBroadcastOverRows) {
   auto b = TASSIGN<RightTile<bfloat16>>(0, 2, 2);
   const float av[4] = {1, 2, 3, 4}, bv[4] = {0.5f, -1, 2, 0.25f};
   for (int i = 0; i < 4; ++i) {
-    a.data[i] = bfloat16::FromFloat(av[i]);
-    b.data[i] = bfloat16::FromFloat(bv[i]);
+    a.data[i] = bfloat16(av[i]);
+    b.data[i] = bfloat16(bv[i]);
   }
   // The bias goes L1 -> Bias as half -> float (16 halves = 32 B is not a
   // multiple of 64 B, so use 32).
@@ -146,15 +146,15 @@ TEST(CubeApiTest, Bf16MatmulAndBiasBroadcastOverRows) {
   EXPECT_EQ(c.at(1, 1), 3 * -1 + 4 * 0.25f + 20);
   bfloat16 out[4];
   TSTORE(GlobalTensor<bfloat16>{out, 4}, c);
-  EXPECT_EQ(out[0].ToFloat(), 14.5f);
+  EXPECT_EQ(static_cast<float>(out[0]), 14.5f);
 }
 
 TEST(CubeApiTest, BfloatConversionRoundsToNearestEven) {
   // 1 + 2^-8 is halfway between bf16 1.0 and 1 + 2^-7: ties to even (1.0);
   // 1 + 3 * 2^-8 ties to 1 + 2^-6 (even mantissa).
-  EXPECT_EQ(bfloat16::FromFloat(1.0f + 1.0f / 256).ToFloat(), 1.0f);
-  EXPECT_EQ(bfloat16::FromFloat(1.0f + 3.0f / 256).ToFloat(), 1.0f + 1.0f / 64);
-  EXPECT_TRUE(std::isnan(bfloat16::FromFloat(NAN).ToFloat()));
+  EXPECT_EQ(static_cast<float>(bfloat16(1.0f + 1.0f / 256)), 1.0f);
+  EXPECT_EQ(static_cast<float>(bfloat16(1.0f + 3.0f / 256)), 1.0f + 1.0f / 64);
+  EXPECT_TRUE(std::isnan(static_cast<float>(bfloat16(NAN))));
 }
 
 TEST(CubeApiTest, TextractTakesAWindowAndStridedLoadsAndStores) {

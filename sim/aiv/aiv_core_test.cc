@@ -243,15 +243,15 @@ TEST(AivCoreTest, AKernelsCppExceptionIsAFaultNotACrash) {
   EXPECT_EQ(r.value("blocks_done"), 1);
 }
 
-// A block spinning on a flag nobody sets ends at the op timeout of simulated
-// time (a latched timeout, not a hang of the test).
+// A block spinning on a flag nobody sets ends at its deadline in simulated
+// time (the floor: the harness passes no tensor bytes) (a latched timeout, not a hang of the test).
 TEST(AivCoreTest, ASpinningBlockEndsAtTheSimulatedOpTimeout) {
   platforms::Platform p = A2a3();
   p.mutable_timeouts()->set_op_timeout_ns(20000);
   ModuleRun r = RunBlock(&Spin, WordOn(0), p);
   ASSERT_EQ(r.failure, "");
   EXPECT_EQ(r.value("error_code"), rt::kErrorSchedulerTimeout);
-  EXPECT_THAT(r.text("error"), HasSubstr("block ran past the op timeout of 20000 ns"));
+  EXPECT_THAT(r.text("error"), HasSubstr("block ran past its deadline of 20000 ns of simulated time (floor 20000 ns"));
   EXPECT_EQ(r.value("timed_out"), 1);
   EXPECT_GE(r.value("end_ps"), NsToPs(20000));
   EXPECT_LT(r.value("end_ps"), NsToPs(21000));
