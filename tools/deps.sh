@@ -21,6 +21,8 @@ PTO_DEBIAN_PACKAGES=(
   pybind11-dev
   python3-numpy
   python3-pytest
+  # //tools/lint:function_size_test reads function extents with Universal Ctags.
+  universal-ctags
 )
 
 # Only testing/fuzz/run_fuzzers.sh needs these (docs/fuzzing.md): clang and

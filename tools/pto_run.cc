@@ -368,66 +368,70 @@ std::string StatsJson(const pto::sim::RunReport& stats) {
 [[maybe_unused]] const bool kNoSystemcBanner =
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "DISABLE", /*overwrite=*/0) == 0;
 
-int Main(int argc, char** argv) {
-  Options opts;
-  if (int rc = ParseArgs(argc, argv, &opts); rc >= 0) return rc;
-  absl::StatusOr<pto::passes::Target> target = pto::passes::TargetForPlatform(opts.platform);
-  if (!target.ok()) return UsageError(std::string(target.status().message()));
-  absl::StatusOr<pto::platforms::Platform> platform = pto::platforms::LoadPlatform(opts.platform);
-  if (!platform.ok()) return UsageError(std::string(platform.status().message()));
-  const int max_chips = static_cast<int>(platform->fabric().max_chips());
+// The side files of a run (--trace, --stats, --stats-json, --record-golden).
+using SideFiles = std::vector<std::pair<const char*, std::string>>;
+
+SideFiles SideFileFlags() {
+  return {{"trace", absl::GetFlag(FLAGS_trace)},
+          {"stats", absl::GetFlag(FLAGS_stats)},
+          {"stats-json", absl::GetFlag(FLAGS_stats_json)},
+          {"record-golden", absl::GetFlag(FLAGS_record_golden)}};
+}
+
+// The flags that need no program: ranks against the platform, the input and
+// output places. Returns 0, or an exit status.
+int CheckFlags(const Options& opts, const pto::platforms::Platform& platform) {
+  const int max_chips = static_cast<int>(platform.fabric().max_chips());
   if (opts.ranks > max_chips) {
     return UsageError(absl::StrCat("--ranks=", opts.ranks, ": platform '", opts.platform,
                                    "' simulates 1..", max_chips, " chips"));
-  }
-  const std::optional<std::string> root = RunfilesRoot(argv[0]);
-  if (!root.has_value()) {
-    return Fail(2, "cannot find the runtime headers and builtin templates (runfiles of pto-run)");
-  }
-  // `bazel run` starts us in the runfiles tree; paths on the command line
-  // are the user's.
-  if (const char* wd = std::getenv("BUILD_WORKING_DIRECTORY"); wd != nullptr && *wd != '\0') {
-    if (chdir(wd) != 0) return Fail(2, absl::StrCat("cannot enter '", wd, "'"));
   }
   const std::string inputs_dir = absl::GetFlag(FLAGS_inputs);
   if (!inputs_dir.empty() && !fs::is_directory(inputs_dir)) {
     return UsageError("--inputs=" + inputs_dir + ": not a directory");
   }
   const std::string outputs_dir = absl::GetFlag(FLAGS_outputs);
-  const bool timing_only = absl::GetFlag(FLAGS_timing_only);
-  if (timing_only && (!outputs_dir.empty() || !absl::GetFlag(FLAGS_record_golden).empty())) {
+  if (absl::GetFlag(FLAGS_timing_only) &&
+      (!outputs_dir.empty() || !absl::GetFlag(FLAGS_record_golden).empty())) {
     return UsageError("--timing-only moves no payload, so it writes no outputs: drop --outputs "
                       "and --record-golden");
   }
-  const std::pair<const char*, std::string> files[] = {{"trace", absl::GetFlag(FLAGS_trace)},
-                                                       {"stats", absl::GetFlag(FLAGS_stats)},
-                                                       {"stats-json", absl::GetFlag(FLAGS_stats_json)},
-                                                       {"record-golden", absl::GetFlag(FLAGS_record_golden)}};
   if (!outputs_dir.empty()) {
     if (absl::Status s = CheckWritable("outputs", outputs_dir, true); !s.ok()) {
       return Fail(1, std::string(s.message()));
     }
   }
-  for (const auto& [flag, path] : files) {
+  for (const auto& [flag, path] : SideFileFlags()) {
     if (path.empty()) continue;
     if (absl::Status s = CheckWritable(flag, path, false); !s.ok()) {
       return Fail(1, std::string(s.message()));
     }
   }
+  return 0;
+}
 
+// What compiling the program yields for the run.
+struct Prepared {
   pto::tools::CompiledProgram compiled;
-  // A program without a HOST orchestrator runs its single-chip entry
-  // (tools/single_chip.h) on one chip; the entry is chosen from the parsed
-  // program, and a lone kernel gets its orchestration here.
+  // Empty for a program with a HOST orchestrator; else the single-chip entry
+  // (tools/single_chip.h) that runs on one chip.
   std::string chip_entry;
   pto::tools::run::ChipEntry chosen;
+  std::vector<Param> params;
+};
+
+// Compiles the program with its dynamic dimensions bound, and reads the
+// entry's inputs. Returns 0, or an exit status.
+int Prepare(const Options& opts, const pto::passes::Target& target,
+            const pto::platforms::Platform& platform, const std::string& root, Prepared* out) {
   const std::string requested_entry = absl::GetFlag(FLAGS_entry);
+  const std::string inputs_dir = absl::GetFlag(FLAGS_inputs);
   // Dynamic dimensions take their values from --ranks and the input shapes.
   auto bind_dims = [&](const pto::ir::ProgramPtr& parsed) -> absl::StatusOr<pto::ir::ProgramPtr> {
     pto::ir::ProgramPtr p = parsed;
     if (!pto::tools::run::HasHostOrchestrator(p)) {
       absl::StatusOr<pto::ir::ProgramPtr> single =
-          pto::tools::run::PrepareSingleChip(p, requested_entry, &chip_entry, &chosen);
+          pto::tools::run::PrepareSingleChip(p, requested_entry, &out->chip_entry, &out->chosen);
       if (!single.ok()) return single.status();
       p = *single;
     } else if (!requested_entry.empty()) {
@@ -436,75 +440,83 @@ int Main(int argc, char** argv) {
                              "--entry chooses among the functions of a single-chip program");
     }
     absl::StatusOr<pto::tools::run::DimValues> dims =
-        pto::tools::run::BindDynDims(p, opts.ranks, inputs_dir, chip_entry);
+        pto::tools::run::BindDynDims(p, opts.ranks, inputs_dir, out->chip_entry);
     if (!dims.ok()) return dims.status();
     return pto::tools::run::SpecializeDynDims(p, *dims, opts.ranks);
   };
-  if (int rc = pto::tools::CompileProgram("pto-run", opts.input, *target,
-                                          *root + "/runtime/builtins", &compiled, bind_dims);
+  if (int rc = pto::tools::CompileProgram("pto-run", opts.input, target, root + "/runtime/builtins",
+                                          &out->compiled, bind_dims);
       rc != 0) {
     return rc;
   }
-  if (!chip_entry.empty() && opts.ranks != 1) {
+  if (!out->chip_entry.empty() && opts.ranks != 1) {
     return UsageError(absl::StrCat("--ranks=", opts.ranks, ": the program has no HOST "
-                                   "orchestrator, so its entry '", chosen.name,
+                                   "orchestrator, so its entry '", out->chosen.name,
                                    "' runs on one chip; drop --ranks or use --ranks=1"));
   }
   absl::StatusOr<std::vector<Param>> params =
-      chip_entry.empty() ? pto::tools::run::HostParams(compiled.lowered)
-                         : pto::tools::run::FunctionParams(compiled.lowered->GetFunction(chip_entry));
+      out->chip_entry.empty()
+          ? pto::tools::run::HostParams(out->compiled.lowered)
+          : pto::tools::run::FunctionParams(out->compiled.lowered->GetFunction(out->chip_entry));
   if (!params.ok()) return Fail(1, absl::StrCat(opts.input, ": ", params.status().message()));
-  if (absl::Status s = pto::tools::run::CheckFitsGm(*params, opts.ranks, platform->gm().capacity_bytes(),
-                                                    opts.platform);
+  out->params = *std::move(params);
+  if (absl::Status s = pto::tools::run::CheckFitsGm(out->params, opts.ranks,
+                                                    platform.gm().capacity_bytes(), opts.platform);
       !s.ok()) {
     return Fail(1, absl::StrCat(opts.input, ": ", s.message()));
   }
-  if (absl::Status s = pto::tools::run::LoadInputs(inputs_dir, *params,
+  if (absl::Status s = pto::tools::run::LoadInputs(inputs_dir, out->params,
                                                    absl::GetFlag(FLAGS_allow_nonfinite));
       !s.ok()) {
     return Fail(1, std::string(s.message()));
   }
+  return 0;
+}
 
-  // Build in --keep-build=DIR, else from the cache or in a temporary
-  // directory (tools/program_build.h).
-  pto::tools::BuildOptions build{*root, opts.cxx, absl::GetFlag(FLAGS_keep_build),
+// Builds the generated C++ in --keep-build=DIR, else from the cache or in a
+// temporary directory (tools/program_build.h). Returns 0, or an exit status.
+int Build(const Options& opts, const std::string& root, const Prepared& prep, EntryFn* entry) {
+  pto::tools::BuildOptions build{root, opts.cxx, absl::GetFlag(FLAGS_keep_build),
                                  absl::GetFlag(FLAGS_build_cache) ? pto::tools::DefaultCacheDir()
                                                                   : std::string(),
-                                 chip_entry};
+                                 prep.chip_entry};
   if (!build.keep_dir.empty()) {
     std::error_code ec;
     fs::create_directories(build.keep_dir, ec);
     if (ec) return Fail(2, absl::StrCat("cannot create '", build.keep_dir, "': ", ec.message()));
   }
-  absl::StatusOr<EntryFn> entry =
-      pto::tools::BuildAndLoad(compiled.bundle.at("program.cc"), build);
-  if (!entry.ok()) return Fail(2, std::string(entry.status().message()));
+  absl::StatusOr<EntryFn> built =
+      pto::tools::BuildAndLoad(prep.compiled.bundle.at("program.cc"), build);
+  if (!built.ok()) return Fail(2, std::string(built.status().message()));
+  *entry = *built;
+  return 0;
+}
 
-  pto::sim::RunReport report =
-      opts.backend == "hw"
-          ? pto::tools::RunOnHw({*platform, opts.ranks, absl::GetFlag(FLAGS_kernel_dir)}, *entry,
-                                *params)
-          : Simulate(opts, *entry, *params);
-  // The trace and statistics are written for a failed run too (they show
-  // why); a run that failed before the simulation started has no trace.
-  {
-    OutputFiles diagnostics;
-    pto::sim::RunReport stats = report;
-    stats.clear_outputs();
-    for (const auto& [flag, path] : files) {
-      if (path.empty()) continue;
-      const std::string what = std::string(flag) == "trace" ? report.trace_json()
-                               : std::string(flag) == "stats" ? pto::sim::StatsText(stats)
-                                                              : StatsJson(stats);
-      if (std::string(flag) == "trace" && what.empty()) continue;
-      if (absl::Status s = diagnostics.Add(path, what); !s.ok()) {
-        return Fail(1, std::string(s.message()));
-      }
+// The trace and statistics, written for a failed run too (they show why); a
+// run that failed before the simulation started has no trace.
+int WriteSideFiles(const pto::sim::RunReport& report) {
+  OutputFiles diagnostics;
+  pto::sim::RunReport stats = report;
+  stats.clear_outputs();
+  for (const auto& [flag, path] : SideFileFlags()) {
+    const std::string name = flag;
+    if (path.empty() || name == "record-golden") continue;
+    const std::string what = name == "trace"   ? report.trace_json()
+                             : name == "stats" ? pto::sim::StatsText(stats)
+                                               : StatsJson(stats);
+    if (name == "trace" && what.empty()) continue;
+    if (absl::Status s = diagnostics.Add(path, what); !s.ok()) {
+      return Fail(1, std::string(s.message()));
     }
-    if (absl::Status s = diagnostics.Commit(); !s.ok()) return Fail(1, std::string(s.message()));
   }
+  if (absl::Status s = diagnostics.Commit(); !s.ok()) return Fail(1, std::string(s.message()));
+  return 0;
+}
+
+// The run's outcome: races under --races=warn are printed and the run goes
+// on; a failed run is exit status 1 with what blocked.
+int CheckOutcome(const pto::sim::RunReport& report) {
   if (report.error_code() == 0 && report.races_size() > 0) {
-    // --races=warn: the report, and the run goes on.
     std::fprintf(stderr, "pto-run: warning: %d GM race%s (--races=warn; docs/simulator.md):\n",
                  report.races_size(), report.races_size() == 1 ? "" : "s");
     for (const std::string& line : report.races()) std::fprintf(stderr, "  %s\n", line.c_str());
@@ -514,12 +526,18 @@ int Main(int argc, char** argv) {
     for (const std::string& b : report.blocked()) absl::StrAppend(&text, "\n  blocked: ", b);
     return Fail(1, text);
   }
+  return 0;
+}
 
-  // Every output is merged and serialised before the first file is written.
+// The output parameters (--outputs) and the golden (--record-golden). Every
+// output is merged and serialised before the first file is written.
+int WriteOutputs(const Options& opts, const std::vector<Param>& params,
+                 const pto::sim::RunReport& report) {
+  const std::string outputs_dir = absl::GetFlag(FLAGS_outputs);
   std::vector<std::pair<std::string, std::string>> files_out;
   std::vector<pto::golden::Array> golden_outs;
-  for (const Param& p : *params) {
-    if (!p.output || timing_only) continue;
+  for (const Param& p : params) {
+    if (!p.output || absl::GetFlag(FLAGS_timing_only)) continue;
     std::vector<std::string> copies;
     for (int d = 0; d < opts.ranks; ++d) {
       auto it = report.outputs().find(OutputKey(p, d));
@@ -538,12 +556,12 @@ int Main(int argc, char** argv) {
   }
   if (const std::string golden_path = absl::GetFlag(FLAGS_record_golden); !golden_path.empty()) {
     std::vector<pto::golden::Array> ins;
-    for (const Param& p : *params) {
+    for (const Param& p : params) {
       ins.push_back({p.name, p.descr, {p.shape.begin(), p.shape.end()}, p.initial});
     }
     absl::StatusOr<pto::golden::Golden> golden = pto::golden::RecordGolden(
-        {opts.input, opts.platform, opts.ranks, opts.backend, "pto-run", "tools/update_goldens.sh"}, ins,
-        report, golden_outs);
+        {opts.input, opts.platform, opts.ranks, opts.backend, "pto-run", "tools/update_goldens.sh"},
+        ins, report, golden_outs);
     absl::Status s = golden.ok() ? pto::golden::WriteGoldenFile(golden_path, *golden)
                                  : golden.status();
     if (!s.ok()) return Fail(2, std::string(s.message()));
@@ -562,28 +580,65 @@ int Main(int argc, char** argv) {
     }
   }
   if (absl::Status s = outputs.Commit(); !s.ok()) return Fail(1, std::string(s.message()));
+  return 0;
+}
+
+// The result line, and the summary table of a simulated run.
+void PrintResult(const Options& opts, const pto::platforms::Platform& platform,
+                 const Prepared& prep, const pto::sim::RunReport& report) {
+  const std::string& name = prep.compiled.lowered->name();
   if (opts.backend == "hw") {
     // Kernel time measured on the devices (tools/hw_run.h); no simulator stats.
-    std::printf("pto-run: %s on %d devices (%s): measured kernel time %.3f us\n",
-                compiled.lowered->name().c_str(), opts.ranks, opts.platform.c_str(),
-                report.sim_time_ps() / 1e6);
-    return 0;
+    std::printf("pto-run: %s on %d devices (%s): measured kernel time %.3f us\n", name.c_str(),
+                opts.ranks, opts.platform.c_str(), report.sim_time_ps() / 1e6);
+    return;
   }
   const std::string what =
-      chip_entry.empty() ? compiled.lowered->name()
-                         : absl::StrCat(compiled.lowered->name(), ".", chosen.name);
+      prep.chip_entry.empty() ? name : absl::StrCat(name, ".", prep.chosen.name);
   const std::string where =
-      chip_entry.empty() ? absl::StrCat(opts.ranks, " ranks") : std::string("1 chip");
+      prep.chip_entry.empty() ? absl::StrCat(opts.ranks, " ranks") : std::string("1 chip");
   std::printf("pto-run: %s on %s (%s%s): simulated %.3f us; dispatches per card: %s\n",
               what.c_str(), where.c_str(), opts.platform.c_str(),
-              timing_only ? ", timing only" : "", report.sim_time_ps() / 1e6,
-              DispatchesPerCard(report).c_str());
+              absl::GetFlag(FLAGS_timing_only) ? ", timing only" : "",
+              report.sim_time_ps() / 1e6, DispatchesPerCard(report).c_str());
   if (absl::GetFlag(FLAGS_summary)) {
     pto::sim::SummaryOptions so;
     so.collective_kernel = absl::GetFlag(FLAGS_collective);
-    so.link_bytes_per_s = platform->fabric().link_bandwidth_gbps() * 1e9;
+    so.link_bytes_per_s = platform.fabric().link_bandwidth_gbps() * 1e9;
     std::printf("%s", pto::sim::FormatSummary(pto::sim::Summarize(report, so)).c_str());
   }
+}
+
+int Main(int argc, char** argv) {
+  Options opts;
+  if (int rc = ParseArgs(argc, argv, &opts); rc >= 0) return rc;
+  absl::StatusOr<pto::passes::Target> target = pto::passes::TargetForPlatform(opts.platform);
+  if (!target.ok()) return UsageError(std::string(target.status().message()));
+  absl::StatusOr<pto::platforms::Platform> platform = pto::platforms::LoadPlatform(opts.platform);
+  if (!platform.ok()) return UsageError(std::string(platform.status().message()));
+  const std::optional<std::string> root = RunfilesRoot(argv[0]);
+  if (!root.has_value()) {
+    return Fail(2, "cannot find the runtime headers and builtin templates (runfiles of pto-run)");
+  }
+  // `bazel run` starts us in the runfiles tree; paths on the command line
+  // are the user's.
+  if (const char* wd = std::getenv("BUILD_WORKING_DIRECTORY"); wd != nullptr && *wd != '\0') {
+    if (chdir(wd) != 0) return Fail(2, absl::StrCat("cannot enter '", wd, "'"));
+  }
+  if (int rc = CheckFlags(opts, *platform); rc != 0) return rc;
+  Prepared prep;
+  if (int rc = Prepare(opts, *target, *platform, *root, &prep); rc != 0) return rc;
+  EntryFn entry = nullptr;
+  if (int rc = Build(opts, *root, prep, &entry); rc != 0) return rc;
+  const pto::sim::RunReport report =
+      opts.backend == "hw"
+          ? pto::tools::RunOnHw({*platform, opts.ranks, absl::GetFlag(FLAGS_kernel_dir)}, entry,
+                                prep.params)
+          : Simulate(opts, entry, prep.params);
+  if (int rc = WriteSideFiles(report); rc != 0) return rc;
+  if (int rc = CheckOutcome(report); rc != 0) return rc;
+  if (int rc = WriteOutputs(opts, prep.params, report); rc != 0) return rc;
+  PrintResult(opts, *platform, prep, report);
   return 0;
 }
 
