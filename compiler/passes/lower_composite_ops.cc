@@ -31,7 +31,6 @@ using ir::VarPtr;
 
 // ABI enum values of spec §2 (stored in int kwargs).
 constexpr int64_t kNotifyAtomicAdd = 0;
-constexpr int64_t kNotifySet = 1;
 constexpr int64_t kWaitGe = 1;
 constexpr int64_t kAtomicNone = 0;
 // Physical UB tile budget of one staged chunk.
@@ -425,6 +424,21 @@ ExprPtr LowerAllToAllV(Emitter& em, const CallPtr& call) {
   ExprPtr stage = Stage(em, StageShape(em, max_recv_value, size, tg_t->dtype()), tg_t->dtype());
 
   const VarPtr& my_rank = em.my_rank();
+  // The counts travel by atomic adds, never by Sets: on a2a3 a Set writes
+  // back its whole 64-byte line (pto-isa#322), so the senders' Sets of
+  // packed cells in one line lose updates. This rank first zeroes its own
+  // cells by an atomic delta (no line write-back either), a barrier orders
+  // that before every sender's add, and a destination receiving 0 rows
+  // keeps the 0.
+  em.For("src", em.nranks_idx(), [&](const VarPtr& src) {
+    VarPtr old =
+        em.Let("old_count", em.Call("pl.tensor.read", {recv_counts, em.Tuple({src, em.Index(0)})}));
+    em.Eval(em.Call("pld.system.notify",
+                    {recv_counts, my_rank, em.Tuple({src, em.Index(0)}),
+                     em.Bin(BinaryOp::kSub, em.Int32(0), old)},
+                    {{"op", kNotifyAtomicAdd}}));
+  });
+  em.EmitBarrier(signal);
   em.For("dest", em.nranks_idx(), [&](const VarPtr& dest) {
     ExprPtr idx = sc_t->shape().size() == 1 ? em.Tuple({dest}) : em.Tuple({dest, em.Index(0)});
     VarPtr count = em.Let("count", em.Call("pl.tensor.read", {send_counts, idx}));
@@ -434,13 +448,11 @@ ExprPtr LowerAllToAllV(Emitter& em, const CallPtr& call) {
         em.Bin(BinaryOp::kMax, em.Bin(BinaryOp::kMin, em.Cast(count, DataType::kIndex), max_recv),
                em.Index(0));
     VarPtr rows = em.Let("rows", clamped);
-    // Unconditional: a destination receiving 0 rows must see 0, not a stale
-    // count of an earlier call.
-    em.Eval(em.Call(
-        "pld.system.notify",
-        {recv_counts, dest, em.Tuple({my_rank, em.Index(0)}), em.Cast(rows, DataType::kInt32)},
-        {{"op", kNotifySet}}));
     em.If(em.Bin(BinaryOp::kGt, rows, em.Index(0)), [&] {
+      em.Eval(em.Call("pld.system.notify",
+                      {recv_counts, dest, em.Tuple({my_rank, em.Index(0)}),
+                       em.Cast(rows, DataType::kInt32)},
+                      {{"op", kNotifyAtomicAdd}}));
       em.Eval(em.Call(
           "pld.tile.put",
           {target, dest, input, stage,

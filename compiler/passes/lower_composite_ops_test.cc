@@ -208,8 +208,9 @@ TEST(LowerCompositeOpsTest, credit_barrier_uses_ge_waits_atomic_adds_and_one_epi
     EXPECT_EQ(Count(text, "cmp=0"), 0) << text;
     EXPECT_EQ(Count(text, "pld.system.wait("), Count(text, "cmp=1")) << text;
     EXPECT_EQ(Count(text, "pld.system.notify(signal, my_rank"), 1) << text;
-    // Set appears only on recv_counts.
-    EXPECT_EQ(Count(text, "op=1)"), Count(text, "pld.system.notify(recv")) << text;
+    // No Set at all: packed cells set by several chips lose updates on a2a3
+    // (pto-isa#322), so counts travel by atomic adds too.
+    EXPECT_EQ(Count(text, "op=1)"), 0) << text;
     EXPECT_TRUE(ir::VerifyProgram(*out).ok()) << ir::VerifyProgram(*out) << text;
   }
 }
@@ -246,7 +247,7 @@ TEST(LowerCompositeOpsTest, rank2_send_counts_are_read_at_dest_0) {
   auto out = pass.Run(in);
   ASSERT_TRUE(out.ok()) << out.status();
   std::string text = ir::PrintProgram(*out);
-  EXPECT_EQ(Count(text, "pl.tensor.read(counts, [dest_5, 0])"), 1) << text;
+  EXPECT_EQ(Count(text, "pl.tensor.read(counts, [dest_9, 0])"), 1) << text;
 }
 
 TEST(LowerCompositeOpsTest, all_to_all_v_stage_is_bounded_to_one_ub_chunk) {
@@ -264,7 +265,7 @@ TEST(LowerCompositeOpsTest, all_to_all_v_stage_is_bounded_to_one_ub_chunk) {
   ASSERT_TRUE(out.ok()) << out.status();
   std::string text = ir::PrintProgram(*out);
   EXPECT_EQ(Count(text, "pl.tile.create([1, 4096], dtype=pl.FP32"), 1) << text;
-  EXPECT_EQ(Count(text, "[rows_7, 4096]"), 1) << text;
+  EXPECT_EQ(Count(text, "[rows_11, 4096]"), 1) << text;
 }
 
 TEST(LowerCompositeOpsTest, collective_in_a_while_loop_is_lowered) {

@@ -88,14 +88,6 @@ Outcome RunProgram(const Counts (&counts)[2], bool timing_only) {
   out.params.assign(kNumParams, std::vector<std::string>(nr));
   std::vector<std::vector<rt::Tensor>> params(kNumParams);
   SimOptions o = testing::Opts(nr, Cfg().platform);
-  if (Cfg().rail == "incore") {
-    // Known defect: the InCore lowering publishes the counts with packed
-    // remote Sets (LowerCompositeOps, as PyPTO's before pypto PR #2828),
-    // which lose updates on the board's line write-back Set (pto-isa#322,
-    // docs/simulator.md). Until it pulls its counts, its matrix runs with
-    // pto-isa#323's word-safe Set.
-    o.tweak = [](platforms::Platform& p) { p.set_notify_set(platforms::NOTIFY_SET_ATOMIC_DELTA); };
-  }
   o.trace = false;
   o.timing_only = timing_only;
   out.report = testing::Simulate(
