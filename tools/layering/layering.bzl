@@ -41,3 +41,45 @@ dependency_closure = rule(
         "targets": attr.label_list(aspects = [_closure_aspect]),
     },
 )
+
+def _expect_analysis_failure_impl(ctx):
+    target = ctx.attr.target[0]
+    messages = ""
+    if AnalysisFailureInfo in target:
+        messages = "\n".join([f.message for f in target[AnalysisFailureInfo].causes.to_list()])
+    want = ctx.attr.message
+    ok = AnalysisFailureInfo in target and want in messages
+    script = ctx.actions.declare_file(ctx.label.name + ".sh")
+    if ok:
+        body = "echo 'PASS: %s fails analysis: %s'" % (ctx.attr.target[0].label, want)
+    else:
+        body = "echo 'FAIL: %s was expected to fail analysis with \"%s\"; got: %s'; exit 1" % (
+            ctx.attr.target[0].label,
+            want,
+            messages.replace("'", "") or "no failure",
+        )
+    ctx.actions.write(script, "#!/bin/bash\n" + body + "\n", is_executable = True)
+    return [DefaultInfo(executable = script)]
+
+def _allow_failures_impl(settings, attr):
+    return {"//command_line_option:allow_analysis_failures": True}
+
+_allow_failures = transition(
+    implementation = _allow_failures_impl,
+    inputs = [],
+    outputs = ["//command_line_option:allow_analysis_failures"],
+)
+
+# A test that passes when `target` fails analysis with `message` in one of
+# its errors (a dependency the visibility rules forbid, say).
+expect_analysis_failure_test = rule(
+    implementation = _expect_analysis_failure_impl,
+    attrs = {
+        "target": attr.label(cfg = _allow_failures),
+        "message": attr.string(mandatory = True),
+        "_allowlist_function_transition": attr.label(
+            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
+        ),
+    },
+    test = True,
+)

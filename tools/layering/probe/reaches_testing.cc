@@ -1,0 +1,1 @@
+// Never compiled: analysis stops at the visibility of its dependency.
