@@ -1,5 +1,8 @@
 #include "common/launch_width.h"
 
+#include <cstdint>
+#include <limits>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
@@ -42,6 +45,50 @@ absl::StatusOr<int64_t> CalOneShotAllReduceBlocks(int64_t p, int64_t l) {
 absl::StatusOr<int64_t> CalTwoShotAllReduceBlocks(int64_t p, int64_t l) {
   if (absl::Status s = CheckPositive("cal_two_shot_allreduce_blocks", p, l); !s.ok()) return s;
   return l < p + 1 ? l : (l / (p + 1)) * (p + 1);
+}
+
+absl::Status CheckRequestedCoreNum(int64_t l) {
+  if (l < 1 || l > std::numeric_limits<int32_t>::max()) {
+    return absl::InvalidArgumentError(absl::StrCat("core_num=", l, " outside [1, INT32_MAX]"));
+  }
+  return absl::OkStatus();
+}
+
+const char* LaunchWidthRuleCpp(LaunchWidthRule r) {
+  switch (r) {
+    case LaunchWidthRule::kOneBlock:
+      return "pto::LaunchWidthRule::kOneBlock";
+    case LaunchWidthRule::kOneShot:
+      return "pto::LaunchWidthRule::kOneShot";
+    case LaunchWidthRule::kPerPeer:
+      return "pto::LaunchWidthRule::kPerPeer";
+    case LaunchWidthRule::kAllToAllV:
+      return "pto::LaunchWidthRule::kAllToAllV";
+    case LaunchWidthRule::kExact:
+      return "pto::LaunchWidthRule::kExact";
+  }
+  return "";
+}
+
+absl::StatusOr<int64_t> LaunchedBlocks(LaunchWidthRule rule, int64_t p, int64_t l) {
+  if (!TakesCoreNum(rule) && l != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("core_num=", l, " but this collective launches one block"));
+  }
+  switch (rule) {
+    case LaunchWidthRule::kOneShot:
+      return CalOneShotAllReduceBlocks(p, l);
+    case LaunchWidthRule::kAllToAllV:
+      return CalAllToAllVBlocks(p, l);
+    case LaunchWidthRule::kPerPeer:
+      if (absl::Status s = CheckPositive("launched_blocks", p, l); !s.ok()) return s;
+      return p;
+    case LaunchWidthRule::kExact:
+    case LaunchWidthRule::kOneBlock:
+      if (absl::Status s = CheckPositive("launched_blocks", p, l); !s.ok()) return s;
+      return l;
+  }
+  return absl::InternalError("unknown LaunchWidthRule");
 }
 
 }  // namespace pto

@@ -90,5 +90,35 @@ TEST(AllReduceLaunchWidthTest, NonPositiveArgumentsAreRejected) {
             "cal_two_shot_allreduce_blocks: l (core_num) must be positive, got -1");
 }
 
+TEST(LaunchedBlocksTest, EveryRuleGivesItsWidth) {
+  using R = LaunchWidthRule;
+  EXPECT_EQ(*LaunchedBlocks(R::kOneBlock, 4, 1), 1);
+  EXPECT_EQ(*LaunchedBlocks(R::kPerPeer, 4, 1), 4);
+  EXPECT_EQ(*LaunchedBlocks(R::kOneShot, 2, 8), 3);  // min(L, P + 1)
+  EXPECT_EQ(*LaunchedBlocks(R::kAllToAllV, 2, 3), 2);  // folded to a multiple of P
+  // indexed_all_to_all_v launches exactly L (spec §5), where kAllToAllV folds.
+  EXPECT_EQ(*LaunchedBlocks(R::kExact, 2, 3), 3);
+  EXPECT_FALSE(TakesCoreNum(R::kOneBlock));
+  EXPECT_FALSE(TakesCoreNum(R::kPerPeer));
+  EXPECT_TRUE(NeedsLanePerBlock(R::kAllToAllV));
+  EXPECT_FALSE(NeedsLanePerBlock(R::kExact));
+  EXPECT_STREQ(LaunchWidthRuleCpp(R::kPerPeer), "pto::LaunchWidthRule::kPerPeer");
+}
+
+TEST(LaunchedBlocksTest, OneBlockRulesRejectAWiderRequest) {
+  absl::StatusOr<int64_t> b = LaunchedBlocks(LaunchWidthRule::kPerPeer, 4, 2);
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().message(), "core_num=2 but this collective launches one block");
+  EXPECT_FALSE(LaunchedBlocks(LaunchWidthRule::kExact, 2, 0).ok());
+}
+
+TEST(CheckRequestedCoreNumTest, OneRangeForEveryCollective) {
+  EXPECT_TRUE(CheckRequestedCoreNum(1).ok());
+  EXPECT_TRUE(CheckRequestedCoreNum(std::numeric_limits<int32_t>::max()).ok());
+  EXPECT_EQ(CheckRequestedCoreNum(0).message(), "core_num=0 outside [1, INT32_MAX]");
+  EXPECT_EQ(CheckRequestedCoreNum(int64_t{1} << 31).message(),
+            "core_num=2147483648 outside [1, INT32_MAX]");
+}
+
 }  // namespace
 }  // namespace pto

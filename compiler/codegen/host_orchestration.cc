@@ -17,6 +17,7 @@
 #include "compiler/ir/expr.h"
 #include "compiler/ir/stmt.h"
 #include "compiler/ir/type.h"
+#include "compiler/ops/collective_def.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/support/strings.h"
@@ -688,20 +689,17 @@ class Generator {
     if (domain < 0) return Unsupported(call->span(), "a builtin call without a window operand");
     ASSIGN_OR_RETURN(std::string rank, RankCtx(domain, call->span()));
     tensors.push_back(pto::StrCat(rank, "->buffers.at(\"", kOrdBuffer, "\")"));
-    int64_t core_num = 1;
-    if (const ir::AttrValue* v = FindCallAttr(*call, ir::kAttrCoreNum)) {
-      const auto* i = std::get_if<int64_t>(v);
-      const auto* e = std::get_if<ir::ExprPtr>(v);
-      std::optional<int64_t> c = i != nullptr ? std::optional<int64_t>(*i)
-                                 : e != nullptr ? ConstIntOf(*e)
-                                                : std::nullopt;
-      if (!c.has_value()) return Unsupported(call->span(), "a runtime 'core_num'");
-      core_num = *c;
+    // scalar 1 = L: a constant, or a runtime scalar the entry range-checks.
+    const ops::CoreNum l = ops::DecodeCoreNum(FindCallAttr(*call, ir::kAttrCoreNum), 1);
+    std::string core_num;
+    if (l.value) {
+      core_num = pto::StrCat("static_cast<uint64_t>(", *l.value, ")");
+    } else {
+      ASSIGN_OR_RETURN(std::string e, ScalarExpr(l.expr));
+      core_num = pto::StrCat("static_cast<uint64_t>(", e, ")");
     }
     EmitArgsAndDispatch(call->op()->name(), variant.entry, tensors,
-                        {pto::StrCat(rank, "->device_ctx.addr()"),
-                         pto::StrCat("static_cast<uint64_t>(", core_num, ")")},
-                        indent);
+                        {pto::StrCat(rank, "->device_ctx.addr()"), core_num}, indent);
     return absl::OkStatus();
   }
 

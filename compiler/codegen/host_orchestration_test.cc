@@ -240,6 +240,23 @@ TEST(HostOrchestrationTest, CoreNumReachesTheBuiltinDispatch) {
   EXPECT_THAT(*code, HasSubstr("args_1.scalars.push_back(static_cast<uint64_t>(8));"));
 }
 
+// A runtime core_num (what the CHIP rail's error advises) reaches the entry as
+// scalar 1; the entry range-checks it when it runs.
+TEST(HostOrchestrationTest, RuntimeCoreNumReachesTheBuiltinDispatch) {
+  std::string text = ReadExample("all_to_all_v_host.pto");
+  const std::string call = "pld.tensor.all_to_all_v(stage, data, signal, counts, recv)";
+  ASSERT_NE(text.find(call), std::string::npos);
+  text = ReplaceAll(text, call,
+                    "pld.tensor.all_to_all_v(stage, data, signal, counts, recv, "
+                    "core_num=pld.world_size() - 1)");
+  ir::ProgramPtr program = Lower(text);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateHostOrchestration(program, "host_orch");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("args_1.scalars.push_back(static_cast<uint64_t>("));
+  EXPECT_THAT(*code, HasSubstr("int64_t{world_size}"));
+}
+
 TEST(HostOrchestrationTest, ConstantRowOfAParameter) {
   const std::string last = "            self.consume_pipeline(data, outputs[r], device=r)\n";
   std::string text = ReadExample("all_to_all_v_host.pto");

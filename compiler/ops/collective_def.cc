@@ -1,6 +1,7 @@
 #include "compiler/ops/collective_def.h"
 
 #include "compiler/ir/attrs.h"
+#include "compiler/ops/collective_checks.h"
 #include "compiler/ops/op_names.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/strings.h"
@@ -26,9 +27,12 @@ std::vector<DataType> HostDTypes() {
 }
 
 CollectiveDef Base(std::string_view op, std::string_view builtin,
-                   std::vector<CollectiveOperand> operands, size_t alias_arg, size_t signal_arg) {
+                   std::vector<CollectiveOperand> operands, size_t alias_arg, size_t signal_arg,
+                   CollectiveCheck check, CollectiveCheck builtin_check) {
   CollectiveDef d{};
   d.op = op;
+  d.check = check;
+  d.builtin_check = builtin_check;
   d.builtin = builtin;
   d.operands = std::move(operands);
   d.alias_arg = alias_arg;
@@ -42,12 +46,16 @@ CollectiveDef Base(std::string_view op, std::string_view builtin,
 }
 
 // The data-movement shape of allgather / all_to_all.
-CollectiveDef RowExchange(std::string_view op, std::string_view builtin) {
-  return Base(op, builtin,
-              {{"input", K::kTensor, U::kRead},
-               {"target", K::kWindow, U::kWrite},
-               {"signal", K::kWindow, U::kReadWrite}},
-              1, 2);
+CollectiveDef RowExchange(std::string_view op, std::string_view builtin, CollectiveCheck check) {
+  CollectiveDef d = Base(op, builtin,
+                         {{"input", K::kTensor, U::kRead},
+                          {"target", K::kWindow, U::kWrite},
+                          {"signal", K::kWindow, U::kReadWrite}},
+                         1, 2, check, checks::BuiltinRowExchange);
+  // One block per peer (the HOST kernels gate their blocks on the rank's own
+  // signal cell, runtime/builtins/collective_kernel.h).
+  d.launch_width = LaunchWidthRule::kPerPeer;
+  return d;
 }
 
 std::vector<CollectiveDef> MakeTable() {
@@ -59,8 +67,9 @@ std::vector<CollectiveDef> MakeTable() {
   CollectiveDef mesh = Base(names::kAllReduce, "allreduce",
                             {{"target", K::kWindow, U::kReadWrite},
                              {"signal", K::kWindow, U::kReadWrite}},
-                            0, 1);
+                            0, 1, checks::AllReduce, checks::BuiltinAllReduce);
   mesh.mode = "mesh";
+  mesh.signal_optional = true;
   mesh.dtypes[kInCore] = fp;
   mesh.reduce_ops[kInCore] = kEveryReduceOp;
   mesh.reduce_ops[kHost] = kEveryReduceOp;
@@ -74,45 +83,42 @@ std::vector<CollectiveDef> MakeTable() {
   ring.builtin = "allreduce_ring";
   ring.wider_signal = false;
   ring.launch_width = LaunchWidthRule::kOneBlock;
+  ring.builtin_check = checks::BuiltinAllReduceRing;
   t.push_back(ring);
 
   CollectiveDef barrier =
-      Base(names::kBarrier, "barrier", {{"signal", K::kWindow, U::kReadWrite}}, 0, 0);
+      Base(names::kBarrier, "barrier", {{"signal", K::kWindow, U::kReadWrite}}, 0, 0,
+           checks::Barrier, checks::BuiltinBarrier);
   barrier.dtypes[kHost] = std::nullopt;  // no data
   t.push_back(barrier);
 
   CollectiveDef broadcast = Base(names::kBroadcast, "broadcast",
                                  {{"target", K::kWindow, U::kReadWrite},
                                   {"signal", K::kWindow, U::kReadWrite}},
-                                 0, 1);
+                                 0, 1, checks::Broadcast, checks::BuiltinBroadcast);
   broadcast.has_root = true;
   t.push_back(broadcast);
 
   CollectiveDef reduce_scatter = Base(names::kReduceScatter, "reduce_scatter",
                                       {{"target", K::kWindow, U::kReadWrite},
                                        {"signal", K::kWindow, U::kReadWrite}},
-                                      0, 1);
+                                      0, 1, checks::ReduceScatter, checks::BuiltinReduceScatter);
   // The InCore composition adds tiles only; the HOST kernel takes every op.
   reduce_scatter.reduce_ops[kInCore] = {ReduceOp::kSum};
   reduce_scatter.reduce_ops[kHost] = kEveryReduceOp;
   t.push_back(reduce_scatter);
 
-  // One block per peer (the HOST kernels gate their blocks on the rank's own
-  // signal cell, runtime/builtins/collective_kernel.h).
-  CollectiveDef allgather = RowExchange(names::kAllGather, "allgather");
-  allgather.launch_width = LaunchWidthRule::kPerPeer;
-  t.push_back(allgather);
-  CollectiveDef all_to_all = RowExchange(names::kAllToAll, "all_to_all");
-  all_to_all.launch_width = LaunchWidthRule::kPerPeer;
-  t.push_back(all_to_all);
+  t.push_back(RowExchange(names::kAllGather, "allgather", checks::AllGather));
+  t.push_back(RowExchange(names::kAllToAll, "all_to_all", checks::AllToAll));
 
   CollectiveDef a2a_v = Base(names::kAllToAllV, "all_to_all_v",
                              {{"input", K::kTensor, U::kRead},
                               {"target", K::kWindow, U::kWrite},
                               {"signal", K::kWindow, U::kReadWrite},
-                              {"send_counts", K::kTensor, U::kRead},
+                              {"send_counts", K::kTensor, U::kRead, /*peers_read=*/true},
                               {"recv_counts", K::kWindow, U::kWrite}},
-                             1, 2);
+                             1, 2, checks::AllToAllV, checks::BuiltinAllToAllV);
+  a2a_v.chip_package = "all_to_all_v";
   a2a_v.count_args = {3, 4};
   a2a_v.core_num_arg = 5;
   a2a_v.rails[kChip] = true;
@@ -127,17 +133,21 @@ std::vector<CollectiveDef> MakeTable() {
                                {{"input", K::kTensor, U::kRead},
                                 {"target", K::kWindow, U::kWrite},
                                 {"signal", K::kWindow, U::kReadWrite},
-                                {"send_counts", K::kWindow, U::kRead},
+                                {"send_counts", K::kWindow, U::kRead, /*peers_read=*/true},
                                 {"recv_counts", K::kTensor, U::kWrite},
                                 {"index", K::kTensor, U::kRead}},
-                               1, 2);
+                               1, 2, checks::IndexedAllToAllV, nullptr);
+  // Its own kernel template, not all_to_all_v's.
+  indexed.chip_package = "indexed_all_to_all_v";
   indexed.count_args = {3, 4};
   indexed.rails[kInCore] = false;
   indexed.rails[kHost] = false;
   indexed.rails[kChip] = true;
   indexed.dtypes[kHost] = std::vector<DataType>{};
   indexed.dtypes[kChip] = a2av;
-  indexed.launch_width = LaunchWidthRule::kAllToAllV;
+  // spec §5: L is the exact number of blocks, no CalAllToAllVBlocks fold.
+  indexed.launch_width = LaunchWidthRule::kExact;
+  indexed.urma_only = true;
   t.push_back(indexed);
   return t;
 }
@@ -176,6 +186,36 @@ std::string CollectiveDef::TemplateDir() const {
   return pto::StrCat(":pypto.runtime.builtins.collectives.", builtin);
 }
 
+std::string CollectiveDef::ChipTemplateDir() const {
+  return pto::StrCat(":pypto.runtime.builtins.collectives.", chip_package);
+}
+
+std::string CollectiveDef::ChipKernelName(std::string_view dtype_suffix) const {
+  return pto::StrCat("__builtin_", chip_package, "__", dtype_suffix);
+}
+
+std::string CollectiveDef::Alias() const {
+  constexpr std::string_view kTensor = "pld.tensor.";
+  return pto::StrCat("pld.", op.substr(kTensor.size()));
+}
+
+std::string CollectiveDef::Signature() const {
+  std::string out = "[";
+  for (size_t i = 0; i < operands.size(); ++i) {
+    pto::StrAppend(&out, i == 0 ? "" : ", ", operands[i].use == OperandUse::kRead ? "IN" : "OUT");
+  }
+  return out + "]";
+}
+
+std::string CollectiveDef::ReadOnlyCpp() const {
+  std::string out = "{";
+  for (size_t i = 0; i < operands.size(); ++i) {
+    pto::StrAppend(&out, i == 0 ? "" : ", ",
+                   operands[i].use == OperandUse::kRead ? "true" : "false");
+  }
+  return out + "}";
+}
+
 const std::vector<CollectiveDef>& Collectives() {
   static const auto* table = new std::vector<CollectiveDef>(MakeTable());
   return *table;
@@ -212,10 +252,13 @@ const CollectiveDef* FindCollectiveByBuiltin(std::string_view builtin) {
 }
 
 CoreNum CollectiveCoreNum(const CollectiveDef& def, const ir::Call& call) {
+  return DecodeCoreNum(ir::FindAttr(call.kwargs(), ir::kAttrCoreNum), def.default_core_num);
+}
+
+CoreNum DecodeCoreNum(const ir::AttrValue* v, int64_t default_value) {
   CoreNum out;
-  const ir::AttrValue* v = ir::FindAttr(call.kwargs(), ir::kAttrCoreNum);
   if (v == nullptr) {
-    out.value = def.default_core_num;
+    out.value = default_value;
   } else if (const int64_t* i = std::get_if<int64_t>(v)) {
     out.value = *i;
   } else if (const ir::ExprPtr* e = std::get_if<ir::ExprPtr>(v); e != nullptr && *e != nullptr) {
@@ -223,6 +266,21 @@ CoreNum CollectiveCoreNum(const CollectiveDef& def, const ir::Call& call) {
     if (!out.value) out.expr = *e;
   }
   return out;
+}
+
+absl::Status CheckCoreNum(std::string_view op, const ir::AttrList& kwargs, const Span& span) {
+  const ir::AttrValue* v = ir::FindAttr(kwargs, ir::kAttrCoreNum);
+  if (v == nullptr) return absl::OkStatus();
+  CoreNum l = DecodeCoreNum(v, 1);
+  if (l.value) {
+    absl::Status range = CheckRequestedCoreNum(*l.value);
+    if (!range.ok()) return UserErrorF(span, op, " ", range.message());
+    return absl::OkStatus();
+  }
+  if (l.expr == nullptr || !ir::Is<ir::ScalarType>(l.expr->type())) {
+    return UserErrorF(span, op, " core_num must be an int or a scalar expression");
+  }
+  return absl::OkStatus();
 }
 
 absl::Status NormalizeCoreNum(std::string_view op, std::vector<ir::ExprPtr>& args,

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "common/launch_width.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ir/enums.h"
 #include "compiler/ir/expr.h"
@@ -41,16 +42,20 @@ struct CollectiveOperand {
   std::string_view role;
   CollectiveOperandKind kind;
   OperandUse use;
+  // Peers read it through the window (send_counts): on the CHIP rail it must
+  // trace to a window even where the kernel takes a plain tensor.
+  bool peers_read = false;
 };
 
-// How the entry (or the compile-time fold) turns the requested block limit L
-// into the launched width B (common/launch_width.h).
-enum class LaunchWidthRule {
-  kOneBlock,    // always one block; core_num is not an operand
-  kOneShot,     // mesh allreduce: B = min(L, P + 1) (RFC #2521, HCCL one-shot)
-  kPerPeer,     // allgather, all_to_all: B = P, one block per peer; core_num is not an operand
-  kAllToAllV,   // B = CalAllToAllVBlocks(P, L)
-};
+struct CallSite;  // op_registry.h
+struct CollectiveDef;
+// A collective's own operand rules beyond kinds, arity and core_num (shapes,
+// signal layout, kwargs): the public op's and its HOST builtin's.
+using CollectiveCheck = absl::Status (*)(const CollectiveDef&, const CallSite&);
+
+// How L becomes B: the rule of common/launch_width.h, which the HOST entries
+// apply at run time and the CHIP rail at compile time.
+using LaunchWidthRule = pto::LaunchWidthRule;
 
 struct CollectiveDef {
   std::string_view op;    // public op, e.g. "pld.tensor.allreduce"
@@ -58,6 +63,8 @@ struct CollectiveDef {
   // Suffix of the HOST builtin op and name of its template package
   // (runtime/builtins/<builtin>); "" when the HOST rail has no builtin.
   std::string_view builtin;
+  // Template package of the CHIP rail's synthesized kernel ("" off that rail).
+  std::string_view chip_package;
   // Tensor operands in argument order (a positional core_num is not one).
   std::vector<CollectiveOperand> operands;
   size_t alias_arg;                 // the operand the result aliases
@@ -72,8 +79,15 @@ struct CollectiveDef {
   bool has_root = false;  // broadcast's `root` kwarg
   // HOST rail: the signal may have more lanes than the required count.
   bool wider_signal = false;
+  // The public op accepts a call without its signal (allreduce: synthesized
+  // by SynthesizeAllReduceSignals).
+  bool signal_optional = false;
+  // Runs only on the A5 URMA PER_PEER queues (spec §5).
+  bool urma_only = false;
   LaunchWidthRule launch_width = LaunchWidthRule::kOneBlock;
   int64_t default_core_num = 1;
+  CollectiveCheck check = nullptr;          // the public op's (the op's first entry)
+  CollectiveCheck builtin_check = nullptr;  // its HOST builtin's
 
   bool OnRail(CollectiveRail r) const { return rails[static_cast<int>(r)]; }
   const std::optional<std::vector<ir::DataType>>& DTypes(CollectiveRail r) const {
@@ -87,6 +101,18 @@ struct CollectiveDef {
   std::string BuiltinOpName() const;
   // ":pypto.runtime.builtins.collectives.<builtin>" (spec §2.5).
   std::string TemplateDir() const;
+  // The same handle for the CHIP rail's package.
+  std::string ChipTemplateDir() const;
+  // The CHIP rail's kernel of one dtype: "__builtin_<chip_package>__<dtype>"
+  // (spec §3.4: "__builtin_all_to_all_v__fp32").
+  std::string ChipKernelName(std::string_view dtype_suffix) const;
+  // "pld.<name>" for "pld.tensor.<name>": the short spelling PyPTO accepts.
+  std::string Alias() const;
+  // The kernel config / HOST entry signature: IN for a read-only operand,
+  // OUT for the rest ("[IN, OUT, OUT]").
+  std::string Signature() const;
+  // The HOST entry's read-only flags as C++ ("{true, false, false}").
+  std::string ReadOnlyCpp() const;
 };
 
 // Every collective, in a fixed order.
@@ -109,6 +135,13 @@ struct CoreNum {
   ir::ExprPtr expr;              // set when dynamic
 };
 CoreNum CollectiveCoreNum(const CollectiveDef& def, const ir::Call& call);
+// The same decoder over a kwarg / attr value (nullptr = absent).
+CoreNum DecodeCoreNum(const ir::AttrValue* v, int64_t default_value);
+
+// The one compile-time check of a written core_num: an int in
+// [1, INT32_MAX] (CheckRequestedCoreNum, which the HOST entries apply to a
+// runtime value) or a scalar expression. Located at `span`, naming `op`.
+absl::Status CheckCoreNum(std::string_view op, const ir::AttrList& kwargs, const Span& span);
 
 // Run by OpRegistry::MakeCall before the deducer of a collective with a
 // positional core_num (all_to_all_v's 6th operand): moves it into the

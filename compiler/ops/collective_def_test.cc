@@ -61,6 +61,17 @@ TEST(CollectiveDefTest, RailsAndLookups) {
   EXPECT_EQ(FindCollectiveByBuiltin("all_to_all")->launch_width, LaunchWidthRule::kPerPeer);
   EXPECT_EQ(FindCollectiveByBuiltin("broadcast")->launch_width, LaunchWidthRule::kOneBlock);
   EXPECT_EQ(FindCollective(names::kAllToAllV)->count_args, (std::vector<size_t>{3, 4}));
+  // spec §5: the indexed variant launches exactly L blocks; all_to_all_v folds.
+  EXPECT_EQ(indexed->launch_width, LaunchWidthRule::kExact);
+  EXPECT_EQ(FindCollective(names::kAllToAllV)->launch_width, LaunchWidthRule::kAllToAllV);
+  EXPECT_EQ(indexed->ChipKernelName("fp32"), "__builtin_indexed_all_to_all_v__fp32");
+  EXPECT_EQ(FindCollective(names::kAllToAllV)->ChipKernelName("int8"),
+            "__builtin_all_to_all_v__int8");
+  EXPECT_EQ(indexed->ChipTemplateDir(),
+            ":pypto.runtime.builtins.collectives.indexed_all_to_all_v");
+  EXPECT_EQ(FindCollective(names::kAllGather)->Signature(), "[IN, OUT, OUT]");
+  EXPECT_EQ(FindCollective(names::kAllGather)->ReadOnlyCpp(), "{true, false, false}");
+  EXPECT_EQ(FindCollective(names::kBarrier)->Alias(), "pld.barrier");
   EXPECT_EQ(ReduceOpName(3), "prod");
   EXPECT_EQ(ReduceOpName(4), "");
 }

@@ -130,7 +130,15 @@ std::optional<std::vector<ir::DataType>> CollectiveDTypes(CollectiveRail rail, s
 
 absl::Status CheckCollectiveDType(CollectiveRail rail, std::string_view collective,
                                   ir::DataType dtype, std::string_view op, const Span& span) {
-  std::optional<std::vector<ir::DataType>> allowed = CollectiveDTypes(rail, collective);
+  const CollectiveDef* def = FindCollectiveByBuiltin(collective);
+  if (def == nullptr) return absl::OkStatus();
+  return CheckCollectiveDType(rail, *def, dtype, op, span);
+}
+
+absl::Status CheckCollectiveDType(CollectiveRail rail, const CollectiveDef& def,
+                                  ir::DataType dtype, std::string_view op, const Span& span) {
+  std::optional<std::vector<ir::DataType>> allowed =
+      def.OnRail(rail) ? def.DTypes(rail) : std::vector<ir::DataType>{};
   if (!allowed) return absl::OkStatus();
   if (allowed->empty()) {
     return UserErrorF(span, op, " is not supported on the ", CollectiveRailName(rail), " rail");

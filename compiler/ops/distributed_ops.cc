@@ -4,11 +4,9 @@
 // ranks, static dims, kwarg ranges); what needs window identity or the device
 // count is checked by the rails' passes (e.g. LowerHostTensorCollectives).
 #include <algorithm>
-#include <functional>
 #include <optional>
 
 #include "compiler/ir/arena.h"
-#include "compiler/ir/structural_equal.h"
 #include "compiler/ops/deduce_util.h"
 #include "compiler/ops/register_ops.h"
 #include "compiler/support/diagnostics.h"
@@ -187,283 +185,32 @@ TypeDeducer DeduceEffectOnly(std::string op, size_t min, size_t max) {
   };
 }
 
-// Operand kinds of a collective: tensor-like, window view, or scalar.
-enum class Kind { kTensor, kWindow, kScalar };
-struct Operand {
-  std::string role;
-  Kind kind;
-};
-
-// Window-as-result collectives: the result is the type of args[result_arg]
-// (always a window view), so user code rebinds `x = pld.tensor.op(x, ...)`.
-TypeDeducer DeduceCollective(std::string op, size_t min, size_t max, size_t result_arg,
-                             std::vector<Operand> operands) {
-  return [=](const CallSite& s) -> absl::StatusOr<TypePtr> {
-    RETURN_IF_ERROR(CheckArgCount(s, op, min, max));
-    for (size_t i = 0; i < s.args.size() && i < operands.size(); ++i) {
-      switch (operands[i].kind) {
-        case Kind::kScalar:
-          RETURN_IF_ERROR(ScalarArg(s, i, op, operands[i].role));
-          break;
-        case Kind::kWindow:
-          RETURN_IF_ERROR(DistTensorArg(s, i, op, operands[i].role).status());
-          break;
-        case Kind::kTensor:
-          RETURN_IF_ERROR(TensorArg(s, i, op, operands[i].role).status());
-          break;
+// A public collective, from its CollectiveDef: arity and operand kinds, the
+// input / target distinction, the collective's own check, then the one
+// core_num check. The result is the window the def's alias operand names, so
+// user code rebinds `x = pld.tensor.op(x, ...)`.
+TypeDeducer DeduceCollective(const CollectiveDef& def) {
+  return [&def](const CallSite& s) -> absl::StatusOr<TypePtr> {
+    const size_t n = def.operands.size();
+    // A positional core_num reaches here only if MakeCall did not normalise it.
+    const size_t max = n + (def.core_num_arg ? 1 : 0);
+    RETURN_IF_ERROR(CheckArgCount(s, def.op, def.signal_optional ? n - 1 : n, max));
+    for (size_t i = 0; i < s.args.size(); ++i) {
+      if (i >= n) {
+        RETURN_IF_ERROR(ScalarArg(s, i, def.op, ir::kAttrCoreNum));
+      } else if (def.operands[i].kind == CollectiveOperandKind::kWindow) {
+        RETURN_IF_ERROR(DistTensorArg(s, i, def.op, def.operands[i].role).status());
+      } else {
+        RETURN_IF_ERROR(TensorArg(s, i, def.op, def.operands[i].role).status());
       }
     }
-    if (result_arg > 0 && s.args[0] == s.args[result_arg]) {
-      return UserErrorF(s.span, op, " input and target must not be the same expression");
+    if (def.alias_arg > 0 && s.args[0] == s.args[def.alias_arg]) {
+      return UserErrorF(s.span, def.op, " input and target must not be the same expression");
     }
-    return s.args[result_arg]->type();
+    if (def.check != nullptr) RETURN_IF_ERROR(def.check(def, s));
+    RETURN_IF_ERROR(CheckCoreNum(def.op, s.kwargs, s.span));
+    return s.args[def.alias_arg]->type();
   };
-}
-
-std::optional<int64_t> ConstDim(const ir::ExprPtr& e) {
-  if (auto c = ir::As<ir::ConstInt>(e)) return c->value();
-  return std::nullopt;
-}
-
-absl::Status Int32Signal(const CallSite& s, size_t i, std::string_view op) {
-  auto t = ir::AsTensorTypeLike(s.args[i]->type());
-  if (t->dtype() != ir::DataType::kInt32) {
-    return UserErrorF(ArgSpan(s, i), op, " signal must be INT32, got ",
-                      ir::DataTypeName(t->dtype()));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ReduceOpKwarg(const CallSite& s, std::string_view op) {
-  int64_t v = ir::GetAttr<int64_t>(s.kwargs, "op").value_or(0);
-  if (v < 0 || v > 3) {
-    return UserErrorF(s.span, op, " op must be a ReduceOp in [0, 3] (Sum, Max, Min, Prod), got ",
-                      v);
-  }
-  return absl::OkStatus();
-}
-
-// The operand's dtype is one some rail of the collective accepts; each rail's
-// pass checks its own list.
-absl::Status DTypeOnSomeRail(const CallSite& s, size_t i, std::string_view op) {
-  const CollectiveDef* def = FindCollective(op);
-  ir::DataType dt = ir::AsTensorTypeLike(s.args[i]->type())->dtype();
-  std::string list;
-  for (CollectiveRail rail : {CollectiveRail::kInCore, CollectiveRail::kHost}) {
-    const std::optional<std::vector<ir::DataType>>& allowed = def->DTypes(rail);
-    if (!def->OnRail(rail)) continue;
-    if (!allowed) return absl::OkStatus();
-    for (ir::DataType d : *allowed) {
-      if (d == dt) return absl::OkStatus();
-      if (list.find(ir::DataTypeName(d)) == std::string::npos) {
-        list += pto::StrCat(list.empty() ? "" : ", ", ir::DataTypeName(d));
-      }
-    }
-  }
-  return UserErrorF(ArgSpan(s, i), op, " target dtype must be one of ", list, ", got ",
-                    ir::DataTypeName(dt));
-}
-
-// Runs the generic operand checks, then `more`.
-TypeDeducer With(TypeDeducer base, std::function<absl::Status(const CallSite&)> more) {
-  return [=](const CallSite& s) -> absl::StatusOr<TypePtr> {
-    ASSIGN_OR_RETURN(TypePtr t, base(s));
-    RETURN_IF_ERROR(more(s));
-    return t;
-  };
-}
-
-absl::Status CheckAllreduce(const CallSite& s) {
-  constexpr std::string_view op = "pld.tensor.allreduce";
-  RETURN_IF_ERROR(DTypeOnSomeRail(s, 0, op));
-  if (s.args.size() == 2) RETURN_IF_ERROR(Int32Signal(s, 1, op));
-  if (s.args.size() == 1 && ir::GetAttr<std::string>(s.kwargs, "mode") == "ring") {
-    return UserErrorF(s.span, op,
-                      " requires an explicit signal; host signal synthesis only supports mesh "
-                      "mode");
-  }
-  RETURN_IF_ERROR(ReduceOpKwarg(s, op));
-  if (const ir::AttrValue* c = ir::FindAttr(s.kwargs, "core_num")) {
-    if (!std::holds_alternative<int64_t>(*c) || std::get<int64_t>(*c) <= 0) {
-      return UserErrorF(s.span, op, " core_num must be a positive int");
-    }
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckReduceScatter(const CallSite& s) {
-  constexpr std::string_view op = "pld.tensor.reduce_scatter";
-  // Which ops a rail lowers is the rail's check (CollectiveDef::reduce_ops).
-  RETURN_IF_ERROR(ReduceOpKwarg(s, op));
-  if (ir::AsTensorTypeLike(s.args[0]->type())->shape().size() != 2) {
-    return UserErrorF(ArgSpan(s, 0), op, " target must be rank-2 [NR, SIZE]");
-  }
-  return Int32Signal(s, 1, op);
-}
-
-absl::Status CheckBroadcast(const CallSite& s) {
-  constexpr std::string_view op = "pld.tensor.broadcast";
-  int64_t root = ir::GetAttr<int64_t>(s.kwargs, "root").value_or(0);
-  if (root < 0) return UserErrorF(s.span, op, " root must be >= 0, got ", root);
-  return Int32Signal(s, 1, op);
-}
-
-// An operand view the kernels can address as packed row-major ND memory.
-absl::Status CheckPackedND(const CallSite& s, size_t i, std::string_view op,
-                           std::string_view role) {
-  auto t = ir::AsTensorTypeLike(s.args[i]->type());
-  if (!t->tensor_view()) return absl::OkStatus();
-  const ir::TensorView& v = *t->tensor_view();
-  if (v.layout != ir::TensorLayout::kND) {
-    return UserErrorF(ArgSpan(s, i), op, " ", role, " must have ND layout");
-  }
-  if (!v.stride.empty()) {
-    int64_t expect = 1;
-    for (size_t k = t->shape().size(); k-- > 0;) {
-      std::optional<int64_t> st = k < v.stride.size() ? ConstDim(v.stride[k]) : std::nullopt;
-      if (v.stride.size() != t->shape().size() || !st || *st != expect) {
-        return UserErrorF(ArgSpan(s, i), op, " ", role,
-                          " must be packed (compact row-major stride)");
-      }
-      std::optional<int64_t> d = ConstDim(t->shape()[k]);
-      if (!d) break;
-      expect *= *d;
-    }
-  }
-  if (!v.valid_shape.empty()) {
-    return UserErrorF(ArgSpan(s, i), op, " ", role,
-                      " must not have a valid_shape narrower than its shape");
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckAllToAllV(const CallSite& s) {
-  constexpr std::string_view op = "pld.tensor.all_to_all_v";
-  const char* roles[] = {"input", "target", "signal", "send_counts", "recv_counts"};
-  for (size_t i = 0; i < 5; ++i) RETURN_IF_ERROR(CheckPackedND(s, i, op, roles[i]));
-  auto in = ir::AsTensorTypeLike(s.args[0]->type());
-  auto tg = ir::AsTensorTypeLike(s.args[1]->type());
-  auto sig = ir::AsTensorTypeLike(s.args[2]->type());
-  auto sc = ir::AsTensorTypeLike(s.args[3]->type());
-  auto rc = ir::AsTensorTypeLike(s.args[4]->type());
-  if (in->shape().size() != 2) return UserErrorF(ArgSpan(s, 0), op, " input must be rank-2");
-  if (tg->shape().size() != 2) return UserErrorF(ArgSpan(s, 1), op, " target must be rank-2");
-  std::optional<int64_t> rows = ConstDim(tg->shape()[0]);
-  if (!rows) {
-    return UserErrorF(ArgSpan(s, 1), op,
-                      " target dim 0 (NR*MAX_RECV) must be a compile-time constant");
-  }
-  std::optional<int64_t> in_rows = ConstDim(in->shape()[0]);
-  if (in_rows && *in_rows != *rows) {
-    return UserErrorF(s.span, op, " target dim 0 (", *rows, ") must equal input dim 0 (", *in_rows,
-                      ")");
-  }
-  if (!ir::StructuralEqual(in->shape()[1], tg->shape()[1])) {
-    return UserErrorF(s.span, op, " target SIZE must equal input SIZE");
-  }
-  if (in->dtype() != tg->dtype()) {
-    return UserErrorF(s.span, op, " target dtype must equal input dtype");
-  }
-  RETURN_IF_ERROR(Int32Signal(s, 2, op));
-  if (sig->shape().size() != 2) {
-    return UserErrorF(ArgSpan(s, 2), op, " signal must be rank-2 [NR, S]");
-  }
-  std::optional<int64_t> nr = ConstDim(sig->shape()[0]);
-  if (!nr || *nr <= 0) return UserErrorF(ArgSpan(s, 2), op, " signal dim 0 (NR) must be positive");
-  if (*rows % *nr != 0) {
-    return UserErrorF(s.span, op, " signal dim 0 (", *nr, ") must divide target dim 0 (", *rows,
-                      ")");
-  }
-  std::optional<int64_t> lanes = ConstDim(sig->shape()[1]);
-  if (lanes && *lanes < 1) {
-    return UserErrorF(ArgSpan(s, 2), op, " signal dim 1 (lane stride) must be >= 1");
-  }
-  for (size_t i : {3, 4}) {
-    auto c = i == 3 ? sc : rc;
-    if (c->dtype() != ir::DataType::kInt32) {
-      return UserErrorF(ArgSpan(s, i), op, " ", roles[i], " must be INT32, got ",
-                        ir::DataTypeName(c->dtype()));
-    }
-    bool shape_ok =
-        (i == 3 && c->shape().size() == 1) ||
-        (c->shape().size() == 2 && ConstDim(c->shape()[1]) == std::optional<int64_t>(1));
-    if (!shape_ok) {
-      return UserErrorF(ArgSpan(s, i), op, " ", roles[i],
-                        i == 3 ? " must be [NR] or [NR, 1]" : " must be [NR, 1]");
-    }
-    std::optional<int64_t> d0 = ConstDim(c->shape()[0]);
-    if (!d0 || *d0 != *nr) {
-      return UserErrorF(ArgSpan(s, i), op, " ", roles[i], " dim 0 (",
-                        d0 ? pto::StrCat(*d0) : std::string("dynamic"),
-                        ") must equal signal dim 0 (NR = ", *nr, ")");
-    }
-  }
-  // MakeCall moved a 6th positional core_num here (NormalizeCoreNum); a
-  // dynamic one is a scalar expression the HOST entry checks at run time.
-  if (const ir::AttrValue* c = ir::FindAttr(s.kwargs, "core_num")) {
-    const ir::ExprPtr* e = std::get_if<ir::ExprPtr>(c);
-    bool scalar = e != nullptr && *e != nullptr && ir::Is<ir::ScalarType>((*e)->type());
-    if (!scalar && (!std::holds_alternative<int64_t>(*c) || std::get<int64_t>(*c) <= 0)) {
-      return UserErrorF(s.span, op, " core_num must be a positive int");
-    }
-  }
-  return absl::OkStatus();
-}
-
-// Signal of allgather / all_to_all: INT32 [NR] or [NR, 1].
-absl::Status CheckNrSignal(const CallSite& s, size_t i, std::string_view op) {
-  RETURN_IF_ERROR(Int32Signal(s, i, op));
-  auto t = ir::AsTensorTypeLike(s.args[i]->type());
-  bool ok = t->shape().size() == 1 ||
-            (t->shape().size() == 2 && ConstDim(t->shape()[1]) == std::optional<int64_t>(1));
-  if (!ok) return UserErrorF(ArgSpan(s, i), op, " signal must be [NR] or [NR, 1]");
-  return absl::OkStatus();
-}
-
-// allgather: input [1, SIZE] -> target [NR, SIZE]; all_to_all: input [NR, SIZE].
-std::function<absl::Status(const CallSite&)> GatherChecks(std::string op, bool gather) {
-  return [=](const CallSite& s) -> absl::Status {
-    auto in = ir::AsTensorTypeLike(s.args[0]->type());
-    auto tg = ir::AsTensorTypeLike(s.args[1]->type());
-    auto sig = ir::AsTensorTypeLike(s.args[2]->type());
-    if (in->shape().size() != 2) {
-      return UserErrorF(ArgSpan(s, 0), op, " input must be rank-2 ",
-                        gather ? "[1, SIZE]" : "[NR, SIZE]");
-    }
-    if (gather && ConstDim(in->shape()[0]).value_or(1) != 1) {
-      return UserErrorF(ArgSpan(s, 0), op, " input dim 0 must be 1");
-    }
-    if (tg->shape().size() != 2) return UserErrorF(ArgSpan(s, 1), op, " target must be rank-2");
-    if (!gather) {
-      std::optional<int64_t> a = ConstDim(in->shape()[0]), b = ConstDim(tg->shape()[0]);
-      if (a && b && *a != *b) {
-        return UserErrorF(s.span, op, " target dim 0 (", *b, ") must equal input dim 0 (", *a, ")");
-      }
-    }
-    if (!ir::StructuralEqual(in->shape()[1], tg->shape()[1])) {
-      return UserErrorF(s.span, op, " target SIZE must equal input SIZE");
-    }
-    if (in->dtype() != tg->dtype()) {
-      return UserErrorF(s.span, op, " target dtype must equal input dtype");
-    }
-    RETURN_IF_ERROR(CheckNrSignal(s, 2, op));
-    std::optional<int64_t> nr = ConstDim(sig->shape()[0]);
-    std::optional<int64_t> rows = ConstDim((gather ? tg : in)->shape()[0]);
-    if (nr && rows && *nr != *rows) {
-      return UserErrorF(s.span, op, " signal dim 0 (", *nr, ") must equal ",
-                        gather ? "target" : "input", " dim 0 (", *rows, ")");
-    }
-    return absl::OkStatus();
-  };
-}
-
-absl::Status CheckIndexedAllToAllV(const CallSite& s) {
-  constexpr std::string_view op = "pld.tensor.indexed_all_to_all_v";
-  std::optional<int64_t> l = ir::GetAttr<int64_t>(s.kwargs, "core_num");
-  if (ir::FindAttr(s.kwargs, "core_num") != nullptr && (!l || *l <= 0)) {
-    return UserErrorF(s.span, op, " core_num must be a compile-time positive int");
-  }
-  return Int32Signal(s, 2, op);
 }
 
 }  // namespace
@@ -492,49 +239,14 @@ void RegisterDistributedOps(OpRegistry& r) {
   add("pld.tile.remote_store", {}, {W, R, R}, DeduceEffectOnly("pld.tile.remote_store", 3, 5));
   add("pld.tensor.remote_store", {}, {W, R, R}, DeduceEffectOnly("pld.tensor.remote_store", 3, 5));
 
-  add("pld.tensor.allreduce", {"pld.allreduce"}, {RW, RW},
-      With(DeduceCollective("pld.tensor.allreduce", 1, 2, 0,
-                            {{"target", Kind::kWindow}, {"signal", Kind::kWindow}}),
-           CheckAllreduce));
-  add("pld.tensor.barrier", {"pld.barrier"}, {RW},
-      With(DeduceCollective("pld.tensor.barrier", 1, 1, 0, {{"signal", Kind::kWindow}}),
-           [](const CallSite& s) { return Int32Signal(s, 0, "pld.tensor.barrier"); }));
-  add("pld.tensor.broadcast", {"pld.broadcast"}, {RW, RW},
-      With(DeduceCollective("pld.tensor.broadcast", 2, 2, 0,
-                            {{"target", Kind::kWindow}, {"signal", Kind::kWindow}}),
-           CheckBroadcast));
-  add("pld.tensor.reduce_scatter", {"pld.reduce_scatter"}, {RW, RW},
-      With(DeduceCollective("pld.tensor.reduce_scatter", 2, 2, 0,
-                            {{"target", Kind::kWindow}, {"signal", Kind::kWindow}}),
-           CheckReduceScatter));
-  add("pld.tensor.allgather", {"pld.allgather"}, {R, W, RW},
-      With(DeduceCollective(
-               "pld.tensor.allgather", 3, 3, 1,
-               {{"input", Kind::kTensor}, {"target", Kind::kWindow}, {"signal", Kind::kWindow}}),
-           GatherChecks("pld.tensor.allgather", true)));
-  add("pld.tensor.all_to_all", {"pld.all_to_all"}, {R, W, RW},
-      With(DeduceCollective(
-               "pld.tensor.all_to_all", 3, 3, 1,
-               {{"input", Kind::kTensor}, {"target", Kind::kWindow}, {"signal", Kind::kWindow}}),
-           GatherChecks("pld.tensor.all_to_all", false)));
-  add("pld.tensor.all_to_all_v", {"pld.all_to_all_v"}, {R, W, RW, R, W, R},
-      With(DeduceCollective("pld.tensor.all_to_all_v", 5, 6, 1,
-                            {{"input", Kind::kTensor},
-                             {"target", Kind::kWindow},
-                             {"signal", Kind::kWindow},
-                             {"send_counts", Kind::kTensor},
-                             {"recv_counts", Kind::kWindow},
-                             {"core_num", Kind::kScalar}}),
-           CheckAllToAllV));
-  add("pld.tensor.indexed_all_to_all_v", {"pld.indexed_all_to_all_v"}, {R, W, RW, R, W, R},
-      With(DeduceCollective("pld.tensor.indexed_all_to_all_v", 6, 6, 1,
-                            {{"input", Kind::kTensor},
-                             {"target", Kind::kWindow},
-                             {"signal", Kind::kWindow},
-                             {"send_counts", Kind::kWindow},
-                             {"recv_counts", Kind::kTensor},
-                             {"index", Kind::kTensor}}),
-           CheckIndexedAllToAllV));
+  // The public collectives: one registration per op (allreduce's mesh and
+  // ring share one), everything but the check hook from the def.
+  for (const CollectiveDef& def : Collectives()) {
+    if (r.Find(def.op) != nullptr) continue;
+    std::vector<ArgEffect> effects;
+    for (const CollectiveOperand& o : def.operands) effects.push_back(EffectOfUse(o.use));
+    add(std::string(def.op), {def.Alias()}, std::move(effects), DeduceCollective(def));
+  }
 }
 
 }  // namespace pto::ops

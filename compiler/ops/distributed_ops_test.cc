@@ -168,7 +168,7 @@ TEST(DistributedOpsTest, AllreduceRules) {
             "7:13: pld.tensor.allreduce op must be a ReduceOp in [0, 3] (Sum, Max, Min, Prod), "
             "got 4");
   EXPECT_EQ(Check(kData + kSig, "d = pld.tensor.allreduce(d, s, core_num=0)"),
-            "7:13: pld.tensor.allreduce core_num must be a positive int");
+            "7:13: pld.tensor.allreduce core_num=0 outside [1, INT32_MAX]");
   EXPECT_EQ(Check(", t: pl.Tensor[[8], pl.FP32]" + kSig, "t = pld.tensor.allreduce(t, s)"),
             "7:13: pld.tensor.allreduce target must be a DistributedTensor (a pld.window view), "
             "got Tensor[FP32]");
@@ -342,7 +342,7 @@ TEST(DistributedOpsTest, AllToAllVRejections) {
             at + "core_num given both as the 6th argument and as a kwarg");
   EXPECT_EQ(
       Check(A2av(kIn, kTg, kS, kSc, kRc), "t = pld.tensor.all_to_all_v(i, t, s, c, r, core_num=0)"),
-      at + "core_num must be a positive int");
+      at + "core_num=0 outside [1, INT32_MAX]");
 }
 
 TEST(DistributedOpsTest, IndexedAllToAllVCoreNumIsACompileTimePositiveInt) {
@@ -353,6 +353,13 @@ TEST(DistributedOpsTest, IndexedAllToAllVCoreNumIsACompileTimePositiveInt) {
   EXPECT_EQ(Check(params, "t = pld.tensor.indexed_all_to_all_v(i, t, s, c, r, x, core_num=2)"),
             "ok");
   EXPECT_EQ(Check(params, "t = pld.tensor.indexed_all_to_all_v(i, t, s, c, r, x, core_num=0)"),
+            "7:13: pld.tensor.indexed_all_to_all_v core_num=0 outside [1, INT32_MAX]");
+  // The one range check of every collective's core_num (CheckCoreNum).
+  EXPECT_EQ(Check(params,
+                  "t = pld.tensor.indexed_all_to_all_v(i, t, s, c, r, x, core_num=2147483648)"),
+            "7:13: pld.tensor.indexed_all_to_all_v core_num=2147483648 outside [1, INT32_MAX]");
+  EXPECT_EQ(Check(params + ", l: pl.Scalar[pl.INDEX]",
+                  "t = pld.tensor.indexed_all_to_all_v(i, t, s, c, r, x, core_num=l)"),
             "7:13: pld.tensor.indexed_all_to_all_v core_num must be a compile-time positive int");
   EXPECT_EQ(Check(", i: " + kIn + ", t: " + kTg + ", s: " + kS +
                       ", c: pl.Tensor[[2], pl.INT32], r: pl.Tensor[[2, 1], pl.INT32], x: "
@@ -418,7 +425,7 @@ TEST(BuiltinOpsTest, ExtraChecks) {
                   "builtin.tensor.allreduce_ring(h, s, op=0, dtype=pl.FP64)"),
             at + "allreduce_ring supports FP32, FP16, INT32, INT8 on the HOST rail, got FP64");
   EXPECT_EQ(Check(kData + kSig, "builtin.tensor.allreduce(d, s, op=0, dtype=pl.FP32, core_num=0)"),
-            at + "allreduce core_num must be positive, got 0");
+            at + "allreduce core_num=0 outside [1, INT32_MAX]");
   EXPECT_EQ(Check(", n: pl.Scalar[pl.INDEX], v: " + DT("[n, 64]", "FP32") +
                       ", s: " + DT("[3, 2]", "INT32"),
                   "builtin.tensor.allreduce_ring(v, s, op=0, dtype=pl.FP32)"),

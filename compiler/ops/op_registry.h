@@ -172,6 +172,9 @@ std::optional<std::vector<ir::DataType>> CollectiveDTypes(CollectiveRail rail,
 // supported on the CHIP rail") when the allowlist rejects `dtype`.
 absl::Status CheckCollectiveDType(CollectiveRail rail, std::string_view collective,
                                   ir::DataType dtype, std::string_view op, const Span& span);
+// The same for a def (one without a HOST builtin too).
+absl::Status CheckCollectiveDType(CollectiveRail rail, const CollectiveDef& def,
+                                  ir::DataType dtype, std::string_view op, const Span& span);
 
 }  // namespace pto::ops
 

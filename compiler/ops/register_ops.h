@@ -13,6 +13,19 @@ namespace pto::ops {
 void RegisterOp(OpRegistry& registry, std::string name, std::vector<std::string> aliases,
                 OpCategory category, std::vector<ArgEffect> effects, TypeDeducer deduce);
 
+// The registry effect of a collective operand's use (CollectiveDef).
+inline ArgEffect EffectOfUse(OperandUse use) {
+  switch (use) {
+    case OperandUse::kRead:
+      return ArgEffect::kRead;
+    case OperandUse::kWrite:
+      return ArgEffect::kWrite;
+    case OperandUse::kReadWrite:
+      break;
+  }
+  return ArgEffect::kReadWrite;
+}
+
 void RegisterDistributedOps(OpRegistry& registry);  // pld.tensor.*, pld.system.*, pld.tile.*
 void RegisterBuiltinOps(OpRegistry& registry);      // builtin.tensor.* (internal only)
 void RegisterTensorOps(OpRegistry& registry);       // pl.tensor.*

@@ -167,13 +167,14 @@ class Lowerer : public ir::IRMutator {
     return out;
   }
 
-  // spec §5: indexed_all_to_all_v runs only on the managed CHIP rail.
+  // A collective off the HOST rail (spec §5: indexed_all_to_all_v runs only
+  // on the managed CHIP rail).
   ExprPtr MutateCall(const CallPtr& call) override {
-    if (!ir::Is<ir::GlobalVar>(call->op()) && call->op()->name() == ops::names::kIndexedAllToAllV &&
-        status_.ok()) {
-      status_ = UserError(call->span(),
-                          "pld.tensor.indexed_all_to_all_v is not supported from a HOST "
-                          "orchestrator; call it from a CHIP orchestration (managed L2 rail)");
+    if (const CollectiveDef* any = ops::FindCollective(call);
+        any != nullptr && !any->OnRail(ops::CollectiveRail::kHost) && status_.ok()) {
+      status_ = UserErrorF(call->span(), any->op,
+                           " is not supported from a HOST orchestrator; call it from a CHIP "
+                           "orchestration (managed L2 rail)");
       return call;
     }
     // Statement-level collectives never reach here (they are rewritten whole);
@@ -331,10 +332,10 @@ class Lowerer : public ir::IRMutator {
     if (c.DTypes(ops::CollectiveRail::kHost).has_value()) kwargs.emplace_back("dtype", data_dtype);
 
     // The requested block limit L travels to the dispatch as the core_num
-    // attr; the entry turns it into the launched width B at run time.
+    // attr, in the form the call's kwarg has (an int, or the scalar
+    // expression); the entry turns it into the launched width B at run time.
     const ops::CoreNum l = ops::CollectiveCoreNum(c, *call);
-    if (c.launch_width == ops::LaunchWidthRule::kOneBlock ||
-        c.launch_width == ops::LaunchWidthRule::kPerPeer) {
+    if (!TakesCoreNum(c.launch_width)) {
       if (l.value != std::optional<int64_t>(1)) {
         return UserErrorF(span, "HOST ", c.op, c.mode.empty() ? "" : " mode=\"", c.mode,
                           c.mode.empty() ? "" : "\"", " does not support core_num > 1, got core_num=",
@@ -366,21 +367,12 @@ class Lowerer : public ir::IRMutator {
       if (l.expr != nullptr) {
         extra_attrs.emplace_back(ir::kAttrCoreNum, MutateExpr(l.expr));
       } else if (ir::HasAttr(call->kwargs(), ir::kAttrCoreNum)) {
-        extra_attrs.emplace_back(ir::kAttrCoreNum, ExprPtr(std::make_shared<ir::ConstInt>(
-                                                       *l.value, ir::DataType::kIndex, span)));
+        extra_attrs.emplace_back(ir::kAttrCoreNum, *l.value);
       }
     }
 
     // attrs = the builtin's kwargs, the call's other attrs, device, directions.
-    AttrList attrs;
-    for (const auto& [k, v] : kwargs) {
-      if (k == ir::kAttrCoreNum) {
-        attrs.emplace_back(k, ExprPtr(std::make_shared<ir::ConstInt>(std::get<int64_t>(v),
-                                                                     ir::DataType::kIndex, span)));
-      } else {
-        attrs.emplace_back(k, v);
-      }
-    }
+    AttrList attrs = kwargs;
     for (auto& kv : extra_attrs) attrs.push_back(std::move(kv));
     std::optional<AttrList> call_attrs = MutateAttrs(call->attrs());
     for (const auto& [k, v] : call_attrs ? *call_attrs : call->attrs()) {

@@ -31,67 +31,17 @@ using ir::StmtPtr;
 using ir::TypePtr;
 using ir::VarPtr;
 
-constexpr int64_t kInt32Max = 2147483647;
+using ops::CollectiveDef;
 
 // The public collective a call is (spec §2.4), with the operand its result
 // aliases.
-const ops::CollectiveDef* FindManaged(const CallPtr& call) { return ops::FindCollective(call); }
+const CollectiveDef* FindManaged(const CallPtr& call) { return ops::FindCollective(call); }
 
-// How this rail lowers one collective (spec §3.4 for all_to_all_v, §5 for the
-// indexed variant).
-struct RailOp {
-  std::string_view op;
-  std::string_view kernel_prefix;  // + "fp32" / "int8"
-  std::vector<std::string_view> roles;
-  std::vector<ParamDirection> directions;
-  // Canonical parameter kind: true = the call site's DistributedTensorType,
-  // false = a plain TensorType(shape, dtype) whatever the call passes.
-  std::vector<bool> distributed;
-  // Where the template dir comes from: a builtin op of the registry, or (for
-  // the indexed variant, which has no builtin op) a fixed handle.
-  std::string_view builtin_op;
-  std::string_view fixed_template_dir;
-  // true: L is folded to B = CalAllToAllVBlocks(P, L) and S >= B is checked;
-  // false: L is the exact launch width.
-  bool fold;
-};
-
-constexpr ParamDirection kIn = ParamDirection::kIn;
-constexpr ParamDirection kInOut = ParamDirection::kInOut;
-
-const RailOp& AllToAllV() {
-  static const auto* r = new RailOp{"pld.tensor.all_to_all_v",
-                                    "__builtin_all_to_all_v__",
-                                    {"input", "target", "signal", "send_counts", "recv_counts"},
-                                    {kIn, kInOut, kInOut, kIn, kInOut},
-                                    {false, true, true, false, true},
-                                    "builtin.tensor.all_to_all_v",
-                                    "",
-                                    true};
-  return *r;
-}
-
-// spec §5: six tensor operands, send_counts a window, input/recv_counts/index
-// may be local; the first CommContext then lands at args[6].
-const RailOp& IndexedAllToAllV() {
-  static const auto* r =
-      new RailOp{"pld.tensor.indexed_all_to_all_v",
-                 "__builtin_indexed_all_to_all_v__",
-                 {"input", "target", "signal", "send_counts", "recv_counts", "index"},
-                 {kIn, kInOut, kInOut, kIn, kInOut, kIn},
-                 {false, true, true, true, false, false},
-                 "",
-                 ":pypto.runtime.builtins.collectives.indexed_all_to_all_v",
-                 false};
-  return *r;
-}
-
-const RailOp* FindRailOp(const ExprPtr& e) {
-  auto call = ir::As<ir::Call>(e);
-  if (call == nullptr || ir::Is<ir::GlobalVar>(call->op())) return nullptr;
-  if (call->op()->name() == AllToAllV().op) return &AllToAllV();
-  if (call->op()->name() == IndexedAllToAllV().op) return &IndexedAllToAllV();
-  return nullptr;
+// A collective this rail lowers (spec §3.4 for all_to_all_v, §5 for the
+// indexed variant): its def's CHIP rail.
+const CollectiveDef* FindRailOp(const ExprPtr& e) {
+  const CollectiveDef* def = FindManaged(ir::As<ir::Call>(e));
+  return def != nullptr && def->OnRail(ops::CollectiveRail::kChip) ? def : nullptr;
 }
 
 std::string Where(const Span& s) {
@@ -464,7 +414,7 @@ class Lowerer : public ir::IRMutator {
   }
 
   StmtPtr MutateAssignStmt(const std::shared_ptr<const ir::AssignStmt>& stmt) override {
-    const RailOp* r = FindRailOp(stmt->value());
+    const CollectiveDef* r = FindRailOp(stmt->value());
     if (r == nullptr) return IRMutator::MutateAssignStmt(stmt);
     ExprPtr call = LowerOrKeep(*r, ir::As<ir::Call>(stmt->value()));
     if (call == stmt->value()) return stmt;
@@ -476,7 +426,7 @@ class Lowerer : public ir::IRMutator {
   }
 
   StmtPtr MutateEvalStmt(const std::shared_ptr<const ir::EvalStmt>& stmt) override {
-    const RailOp* r = FindRailOp(stmt->expr());
+    const CollectiveDef* r = FindRailOp(stmt->expr());
     if (r == nullptr) return IRMutator::MutateEvalStmt(stmt);
     ExprPtr call = LowerOrKeep(*r, ir::As<ir::Call>(stmt->expr()));
     if (call == stmt->expr()) return stmt;
@@ -487,7 +437,7 @@ class Lowerer : public ir::IRMutator {
     bool changed = false;
     std::vector<ExprPtr> values;
     for (const ExprPtr& v : stmt->value()) {
-      const RailOp* r = FindRailOp(v);
+      const CollectiveDef* r = FindRailOp(v);
       ExprPtr out = r != nullptr ? LowerOrKeep(*r, ir::As<ir::Call>(v)) : MutateExpr(v);
       changed |= out != v;
       values.push_back(out);
@@ -498,7 +448,7 @@ class Lowerer : public ir::IRMutator {
   }
 
  private:
-  ExprPtr LowerOrKeep(const RailOp& r, const CallPtr& call) {
+  ExprPtr LowerOrKeep(const CollectiveDef& r, const CallPtr& call) {
     absl::StatusOr<ExprPtr> out = Lower(r, call);
     if (!out.ok()) {
       status_ = out.status();
@@ -507,8 +457,8 @@ class Lowerer : public ir::IRMutator {
     return *out;
   }
 
-  absl::StatusOr<ExprPtr> Lower(const RailOp& r, const CallPtr& call) {
-    const size_t n = r.roles.size();
+  absl::StatusOr<ExprPtr> Lower(const CollectiveDef& r, const CallPtr& call) {
+    const size_t n = r.operands.size();
     const std::vector<ExprPtr>& args = call->args();
     if (args.size() != n) {
       return InternalErrorF(call->span(), r.op, " expects ", n,
@@ -516,26 +466,23 @@ class Lowerer : public ir::IRMutator {
                             " arguments");
     }
     // spec §5: the indexed variant runs only on the A5 URMA PER_PEER queues.
-    if (&r == &IndexedAllToAllV() && !options_->platform.empty() && !options_->urma) {
+    if (r.urma_only && !options_->platform.empty() && !options_->urma) {
       return UserErrorF(call->span(), r.op, " needs the A5 URMA PER_PEER queues, which platform '",
                         options_->platform, "' does not have; compile for --platform=",
                         absl::StrJoin(options_->urma_platforms, "|"));
     }
     ASSIGN_OR_RETURN(int64_t l, CoreNum(r, call));
-    auto target = ir::As<ir::DistributedTensorType>(args[1]->type());
+    auto target = ir::As<ir::DistributedTensorType>(args[r.alias_arg]->type());
     if (target == nullptr) {
       return InternalErrorF(call->span(), r.op,
                             " target must be a DistributedTensor (its deducer guarantees it)");
     }
-    RETURN_IF_ERROR(ops::CheckCollectiveDType(ops::CollectiveRail::kChip, "all_to_all_v",
-                                              target->dtype(), r.op, call->span()));
-    int64_t blocks = l;
-    if (r.fold) {
-      ASSIGN_OR_RETURN(blocks, FoldLaunchWidth(r, call, l));
-    }
+    RETURN_IF_ERROR(ops::CheckCollectiveDType(ops::CollectiveRail::kChip, r, target->dtype(),
+                                              r.op, call->span()));
+    ASSIGN_OR_RETURN(int64_t blocks, LaunchWidth(r, call, l));
     for (size_t i = 0; i < n; ++i) {
-      RETURN_IF_ERROR(tracer_->Check(func_, call, args[i], r.roles[i],
-                                     /*need_window=*/r.roles[i] == "send_counts"));
+      RETURN_IF_ERROR(tracer_->Check(func_, call, args[i], r.operands[i].role,
+                                     /*need_window=*/r.operands[i].peers_read));
     }
     // The emitted call sees the body's var replacements.
     bool changed = false;
@@ -548,36 +495,35 @@ class Lowerer : public ir::IRMutator {
       attrs.emplace_back(ir::kAttrCoreNum, ExprPtr(std::make_shared<ir::ConstInt>(blocks)));
       attrs.emplace_back(ir::kAttrSyncStart, true);
     }
-    TypePtr type = operands[1]->type();
+    TypePtr type = operands[r.alias_arg]->type();
     return ExprPtr(std::make_shared<ir::Call>(gv, std::move(operands), ir::AttrList{},
                                               std::move(attrs), type, call->span()));
   }
 
-  // The requested block limit L: the 6th positional argument or the kwarg
-  // (default 1); a compile-time int in [1, INT32_MAX].
-  absl::StatusOr<int64_t> CoreNum(const RailOp& r, const CallPtr& call) {
-    const ops::CollectiveDef* def = ops::FindCollective(r.op);
-    std::optional<int64_t> l = ops::CollectiveCoreNum(*def, *call).value;
+  // The requested block limit L (its deducer checked the range): a
+  // compile-time int on this rail.
+  absl::StatusOr<int64_t> CoreNum(const CollectiveDef& r, const CallPtr& call) {
+    std::optional<int64_t> l = ops::CollectiveCoreNum(r, *call).value;
     if (!l) {
+      // host_orchestration.cc passes a runtime core_num to the HOST entry,
+      // which range-checks it when it runs.
       return UserErrorF(call->span(), r.op,
                         " core_num must be a compile-time constant on the CHIP/L2 rail: a "
                         "runtime core_num is not supported yet (it would need a runtime "
-                        "signal-stride check that orchestration code cannot fail); call the "
-                        "collective from a HOST orchestrator to pass a runtime core_num");
-    }
-    if (*l < 1 || *l > kInt32Max) {
-      return UserErrorF(call->span(), r.op,
-                        " core_num must be in [1, INT32_MAX] on the CHIP/L2 "
-                        "rail, got ",
-                        *l);
+                        "signal-stride check that orchestration code cannot fail)",
+                        r.OnRail(ops::CollectiveRail::kHost)
+                            ? "; call the collective from a HOST orchestrator, whose dispatch "
+                              "passes a runtime core_num to the builtin entry"
+                            : "");
     }
     return *l;
   }
 
-  // B = CalAllToAllVBlocks(P, L), and the [NR, S] signal must give each
-  // admitted block a lane: S >= B (the folded B, not L).
-  absl::StatusOr<int64_t> FoldLaunchWidth(const RailOp& r, const CallPtr& call, int64_t l) {
-    auto sig = ir::AsTensorTypeLike(call->args()[2]->type());
+  // B under the def's launch-width rule; a rule that gives each admitted
+  // block a signal lane needs an [NR, S] signal with S >= B (the launched B,
+  // not L).
+  absl::StatusOr<int64_t> LaunchWidth(const CollectiveDef& r, const CallPtr& call, int64_t l) {
+    auto sig = ir::AsTensorTypeLike(call->args()[r.signal_arg]->type());
     std::optional<int64_t> p, s;
     if (sig != nullptr && sig->shape().size() == 2) {
       p = ir::GetConstInt(sig->shape()[0]);
@@ -588,13 +534,14 @@ class Lowerer : public ir::IRMutator {
                             " signal must be a rank-2 [NR, S] with a constant NR (its deducer "
                             "guarantees it)");
     }
+    absl::StatusOr<int64_t> b = LaunchedBlocks(r.launch_width, *p, l);
+    if (!b.ok()) return InternalErrorF(call->span(), r.op, " ", b.status().message());
+    if (!NeedsLanePerBlock(r.launch_width)) return *b;
     if (!s) {
       return UserErrorF(call->span(), r.op,
                         " signal dim 1 (lane stride S) must be a "
                         "compile-time constant on the CHIP/L2 rail");
     }
-    absl::StatusOr<int64_t> b = CalAllToAllVBlocks(*p, l);
-    if (!b.ok()) return InternalErrorF(call->span(), r.op, " ", b.status().message());
     if (*s < *b) {
       return UserErrorF(call->span(), r.op, " signal lane stride S (", *s,
                         ") is smaller than the admitted block count B = CalAllToAllVBlocks(P=", *p,
@@ -605,44 +552,40 @@ class Lowerer : public ir::IRMutator {
   }
 
   // The shared kernel of `r`'s dtype variant, synthesized at its first use.
-  absl::StatusOr<ir::GlobalVarPtr> Kernel(const RailOp& r, ir::DataType dtype,
+  absl::StatusOr<ir::GlobalVarPtr> Kernel(const CollectiveDef& r, ir::DataType dtype,
                                           const std::vector<ExprPtr>& operands, const Span& span) {
     // The allowlist check above admits exactly these two dtypes.
     const bool fp32 = dtype == ir::DataType::kFP32;
-    std::string name = pto::StrCat(r.kernel_prefix, fp32 ? "fp32" : "int8");
+    std::string name = r.ChipKernelName(fp32 ? "fp32" : "int8");
     if (auto it = kernels_->gvars.find(name); it != kernels_->gvars.end()) return it->second;
-    std::string template_dir(r.fixed_template_dir);
-    if (!r.builtin_op.empty()) {
-      const ops::OpDef* def = ops::OpRegistry::Global().Find(r.builtin_op);
-      if (def == nullptr || def->template_dir.empty()) {
-        return InternalErrorF(span, r.builtin_op, " has no template_dir in the op registry");
-      }
-      template_dir = def->template_dir;
-    }
-    // Canonical types: the split plain/distributed is fixed per operand, so
-    // MaterializeDistTensorCtx always appends the same CommCtx tail.
+    // Canonical types: the split plain/distributed is fixed per operand (its
+    // kind), so MaterializeDistTensorCtx always appends the same CommCtx tail.
     std::vector<VarPtr> params;
+    std::vector<ParamDirection> directions;
     for (size_t i = 0; i < operands.size(); ++i) {
+      const ops::CollectiveOperand& o = r.operands[i];
       TypePtr t = operands[i]->type();
-      if (!r.distributed[i]) {
+      if (o.kind != ops::CollectiveOperandKind::kWindow) {
         auto tt = ir::AsTensorTypeLike(t);
         t = std::make_shared<ir::TensorType>(tt->shape(), tt->dtype());
       }
-      params.push_back(std::make_shared<ir::Var>(std::string(r.roles[i]), t, span));
+      params.push_back(std::make_shared<ir::Var>(std::string(o.role), t, span));
+      directions.push_back(o.use == ops::OperandUse::kRead ? ParamDirection::kIn
+                                                           : ParamDirection::kInOut);
     }
     // `return target`: keeps ReturnParamsExplicit and lets
     // MaterializeDistTensorCtx map the result back to its parameter.
-    StmtPtr body = std::make_shared<ir::ReturnStmt>(std::vector<ExprPtr>{params[1]},
+    StmtPtr body = std::make_shared<ir::ReturnStmt>(std::vector<ExprPtr>{params[r.alias_arg]},
                                                     std::vector<std::string>{}, span);
     ir::AttrList attrs = {
-        {"builtin_template_dir", template_dir},
+        {"builtin_template_dir", r.ChipTemplateDir()},
         {"builtin_template_vars", std::string(fp32 ? "dtype_cpp=float" : "dtype_cpp=int8_t")},
         {"require_contiguous_operands", true},
     };
-    std::vector<TypePtr> returns = {params[1]->type()};
+    std::vector<TypePtr> returns = {params[r.alias_arg]->type()};
     ASSIGN_OR_RETURN(
         FunctionPtr f,
-        ir::Function::Create(name, params, r.directions, returns, body, ir::FunctionType::kAIV,
+        ir::Function::Create(name, params, directions, returns, body, ir::FunctionType::kAIV,
                              std::nullopt, std::nullopt, std::move(attrs), false, span));
     auto gv = std::make_shared<ir::GlobalVar>(name, span);
     kernels_->by_name[name] = f;
@@ -657,16 +600,18 @@ class Lowerer : public ir::IRMutator {
   absl::Status status_;
 };
 
-// The first managed collective call (or the first call of `only`) in a body.
+// The first managed collective call (or the first one off the InCore rail)
+// in a body.
 class FindCollective : public ir::IRVisitor {
  public:
-  explicit FindCollective(std::string_view only = "") : only_(only) {}
+  explicit FindCollective(bool off_incore = false) : off_incore_(off_incore) {}
   CallPtr found;
 
  protected:
   void VisitCall(const CallPtr& call) override {
-    if (found == nullptr && FindManaged(call) != nullptr &&
-        (only_.empty() || call->op()->name() == only_)) {
+    const CollectiveDef* def = FindManaged(call);
+    if (found == nullptr && def != nullptr &&
+        (!off_incore_ || !def->OnRail(ops::CollectiveRail::kInCore))) {
       found = call;
     }
     IRVisitor::VisitCall(call);
@@ -674,7 +619,7 @@ class FindCollective : public ir::IRVisitor {
   void VisitType(const TypePtr&) override {}
 
  private:
-  std::string_view only_;
+  bool off_incore_;
 };
 
 bool IsL2RailBody(const ir::Function& f) {
@@ -725,12 +670,12 @@ class LowerL2TensorCollectivesPass : public Pass {
 
   static absl::Status CheckResidual(const ir::Function& f) {
     if (ir::IsInCoreType(f.func_type())) {
-      // InCore collectives belong to LowerCompositeOps, except the indexed
-      // variant, which has no composite lowering (spec §5: CHIP only).
-      FindCollective find(IndexedAllToAllV().op);
+      // InCore collectives belong to LowerCompositeOps, except one off the
+      // InCore rail (the indexed variant, spec §5: CHIP only).
+      FindCollective find(/*off_incore=*/true);
       find.VisitStmt(f.body());
       if (find.found != nullptr) {
-        return UserErrorF(find.found->span(), IndexedAllToAllV().op,
+        return UserErrorF(find.found->span(), find.found->op()->name(),
                           " is not supported in an InCore function ('", f.name(),
                           "'); call it from a CHIP orchestration (managed L2 rail)");
       }

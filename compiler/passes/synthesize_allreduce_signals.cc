@@ -215,10 +215,13 @@ class Synthesizer : public ir::IRMutator {
                      "loop."));
       return {call};
     }
-    int64_t core_num = ir::GetAttr<int64_t>(kw, "core_num").value_or(1);
-    if (core_num <= 0) {
-      // The op's deducer rejects this first; reaching it here is a compiler bug.
-      Fail(InternalErrorF(span, "pld.tensor.allreduce core_num must be positive, got ", core_num));
+    // The op's deducer checked core_num (ops::CheckCoreNum); one that is
+    // not a valid constant here is a compiler bug.
+    std::optional<int64_t> core_num = ops::DecodeCoreNum(ir::FindAttr(kw, ir::kAttrCoreNum), 1).value;
+    if (absl::Status range = core_num ? CheckRequestedCoreNum(*core_num)
+                                      : absl::InvalidArgumentError("core_num is not a constant");
+        !range.ok()) {
+      Fail(InternalErrorF(span, "pld.tensor.allreduce ", range.message()));
       return {call};
     }
     std::vector<std::string_view> prefixes = {kWorldSizePrefix, kBufPrefix, kSignalPrefix};
@@ -232,7 +235,7 @@ class Synthesizer : public ir::IRMutator {
     VarPtr ws = ir::MakeVar(pto::StrCat(kWorldSizePrefix, id), (*ws_call)->type(), span);
     out->push_back(std::make_shared<ir::AssignStmt>(ws, *ws_call, span));
 
-    ExprPtr lanes = ir::MakeConstInt(core_num, DataType::kInt64, span);
+    ExprPtr lanes = ir::MakeConstInt(*core_num, DataType::kInt64, span);
     absl::StatusOr<ExprPtr> bytes = ir::MakeBinary(ir::BinaryOp::kMul, ws, lanes, span);
     if (bytes.ok()) {
       bytes = ir::MakeBinary(ir::BinaryOp::kMul, *bytes,

@@ -129,7 +129,7 @@ TEST(SynthesizeAllReduceSignalsTest, ThreeArgumentsAreRejected) {
 TEST(SynthesizeAllReduceSignalsTest, NonPositiveCoreNumIsInternal) {
   absl::Status s = RunOnHostAllReduce(1, 0);
   EXPECT_EQ(s.code(), absl::StatusCode::kInternal) << s;
-  EXPECT_EQ(s.message(), "pld.tensor.allreduce core_num must be positive, got 0");
+  EXPECT_EQ(s.message(), "pld.tensor.allreduce core_num=0 outside [1, INT32_MAX]");
 }
 
 }  // namespace
