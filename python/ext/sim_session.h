@@ -45,7 +45,12 @@ struct Compiled {
   // Every generated file (program.cc, next_levels/<variant>/... of the
   // builtin collectives, compiler/codegen/builtin_kernels.h).
   std::map<std::string, std::string> bundle;
-  std::vector<tools::run::Param> params;  // the HOST orchestrator's tensors
+  // The HOST orchestrator's tensors, or the single-chip entry's.
+  std::vector<tools::run::Param> params;
+  // Empty: the HOST orchestrator runs on `ranks` chips. Else the program has
+  // none and this CHIP orchestration (tools/single_chip.h) runs on one chip,
+  // as pto-run runs it.
+  std::string chip_entry;
   double link_bytes_per_s = 0;
 };
 
@@ -57,7 +62,8 @@ struct CompileFailure {
 };
 
 // Compiles through the front end and the default pipeline (as pto-run does).
-// Returns false and fills `failure` when the program, the platform or the
+// A program without a HOST orchestrator gets pto-run's single-chip entry and
+// is compiled for one chip whatever `ranks` is. Returns false and fills `failure` when the program, the platform or the
 // argument shapes are rejected.
 bool Compile(const CompileRequest& request, Compiled* out, CompileFailure* failure);
 
@@ -78,7 +84,7 @@ struct RunResult {
 };
 
 // Builds (or takes from the cache) and runs `compiled` on the simulator in a
-// forked child (sim/system/isolated_run.h). A failed run is a RunResult whose
+// forked child, by pto-run's own code (tools/pto_run_sim.h). A failed run is a RunResult whose
 // report has a non-zero error_code; a build failure is an error status.
 absl::StatusOr<RunResult> Run(const Compiled& compiled, const RunRequest& request);
 
