@@ -126,6 +126,17 @@ absl::Status FillCompiled(const CompileRequest& request, const platforms::Platfo
 
 }  // namespace
 
+absl::StatusOr<std::vector<std::string>> ChipOrchestrations(const std::string& source_path) {
+  absl::StatusOr<ir::ProgramPtr> program = tools::ParseProgramFile(source_path);
+  if (!program.ok()) return program.status();
+  std::vector<std::string> names;
+  if (tools::run::HasHostOrchestrator(*program)) return names;
+  for (const auto& [gv, f] : (*program)->functions()) {
+    if (f->IsChipOrch()) names.push_back(f->name());
+  }
+  return names;
+}
+
 bool Compile(const CompileRequest& request, Compiled* out, CompileFailure* failure) {
   auto fail = [&](std::string text, bool user) {
     failure->text = std::move(text);
@@ -152,7 +163,8 @@ bool Compile(const CompileRequest& request, Compiled* out, CompileFailure* failu
   auto bind_dims = [&](const ir::ProgramPtr& parsed) -> absl::StatusOr<ir::ProgramPtr> {
     ir::ProgramPtr p = parsed;
     if (!tools::run::HasHostOrchestrator(p)) {
-      absl::StatusOr<ir::ProgramPtr> single = tools::run::PrepareSingleChip(p, "", &out->chip_entry);
+      absl::StatusOr<ir::ProgramPtr> single =
+          tools::run::PrepareSingleChip(p, request.entry, &out->chip_entry);
       if (!single.ok()) return single.status();
       p = *single;
       out->ranks = 1;

@@ -33,6 +33,9 @@ struct CompileRequest {
   // Empty: the dynamic dimensions are bound by the rank count only.
   std::vector<ArgShape> args;
   bool has_args = false;
+  // The CHIP orchestration to run of a program without a HOST orchestrator
+  // (PyPTO's `compiled["chip_orch_add"]`); empty: pto-run's rule chooses.
+  std::string entry;
 };
 
 // A program compiled for one platform, world size and argument shapes.
@@ -66,6 +69,11 @@ struct CompileFailure {
 // is compiled for one chip whatever `ranks` is. Returns false and fills `failure` when the program, the platform or the
 // argument shapes are rejected.
 bool Compile(const CompileRequest& request, Compiled* out, CompileFailure* failure);
+
+// The CHIP orchestrations of the program in `source_path` when it has no
+// HOST orchestrator (PyPTO's multi-orchestration L2 program); empty when it
+// has one. A program that does not parse is the parser's located error.
+absl::StatusOr<std::vector<std::string>> ChipOrchestrations(const std::string& source_path);
 
 struct RunRequest {
   std::vector<std::string> inputs;  // one byte string per param, C order
