@@ -379,11 +379,17 @@ class Generator {
     return EmitStmt(scope.body(), indent);
   }
 
+  // `for r in range(world_size())`, or PyPTO's loop over a constant range of
+  // devices (`for r in pl.range(1, 3): self.f(..., device=r)`).
   bool IsDeviceLoop(const ir::ForStmt& loop) const {
-    return ConstIntOf(loop.start()) == 0 && ConstIntOf(loop.step()) == 1 &&
-           (IsWorldSize(loop.stop()) || world_size_vars_.count(loop.stop().get()) > 0 ||
-            (ConstIntOf(loop.stop()).has_value() &&
-             DispatchesOn(loop.body(), loop.loop_var().get())));
+    if (ConstIntOf(loop.step()) != 1) return false;
+    if (ConstIntOf(loop.start()) == 0 &&
+        (IsWorldSize(loop.stop()) || world_size_vars_.count(loop.stop().get()) > 0)) {
+      return true;
+    }
+    std::optional<int64_t> start = ConstIntOf(loop.start()), stop = ConstIntOf(loop.stop());
+    return start.has_value() && stop.has_value() && *start >= 0 && *start < *stop &&
+           DispatchesOn(loop.body(), loop.loop_var().get());
   }
 
   // PyPTO's `for rd in pl.range(ROUNDS)` around dispatches and collectives:
@@ -421,8 +427,9 @@ class Generator {
     values_[device_var_] = {Kind::kScalar, pto::StrCat("static_cast<uint64_t>(", device_, ")")};
     loop_indent_ = indent + 1;
     std::string count = "world_size";
+    const int64_t first = ConstIntOf(loop.start()).value_or(0);
     if (std::optional<int64_t> k = ConstIntOf(loop.stop())) {
-      // A constant device count: the run must have that many devices.
+      // A constant device range: the run must have its devices.
       count = pto::StrCat(*k);
       Line(indent, pto::StrCat("if (", *k, " > world_size) {"));
       Line(indent + 1,
@@ -432,8 +439,8 @@ class Generator {
                        "\" + std::to_string(world_size));"));
       Line(indent, "}");
     }
-    Line(indent, pto::StrCat("for (int ", device_, " = 0; ", device_, " < ", count, "; ++",
-                             device_, ") {"));
+    Line(indent, pto::StrCat("for (int ", device_, " = ", first, "; ", device_, " < ", count,
+                             "; ++", device_, ") {"));
     RETURN_IF_ERROR(EmitStmt(loop.body(), indent + 1));
     Line(indent, "}");
     device_.clear();

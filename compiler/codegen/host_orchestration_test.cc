@@ -338,6 +338,15 @@ TEST(HostOrchestrationTest, InlineScalarArgumentAndConstantDeviceCount) {
                                "static_cast<int64_t>(static_cast<uint64_t>(world_size))));"));
   EXPECT_THAT(*code, HasSubstr("args.scalars.push_back(arg);"));
   EXPECT_THAT(*code, HasSubstr("args.scalars.push_back(arg_1);"));
+
+  // A constant range of devices that does not start at 0 (PyPTO's second
+  // comm group, `for r in pl.range(1, 3)`).
+  program = Lower(ReplaceAll(ReplaceAll(kPyptoHostForms, loop, inline_form), "pl.range(2)",
+                             "pl.range(1, 2)"));
+  ASSERT_NE(program, nullptr);
+  code = GenerateHostOrchestration(program, "host_orch");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("for (int r = 1; r < 2; ++r) {"));
 }
 
 // PyPTO's `for rd in pl.range(ROUNDS)` around the device loops: a C++ loop
