@@ -45,4 +45,13 @@ int CompileProgram(const std::string& tool, const std::string& input, const pass
   return 0;
 }
 
+absl::StatusOr<ir::ProgramPtr> ParseProgramFile(const std::string& path) {
+  absl::StatusOr<std::shared_ptr<const SourceFile>> file = ReadSource(path);
+  if (!file.ok()) return file.status();
+  absl::StatusOr<ir::ProgramPtr> program = parser::ParseProgram(*file, {});
+  if (!program.ok()) return program.status();
+  if (absl::Status s = ir::VerifyProgram(*program); !s.ok()) return s;
+  return program;
+}
+
 }  // namespace pto::tools

@@ -34,6 +34,11 @@ int CompileProgram(const std::string& tool, const std::string& input, const pass
                    const std::string& templates, CompiledProgram* out,
                    const Specialize& specialize = nullptr);
 
+// The program in `path`, read, parsed and verified (no pipeline): for a
+// driver that looks at a program before it compiles it (the Python door's
+// choice among a program's CHIP orchestrations).
+absl::StatusOr<ir::ProgramPtr> ParseProgramFile(const std::string& path);
+
 }  // namespace pto::tools
 
 #endif  // PTO_TOOLS_COMPILE_PROGRAM_H_

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <optional>
+#include <set>
+#include <string>
+#include <vector>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -52,8 +55,9 @@ class Specializer : public ir::IRMutator {
         status_ = UserError(dim->span(),
                             absl::StrCat("dynamic dimension '", dim->name(),
                                          "' has no value for this run: only dimensions of the "
-                                         "HOST orchestrator's parameters are bound (the first "
-                                         "from --ranks, the others from --inputs=DIR/"
+                                         "HOST orchestrator's parameters are bound (the first, "
+                                         "and one a device loop indexes, from --ranks, the "
+                                         "others from --inputs=DIR/"
                                          "<param>.npy), and a callee's from the arguments "
                                          "of its calls"));
       }
@@ -172,6 +176,55 @@ class CallDims : public ir::IRVisitor {
   bool changed_ = false;
 };
 
+// PyPTO's per-round HOST tensors (`[ROUNDS, NR, 1, SIZE]`, read as
+// `inputs[rd, r]` in `for r in pl.range(pld.world_size())`): a dynamic
+// dimension of a HOST parameter that a device loop's variable indexes has one
+// row per device, so it is the rank count as a first dimension is.
+class DeviceIndexedDims : public ir::IRVisitor {
+ public:
+  struct Found {
+    std::string dim, param;
+    int k = 0;
+  };
+  explicit DeviceIndexedDims(const ir::FunctionPtr& host) {
+    for (const ir::VarPtr& v : host->params()) params_.insert(v.get());
+  }
+  const std::vector<Found>& found() const { return found_; }
+
+ protected:
+  void VisitForStmt(const std::shared_ptr<const ir::ForStmt>& stmt) override {
+    auto stop = ir::As<ir::Call>(stmt->stop());
+    if (ir::GetConstInt(stmt->start()) == 0 && stop != nullptr &&
+        stop->op()->name() == ops::names::kWorldSize && stop->args().empty()) {
+      device_vars_.insert(stmt->loop_var().get());
+    }
+    ir::IRVisitor::VisitForStmt(stmt);
+  }
+
+  void VisitCall(const ir::CallPtr& call) override {
+    ir::IRVisitor::VisitCall(call);
+    if (call->op()->name() != "pl.tensor.index" || call->args().size() != 2) return;
+    auto base = ir::As<ir::Var>(call->args()[0]);
+    auto indices = ir::As<ir::MakeTuple>(call->args()[1]);
+    if (base == nullptr || indices == nullptr || params_.count(base.get()) == 0) return;
+    auto t = ir::AsTensorTypeLike(base->type());
+    if (t == nullptr) return;
+    // Dimension 0 is bound by the first-dimension rule, under its own name.
+    for (size_t k = 1; k < indices->elements().size() && k < t->shape().size(); ++k) {
+      auto index = ir::As<ir::Var>(indices->elements()[k]);
+      auto d = ir::As<ir::DynDim>(t->shape()[k]);
+      if (index != nullptr && d != nullptr && device_vars_.count(index.get()) > 0) {
+        found_.push_back({d->name(), base->name_hint(), static_cast<int>(k)});
+      }
+    }
+  }
+
+ private:
+  std::set<const ir::Var*> params_;
+  std::set<const ir::Var*> device_vars_;
+  std::vector<Found> found_;
+};
+
 }  // namespace
 
 absl::StatusOr<DimValues> BindDynDims(const ir::ProgramPtr& program, int ranks,
@@ -179,6 +232,15 @@ absl::StatusOr<DimValues> BindDynDims(const ir::ProgramPtr& program, int ranks,
   DimValues values;
   for (const auto& [gv, f] : program->functions()) {
     if (entry.empty() ? !f->IsHostOrch() : f->name() != entry) continue;
+    if (entry.empty()) {
+      DeviceIndexedDims device_dims(f);
+      device_dims.VisitFunction(f);
+      for (const DeviceIndexedDims::Found& d : device_dims.found()) {
+        RETURN_IF_ERROR(Bind(values, d.dim, ranks,
+                             absl::StrCat("--ranks=", ranks, " (dimension ", d.k, " of '", d.param,
+                                          "', indexed by the device loop)")));
+      }
+    }
     for (const ir::VarPtr& v : f->params()) {
       auto t = ir::AsTensorTypeLike(v->type());
       if (t == nullptr) continue;

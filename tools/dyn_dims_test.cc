@@ -97,8 +97,9 @@ TEST(DynDimsTest, UnboundDimensionIsLocated) {
   EXPECT_TRUE(IsUserError(s.status()));
   EXPECT_EQ(s.status().message(),
             "dynamic dimension 'M' has no value for this run: only dimensions of the HOST "
-            "orchestrator's parameters are bound (the first from --ranks, the others from "
-            "--inputs=DIR/<param>.npy), and a callee's from the arguments of its calls");
+            "orchestrator's parameters are bound (the first, and one a device loop indexes, "
+            "from --ranks, the others from --inputs=DIR/<param>.npy), and a callee's from the "
+            "arguments of its calls");
   std::optional<DiagnosticLocation> loc = GetDiagnosticLocation(s.status());
   ASSERT_TRUE(loc.has_value());
   EXPECT_EQ(loc->path, "p.pto");
@@ -157,6 +158,41 @@ TEST(DynDimsTest, CalleeDimensionsBindFromTheirCalls) {
   EXPECT_NE(dims.status().message().find("dynamic dimension 'STAGED' is "), std::string::npos)
       << dims.status();
   EXPECT_NE(dims.status().message().find("; give inputs that agree"), std::string::npos);
+}
+
+// PyPTO's per-round HOST tensors `[ROUNDS, NR, 8]` read as `x[rd, r]`: the
+// dimension the device loop's variable indexes is the rank count; one a
+// round loop indexes is not.
+TEST(DynDimsTest, DimensionIndexedByTheDeviceLoopIsTheRankCount) {
+  constexpr char kRounds[] = R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+NR = pl.dynamic("NR")
+ROUNDS = pl.dynamic("ROUNDS")
+
+
+@pl.program
+class R:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, x: pl.Tensor[[8], pl.FP32]):
+        return x
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host_orch(self, x: pl.Tensor[[ROUNDS, NR, 8], pl.FP32]):
+        for rd in pl.range(3):
+            for r in pl.range(pld.world_size()):
+                self.chip(x[rd, r], device=r)
+)";
+  auto p = parser::ParseProgramText("r.pto", kRounds);
+  ASSERT_TRUE(p.ok()) << p.status();
+  absl::StatusOr<DimValues> dims = BindDynDims(*p, 4, "");
+  ASSERT_TRUE(dims.ok()) << dims.status();
+  ASSERT_EQ(dims->count("NR"), 1u);
+  EXPECT_EQ(dims->at("NR").value, 4);
+  EXPECT_EQ(dims->at("NR").source,
+            "--ranks=4 (dimension 1 of 'x', indexed by the device loop)");
+  // ROUNDS is the first dimension: the rank count too, by the first rule.
+  EXPECT_EQ(dims->at("ROUNDS").value, 4);
 }
 
 // PyPTO compiles for its DistributedConfig's devices; pto-run binds the world

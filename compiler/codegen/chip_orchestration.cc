@@ -215,6 +215,10 @@ class Generator {
           RETURN_IF_ERROR(EmitSubmit(*call, indent).status());
         } else if (call != nullptr && call->op()->name() == "pl.tensor.assemble") {
           RETURN_IF_ERROR(EmitAssemble(*call, indent).status());
+        } else if (auto item = ir::As<ir::TupleGetItem>(v);
+                   item != nullptr && ir::Is<ir::Var>(item->tuple())) {
+          // A result of a multi-result call (`return self.k(...)` of two
+          // tensors): it lives in the caller's tensor like a Var does.
         } else if (!ir::Is<ir::Var>(v)) {
           return Unsupported(v->span(), "a returned expression");
         }

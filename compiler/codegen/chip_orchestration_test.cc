@@ -543,6 +543,33 @@ TEST(ChipOrchestrationTest, ResultOfAnInPlaceStoreIsItsTarget) {
   EXPECT_THAT(*code, HasSubstr("  args0.add_output(stage);\n  args0.add_output(counts);\n"));
 }
 
+// PyPTO's `return self.step(data, out, counts_out)` of a two-result kernel:
+// the results are the caller's Out tensors, so the return emits nothing more.
+TEST(ChipOrchestrationTest, ReturnOfAMultiResultCallIsItsOutTensors) {
+  constexpr char kTwo[] = R"(import pypto.language as pl
+
+
+@pl.program
+class Two:
+    @pl.function(type=pl.FunctionType.InCore)
+    def step(self, x: pl.Tensor[[1, 64], pl.FP32], y: pl.Out[pl.Tensor[[1, 64], pl.FP32]], z: pl.Out[pl.Tensor[[1, 64], pl.FP32]]) -> tuple[pl.Tensor[[1, 64], pl.FP32], pl.Tensor[[1, 64], pl.FP32]]:
+        t = pl.load(x, [0, 0], [1, 64])
+        y = pl.store(t, [0, 0], y)
+        z = pl.store(t, [0, 0], z)
+        return y, z
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def orch(self, x: pl.Tensor[[1, 64], pl.FP32], y: pl.Out[pl.Tensor[[1, 64], pl.FP32]], z: pl.Out[pl.Tensor[[1, 64], pl.FP32]]) -> tuple[pl.Tensor[[1, 64], pl.FP32], pl.Tensor[[1, 64], pl.FP32]]:
+        return self.step(x, y, z)
+)";
+  ir::ProgramPtr program = Load(kTwo, /*lower=*/true);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateChipOrchestration(program, "orch");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("add_output(y);"));
+  EXPECT_THAT(*code, HasSubstr("add_output(z);"));
+}
+
 TEST(ChipOrchestrationTest, NonChipOrchestrationIsAUserError) {
   ir::ProgramPtr program = Load(kContiguousProgram, /*lower=*/false);
   ASSERT_NE(program, nullptr);

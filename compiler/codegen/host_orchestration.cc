@@ -61,6 +61,26 @@ bool HasUnpinnedDispatch(const ir::StmtPtr& stmt) {
   return FindCallAttr(call, ir::kAttrDevice) == nullptr;
 }
 
+// Whether a dispatch in `stmt` has device=`var` (a loop over a constant count
+// of devices, PyPTO's `for r in pl.range(NR): self.f(..., device=r)`).
+bool DispatchesOn(const ir::StmtPtr& stmt, const ir::Var* var) {
+  if (auto seq = ir::As<ir::SeqStmts>(stmt)) {
+    for (const ir::StmtPtr& s : seq->stmts()) {
+      if (DispatchesOn(s, var)) return true;
+    }
+    return false;
+  }
+  if (auto scope = ir::As<ir::ScopeStmt>(stmt)) return DispatchesOn(scope->body(), var);
+  ir::ExprPtr value;
+  if (auto a = ir::As<ir::AssignStmt>(stmt)) value = a->value();
+  if (auto e = ir::As<ir::EvalStmt>(stmt)) value = e->expr();
+  auto call = ir::As<ir::Call>(value);
+  if (call == nullptr) return false;
+  const ir::AttrValue* dev = FindCallAttr(*call, ir::kAttrDevice);
+  const auto* e = dev != nullptr ? std::get_if<ir::ExprPtr>(dev) : nullptr;
+  return e != nullptr && ir::As<ir::Var>(*e).get() == var;
+}
+
 // Python's // and % (floor), emitted when a HOST scalar uses them. A zero
 // divisor is checked where the scalar is computed.
 constexpr char kScalarOps[] =
@@ -360,9 +380,17 @@ class Generator {
     return EmitStmt(scope.body(), indent);
   }
 
+  // `for r in range(world_size())`, or PyPTO's loop over a constant range of
+  // devices (`for r in pl.range(1, 3): self.f(..., device=r)`).
   bool IsDeviceLoop(const ir::ForStmt& loop) const {
-    return ConstIntOf(loop.start()) == 0 && ConstIntOf(loop.step()) == 1 &&
-           (IsWorldSize(loop.stop()) || world_size_vars_.count(loop.stop().get()) > 0);
+    if (ConstIntOf(loop.step()) != 1) return false;
+    if (ConstIntOf(loop.start()) == 0 &&
+        (IsWorldSize(loop.stop()) || world_size_vars_.count(loop.stop().get()) > 0)) {
+      return true;
+    }
+    std::optional<int64_t> start = ConstIntOf(loop.start()), stop = ConstIntOf(loop.stop());
+    return start.has_value() && stop.has_value() && *start >= 0 && *start < *stop &&
+           DispatchesOn(loop.body(), loop.loop_var().get());
   }
 
   // PyPTO's `for rd in pl.range(ROUNDS)` around dispatches and collectives:
@@ -399,8 +427,21 @@ class Generator {
     // The rank itself may be a scalar argument (PyPTO's `self.f(..., r, device=r)`).
     values_[device_var_] = {Kind::kScalar, pto::StrCat("static_cast<uint64_t>(", device_, ")")};
     loop_indent_ = indent + 1;
-    Line(indent, pto::StrCat("for (int ", device_, " = 0; ", device_, " < world_size; ++",
-                             device_, ") {"));
+    std::string count = "world_size";
+    const int64_t first = ConstIntOf(loop.start()).value_or(0);
+    if (std::optional<int64_t> k = ConstIntOf(loop.stop())) {
+      // A constant device range: the run must have its devices.
+      count = pto::StrCat(*k);
+      Line(indent, pto::StrCat("if (", *k, " > world_size) {"));
+      Line(indent + 1,
+           pto::StrCat("return absl::InvalidArgumentError(\"",
+                       absl::CEscape(pto::StrCat(loop.span().ToString(), ": the loop dispatches to ",
+                                                 *k, " devices; the run has ")),
+                       "\" + std::to_string(world_size));"));
+      Line(indent, "}");
+    }
+    Line(indent, pto::StrCat("for (int ", device_, " = ", first, "; ", device_, " < ", count,
+                             "; ++", device_, ") {"));
     RETURN_IF_ERROR(EmitStmt(loop.body(), indent + 1));
     Line(indent, "}");
     device_.clear();
@@ -613,6 +654,12 @@ class Generator {
         v = {Kind::kScalar, pto::StrCat("static_cast<uint64_t>(", *k, "LL)")};
       } else if (IsWorldSize(arg)) {
         v = {Kind::kScalar, "static_cast<uint64_t>(world_size)"};
+      } else if (ir::Is<ir::BinaryExpr>(arg)) {
+        // An inline scalar such as PyPTO's `(r + 1) % pld.world_size()`.
+        scalar_indent_ = indent;
+        ASSIGN_OR_RETURN(std::string e, ScalarExpr(arg));
+        v = {Kind::kScalar, Fresh("arg")};
+        Line(indent, pto::StrCat("const uint64_t ", v.name, " = static_cast<uint64_t>(", e, ");"));
       } else {
         ASSIGN_OR_RETURN(v, Lookup(arg));
       }

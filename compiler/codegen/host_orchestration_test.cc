@@ -331,6 +331,41 @@ TEST(HostOrchestrationTest, PyptoHostForms) {
   EXPECT_THAT(*code, HasSubstr("args.scalars.push_back(static_cast<uint64_t>(3LL));"));
 }
 
+// PyPTO's inline scalar argument (`self.f(..., (r + 1) % pld.world_size(),
+// device=r)`) and its device loop over a constant count (`for r in
+// pl.range(NR)`), checked against the run's device count.
+TEST(HostOrchestrationTest, InlineScalarArgumentAndConstantDeviceCount) {
+  const std::string loop =
+      "        for r in pl.range(pld.world_size()):\n"
+      "            peer = (r + 1) % pld.world_size()\n"
+      "            self.pipe(inputs[1, r], outputs[1, r], peer, 3, device=r)\n";
+  const std::string inline_form =
+      "        for r in pl.range(2):\n"
+      "            self.pipe(inputs[1, r], outputs[1, r], (r + 1) % pld.world_size(), r + 3, "
+      "device=r)\n";
+  ir::ProgramPtr program = Lower(ReplaceAll(kPyptoHostForms, loop, inline_form));
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateHostOrchestration(program, "host_orch");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("if (2 > world_size) {"));
+  EXPECT_THAT(*code, HasSubstr("the loop dispatches to 2 devices; the run has "));
+  EXPECT_THAT(*code, HasSubstr("for (int r = 0; r < 2; ++r) {"));
+  EXPECT_THAT(*code, HasSubstr("const uint64_t arg = static_cast<uint64_t>(FloorMod("
+                               "(static_cast<int64_t>(static_cast<uint64_t>(r)) + int64_t{1}), "
+                               "static_cast<int64_t>(static_cast<uint64_t>(world_size))));"));
+  EXPECT_THAT(*code, HasSubstr("args.scalars.push_back(arg);"));
+  EXPECT_THAT(*code, HasSubstr("args.scalars.push_back(arg_1);"));
+
+  // A constant range of devices that does not start at 0 (PyPTO's second
+  // comm group, `for r in pl.range(1, 3)`).
+  program = Lower(ReplaceAll(ReplaceAll(kPyptoHostForms, loop, inline_form), "pl.range(2)",
+                             "pl.range(1, 2)"));
+  ASSERT_NE(program, nullptr);
+  code = GenerateHostOrchestration(program, "host_orch");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("for (int r = 1; r < 2; ++r) {"));
+}
+
 // PyPTO's `for rd in pl.range(ROUNDS)` around the device loops: a C++ loop
 // whose variable indexes the round's rows, checked against the dimension;
 // a loop with a step that is not a positive constant stays unsupported.

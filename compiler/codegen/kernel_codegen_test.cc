@@ -393,6 +393,38 @@ class P:
               HasSubstr("code generation does not support pld.tensor.put of a non-constant box"));
 }
 
+// PyPTO's whole-window put / get (dst, peer, src): AllocateMemoryAddr stages
+// the window's whole box at offsets 0 (chunk_rows / chunk_cols accepted); a
+// form with another kwarg (pipeline=) stays unsupported.
+TEST(KernelCodegenTest, WholeWindowPutAndGetAreStagedBoxes) {
+  const std::string text = R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.InOut[pld.DistributedTensor[[2, 64], pl.FP32]], w: pl.InOut[pld.DistributedTensor[[2, 64], pl.FP32]]):
+        pld.tensor.put(w, peer=1, src=a, atomic=pld.AtomicType.None_, chunk_rows=1)
+        pld.tensor.get(a, peer=1, src=w)
+        return
+)";
+  ir::ProgramPtr lowered = Lower(text);
+  ASSERT_NE(lowered, nullptr);
+  absl::StatusOr<std::string> code = GenerateKernel(lowered, "k");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("CopyGmBox<float>(true, &"));
+  EXPECT_THAT(*code, HasSubstr("CopyGmBox<float>(false, "));
+  EXPECT_THAT(*code, HasSubstr("{0, 0}, {2, 64}"));
+
+  ir::ProgramPtr signalled = Lower(ReplaceAll(text, "chunk_rows=1)", "pipeline=True)"));
+  ASSERT_NE(signalled, nullptr);
+  code = GenerateKernel(signalled, "k");
+  ASSERT_FALSE(code.ok());
+  EXPECT_THAT(std::string(code.status().message()),
+              HasSubstr("code generation does not support pld.tensor.put of this form"));
+}
+
 TEST(KernelCodegenTest, UnsupportedConstructsAreLocatedUserErrors) {
   ir::ProgramPtr program = Lower(ReadFile("examples/kernels.pto"));
   ASSERT_NE(program, nullptr);

@@ -47,7 +47,27 @@ class MaxMemRefId : public ir::IRVisitor {
 // call with a constant box gets a staging tile of its own, defined just
 // before it with a fresh UB MemRef and passed as the staged form's `stage`
 // operand, so the box is placed and counted like every other buffer. A box
-// with a dynamic shape is left for code generation to reject.
+// with a dynamic shape is left for code generation to reject. PyPTO's
+// whole-window form (dst, peer, src) is the box of the window at offsets 0;
+// its `chunk_rows` / `chunk_cols` (pto-isa's staging chunk) are accepted, the
+// box moving through one tile. A form with other kwargs is left as it is.
+std::vector<ir::ExprPtr> WholeWindowBox(const ir::CallPtr& call, bool put) {
+  const std::vector<ir::ExprPtr>& args = call->args();
+  for (const auto& [key, value] : call->kwargs()) {
+    if (key != "atomic" && key != "chunk_rows" && key != "chunk_cols") return args;
+  }
+  auto window = ir::AsTensorTypeLike(args[put ? 0 : 2]->type());
+  if (window == nullptr) return args;
+  const Span& span = call->span();
+  std::vector<ir::ExprPtr> zeros;
+  for (size_t k = 0; k < window->shape().size(); ++k) zeros.push_back(ir::ConstIndex(0, span));
+  std::vector<ir::ExprPtr> out = args;
+  out.push_back(std::make_shared<ir::MakeTuple>(zeros, span));
+  out.push_back(std::make_shared<ir::MakeTuple>(zeros, span));
+  out.push_back(std::make_shared<ir::MakeTuple>(window->shape(), span));
+  return out;
+}
+
 class StageBoxes : public ir::FlatteningMutator {
  public:
   explicit StageBoxes(int64_t next_id) : next_id_(next_id) {}
@@ -55,12 +75,15 @@ class StageBoxes : public ir::FlatteningMutator {
  protected:
   ir::StmtPtr MutateEvalStmt(const std::shared_ptr<const ir::EvalStmt>& stmt) override {
     auto call = ir::As<ir::Call>(stmt->expr());
-    if (call == nullptr || ir::Is<ir::GlobalVar>(call->op()) || call->args().size() != 6 ||
+    if (call == nullptr || ir::Is<ir::GlobalVar>(call->op()) ||
+        (call->args().size() != 6 && call->args().size() != 3) ||
         (call->op()->name() != "pld.tensor.put" && call->op()->name() != "pld.tensor.get")) {
       return ir::IRMutator::MutateEvalStmt(stmt);
     }
     const bool put = call->op()->name() == "pld.tensor.put";
-    const std::vector<ir::ExprPtr>& args = call->args();
+    const std::vector<ir::ExprPtr> args =
+        call->args().size() == 3 ? WholeWindowBox(call, put) : call->args();
+    if (args.size() != 6) return ir::IRMutator::MutateEvalStmt(stmt);
     auto window = ir::AsTensorTypeLike(args[put ? 0 : 2]->type());
     auto shape = ir::As<ir::MakeTuple>(args[5]);
     int64_t count = 1;

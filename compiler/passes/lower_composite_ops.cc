@@ -615,6 +615,102 @@ Chunking ChunkStatic(int64_t numel, DataType dtype) {
   return ch;
 }
 
+// The ring form of an InCore allreduce over the flattened [1, numel] view
+// `flat`, with its [2*(NR-1), NR] signal.
+void EmitRingAllReduce(Emitter& em, const VarPtr& flat, const ExprPtr& signal, int64_t numel,
+                       int64_t nr, DataType dtype, std::string_view reduce) {
+  // Ring: NR balanced segments (the first numel % NR one element longer, as
+  // PyPTO's); step s < NR-1 pulls segment (my_rank - s - 1) from the left
+  // neighbour and reduces it, step s >= NR-1 pulls segment
+  // (my_rank - (s - NR + 1)) and copies it. Each (chunk, step) is bracketed
+  // by a ready and a read-complete credit round on signal row s, so every
+  // rank runs the chunks of the longest segment; a short segment's last
+  // chunk is one element shorter (none when it is empty).
+  const int64_t base = numel / nr, rem = numel % nr;
+  // Full chunks of the UB budget and one static tail, as the mesh form.
+  const Chunking ch = ChunkStatic(base + (rem > 0 ? 1 : 0), dtype);
+  const int64_t chunk = ch.chunk, full = ch.full, tail = ch.tail;
+  const int64_t steps = 2 * (nr - 1);
+  struct Piece {
+    ExprPtr shape, stage;  // null: no elements
+  };
+  auto piece = [&](int64_t len) -> Piece {
+    if (len <= 0) return {};
+    ExprPtr shape = em.Tuple({em.Index(1), em.Index(len)});
+    return {shape, Stage(em, shape, dtype)};
+  };
+  const Piece full_piece = piece(chunk);
+  const Piece tail_piece = piece(tail);
+  // A short segment's last chunk (only when segments differ in length).
+  const Piece short_last = rem > 0 ? piece((tail > 0 ? tail : chunk) - 1) : Piece{};
+  VarPtr rank_idx = em.Let("rank_idx", em.Cast(em.my_rank(), DataType::kIndex));
+  VarPtr left = em.Let("left", em.Bin(BinaryOp::kFloorMod,
+                                      em.Bin(BinaryOp::kAdd, rank_idx,
+                                             em.Bin(BinaryOp::kSub, em.nranks_idx(), em.Index(1))),
+                                      em.nranks_idx()));
+  // Chunk `c` (an INDEX expression): `lng` on long segments, `shrt` on short
+  // ones (`same`: the segments' chunks are alike).
+  auto emit_chunk = [&](const ExprPtr& c, const Piece& lng, const Piece& shrt, bool same) {
+    em.For("step", em.Index(steps), [&](const VarPtr& s) {
+      ExprPtr ready =
+          em.Cast(em.Bin(BinaryOp::kAdd, em.Bin(BinaryOp::kMul, c, em.Index(2)), em.Index(1)),
+                  DataType::kInt32);
+      em.NotifyAndWaitAll(signal, s, ready, /*row_is_sender=*/false);
+      VarPtr reducing = em.Let("reducing", em.Bin(BinaryOp::kLt, s, em.Index(nr - 1)));
+      // back = s + 1 while reducing, s - NR + 1 while gathering.
+      VarPtr back = em.IfValue(
+          "back", reducing, [&] { return em.Bin(BinaryOp::kAdd, s, em.Index(1)); },
+          [&] { return em.Bin(BinaryOp::kSub, s, em.Index(nr - 1)); });
+      VarPtr segment = em.Let(
+          "segment", em.Bin(BinaryOp::kFloorMod,
+                            em.Bin(BinaryOp::kSub,
+                                   em.Bin(BinaryOp::kAdd, rank_idx,
+                                          em.Bin(BinaryOp::kMul, em.nranks_idx(), em.Index(2))),
+                                   back),
+                            em.nranks_idx()));
+      // Segment i starts at i * base + min(i, rem).
+      ExprPtr seg_start = em.Bin(BinaryOp::kMul, segment, em.Index(base));
+      if (rem > 0) {
+        seg_start =
+            em.Bin(BinaryOp::kAdd, seg_start, em.Bin(BinaryOp::kMin, segment, em.Index(rem)));
+      }
+      ExprPtr off = em.Tuple({em.Index(0), em.Bin(BinaryOp::kAdd, seg_start,
+                                                  em.Bin(BinaryOp::kMul, c, em.Index(chunk)))});
+      auto move = [&](const Piece& p) {
+        em.Eval(em.Call("pld.tile.remote_load", {p.stage, left, flat, off, p.shape}));
+        VarPtr own = em.Let("own", em.Call("pl.tile.load", {flat, off, p.shape}));
+        VarPtr value = em.IfValue(
+            "value", reducing,
+            [&] {
+              return em.Let("acc", em.Call(reduce, {own, p.stage}));
+            },
+            [&]() -> ExprPtr { return p.stage; });
+        em.Eval(em.Call("pl.tile.store", {value, off, flat}));
+      };
+      if (same) {
+        move(lng);
+      } else {
+        em.If(em.Bin(BinaryOp::kLt, segment, em.Index(rem)), [&] { move(lng); });
+        if (shrt.shape != nullptr) {
+          em.If(em.Bin(BinaryOp::kGe, segment, em.Index(rem)), [&] { move(shrt); });
+        }
+      }
+      ExprPtr done =
+          em.Cast(em.Bin(BinaryOp::kMul, em.Bin(BinaryOp::kAdd, c, em.Index(1)), em.Index(2)),
+                  DataType::kInt32);
+      em.NotifyAndWaitAll(signal, s, done, /*row_is_sender=*/false);
+    });
+  };
+  // With rem > 0 the last chunk (the tail, or the last full chunk) differs.
+  const bool last_full_differs = rem > 0 && tail == 0;
+  const int64_t alike_full = last_full_differs ? full - 1 : full;
+  em.For("chunk", em.Index(alike_full),
+         [&](const VarPtr& c) { emit_chunk(c, full_piece, full_piece, /*same=*/true); });
+  if (last_full_differs) emit_chunk(em.Index(full - 1), full_piece, short_last, /*same=*/false);
+  if (tail > 0) emit_chunk(em.Index(full), tail_piece, short_last, /*same=*/rem == 0);
+  em.EmitEpilogueReset(signal, em.Int32(2 * ch.count()), steps);
+}
+
 ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
   const std::vector<ExprPtr>& a = call->args();
   const Span& span = call->span();
@@ -675,11 +771,6 @@ ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
       return nullptr;
     }
     nr = *r1;
-    if (numel % nr != 0) {
-      em.Fail(UserErrorF(span, "InCore pld.tensor.allreduce mode=\"ring\" target element count (",
-                         numel, ") must be divisible by NR (", nr, ")"));
-      return nullptr;
-    }
   }
 
   // Chunks address a flattened [1, numel] view of the window.
@@ -729,65 +820,7 @@ ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
     return target;
   }
 
-  // Ring: NR segments; step s < NR-1 pulls segment (my_rank - s - 1) from the
-  // left neighbour and reduces it, step s >= NR-1 pulls segment
-  // (my_rank - (s - NR + 1)) and copies it. Each (chunk, step) is bracketed
-  // by a ready and a read-complete credit round on signal row s.
-  const int64_t seg = numel / nr;
-  // Full chunks of the UB budget and one static tail, as the mesh form.
-  const Chunking ch = ChunkStatic(seg, dtype);
-  const int64_t chunk = ch.chunk, full = ch.full, tail = ch.tail;
-  const int64_t steps = 2 * (nr - 1);
-  ExprPtr full_shape = em.Tuple({em.Index(1), em.Index(chunk)});
-  ExprPtr full_stage = Stage(em, full_shape, dtype);
-  ExprPtr tail_shape = tail > 0 ? em.Tuple({em.Index(1), em.Index(tail)}) : nullptr;
-  ExprPtr tail_stage = tail > 0 ? Stage(em, tail_shape, dtype) : nullptr;
-  VarPtr rank_idx = em.Let("rank_idx", em.Cast(em.my_rank(), DataType::kIndex));
-  VarPtr left = em.Let("left", em.Bin(BinaryOp::kFloorMod,
-                                      em.Bin(BinaryOp::kAdd, rank_idx,
-                                             em.Bin(BinaryOp::kSub, em.nranks_idx(), em.Index(1))),
-                                      em.nranks_idx()));
-  // Chunk `c` (an INDEX expression) of `shape`, through `stage`.
-  auto emit_chunk = [&](const ExprPtr& c, const ExprPtr& shape, const ExprPtr& stage) {
-    em.For("step", em.Index(steps), [&](const VarPtr& s) {
-      ExprPtr ready =
-          em.Cast(em.Bin(BinaryOp::kAdd, em.Bin(BinaryOp::kMul, c, em.Index(2)), em.Index(1)),
-                  DataType::kInt32);
-      em.NotifyAndWaitAll(signal, s, ready, /*row_is_sender=*/false);
-      VarPtr reducing = em.Let("reducing", em.Bin(BinaryOp::kLt, s, em.Index(nr - 1)));
-      // back = s + 1 while reducing, s - NR + 1 while gathering.
-      VarPtr back = em.IfValue(
-          "back", reducing, [&] { return em.Bin(BinaryOp::kAdd, s, em.Index(1)); },
-          [&] { return em.Bin(BinaryOp::kSub, s, em.Index(nr - 1)); });
-      VarPtr segment = em.Let(
-          "segment", em.Bin(BinaryOp::kFloorMod,
-                            em.Bin(BinaryOp::kSub,
-                                   em.Bin(BinaryOp::kAdd, rank_idx,
-                                          em.Bin(BinaryOp::kMul, em.nranks_idx(), em.Index(2))),
-                                   back),
-                            em.nranks_idx()));
-      ExprPtr off = em.Tuple(
-          {em.Index(0), em.Bin(BinaryOp::kAdd, em.Bin(BinaryOp::kMul, segment, em.Index(seg)),
-                               em.Bin(BinaryOp::kMul, c, em.Index(chunk)))});
-      em.Eval(em.Call("pld.tile.remote_load", {stage, left, flat, off, shape}));
-      VarPtr own = em.Let("own", em.Call("pl.tile.load", {flat, off, shape}));
-      VarPtr value = em.IfValue(
-          "value", reducing,
-          [&] {
-            return em.Let("acc", em.Call(reduce, {own, stage}));
-          },
-          [&]() -> ExprPtr { return stage; });
-      em.Eval(em.Call("pl.tile.store", {value, off, flat}));
-      ExprPtr done =
-          em.Cast(em.Bin(BinaryOp::kMul, em.Bin(BinaryOp::kAdd, c, em.Index(1)), em.Index(2)),
-                  DataType::kInt32);
-      em.NotifyAndWaitAll(signal, s, done, /*row_is_sender=*/false);
-    });
-  };
-  em.For("chunk", em.Index(full),
-         [&](const VarPtr& c) { emit_chunk(c, full_shape, full_stage); });
-  if (tail > 0) emit_chunk(em.Index(full), tail_shape, tail_stage);
-  em.EmitEpilogueReset(signal, em.Int32(2 * ch.count()), steps);
+  EmitRingAllReduce(em, flat, signal, numel, nr, dtype, reduce);
   return target;
 }
 

@@ -215,6 +215,28 @@ TEST(LowerCompositeOpsTest, credit_barrier_uses_ge_waits_atomic_adds_and_one_epi
   }
 }
 
+// A ring over an element count NR does not divide: balanced segments (the
+// first numel % NR one longer), a guarded shorter last chunk for the short
+// segments, and the same credit rounds on every rank.
+TEST(LowerCompositeOpsTest, ring_allreduce_takes_a_count_nr_does_not_divide) {
+  ir::ProgramPtr in = Parse(Kernel("type=pl.FunctionType.InCore",
+                                   "        data = pld.tensor.allreduce(data, signal, op=0, "
+                                   "mode=\"ring\")\n        return data\n",
+                                   "self, data: pld.DistributedTensor[[1, 9], pl.FP32], signal: "
+                                   "pld.DistributedTensor[[2, 2], pl.INT32]"));
+  ASSERT_NE(in, nullptr);
+  LowerCompositeOps pass;
+  auto out = pass.Run(in);
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::string text = ir::PrintProgram(*out);
+  // Segments of 5 and 4: a long chunk of 5 and a short one of 4.
+  EXPECT_GE(Count(text, "[1, 5]"), 1) << text;
+  EXPECT_GE(Count(text, "[1, 4]"), 1) << text;
+  EXPECT_GE(Count(text, "pl.min("), 1) << text;
+  EXPECT_EQ(Count(text, "pld.tensor.allreduce"), 0) << text;
+  EXPECT_TRUE(ir::VerifyProgram(*out).ok()) << ir::VerifyProgram(*out) << text;
+}
+
 TEST(LowerCompositeOpsTest, collectives_inside_loops_and_branches_are_lowered) {
   ir::ProgramPtr in = Parse(Kernel(
       "type=pl.FunctionType.InCore",

@@ -46,8 +46,10 @@ std::string StatsJson(const pto::sim::RunReport& stats) {
 }
 
 pto::python::Compiled Compile(const std::string& source_path, const std::string& platform,
-                              int ranks, const std::string& root, py::object args) {
+                              int ranks, const std::string& root, py::object args,
+                              const std::string& entry) {
   pto::python::CompileRequest request;
+  request.entry = entry;
   request.source_path = source_path;
   request.platform = platform;
   request.ranks = ranks;
@@ -166,6 +168,7 @@ PYBIND11_MODULE(_pypto, m) {
       .def_readonly("name", &pto::python::Compiled::name)
       .def_readonly("platform", &pto::python::Compiled::platform)
       .def_readonly("ranks", &pto::python::Compiled::ranks)
+      .def_readonly("chip_entry", &pto::python::Compiled::chip_entry)
       .def_readonly("program_cc", &pto::python::Compiled::program_cc)
       .def("write_files",
            [](const pto::python::Compiled& c, const std::string& dir) {
@@ -193,9 +196,20 @@ PYBIND11_MODULE(_pypto, m) {
   m.def("dtype_bytes", &DtypeBytes, py::arg("name"));
   m.def("dtype_for_descr", &DtypeForDescr, py::arg("descr"));
   m.def("compile", &Compile, py::arg("source_path"), py::arg("platform"), py::arg("ranks"),
-        py::arg("root"), py::arg("args") = py::none(),
+        py::arg("root"), py::arg("args") = py::none(), py::arg("entry") = "",
         "Compiles the program in source_path for platform and ranks devices; args, a list of "
-        "(numpy type string, shape) per HOST tensor, binds the dynamic dimensions.");
+        "(numpy type string, shape) per entry tensor, binds the dynamic dimensions; entry "
+        "names the CHIP orchestration of a program without a HOST orchestrator.");
+  m.def(
+      "chip_orchestrations",
+      [](const std::string& source_path) {
+        absl::StatusOr<std::vector<std::string>> names =
+            pto::python::ChipOrchestrations(source_path);
+        if (!names.ok()) throw CompileException(std::string(names.status().message()));
+        return *names;
+      },
+      py::arg("source_path"),
+      "The CHIP orchestrations of a program without a HOST orchestrator (empty with one).");
   m.def("run", &Run, py::arg("compiled"), py::arg("inputs"), py::arg("cxx") = "g++",
         py::arg("cache_dir") = "", py::arg("trace") = false, py::arg("timing_only") = false,
         py::arg("collective") = "__builtin_",

@@ -13,13 +13,12 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/passes/target.h"
 #include "platforms/platform.h"
-#include "runtime/api/host.h"
-#include "sim/system/isolated_run.h"
-#include "sim/system/system.h"
+#include "common/npy.h"
 #include "sim/trace/run_summary.h"
 #include "tools/dyn_dims.h"
-#include "common/npy.h"
 #include "tools/program_build.h"
+#include "tools/pto_run_sim.h"
+#include "tools/single_chip.h"
 
 namespace pto::python {
 namespace {
@@ -56,13 +55,15 @@ class TempDir {
   std::string path_;
 };
 
-// The HOST orchestrator's parameter names in order (empty if it has none or
-// there is not exactly one: HostParams reports that after the pipeline).
-std::vector<std::string> HostParamNames(const ir::ProgramPtr& program) {
+// The entry's parameter names in order: the HOST orchestrator's, or the
+// single-chip orchestration `chip_entry`'s (empty if there is no such
+// function: HostParams / FunctionParams report that after the pipeline).
+std::vector<std::string> EntryParamNames(const ir::ProgramPtr& program,
+                                         const std::string& chip_entry) {
   std::vector<std::string> names;
   int hosts = 0;
   for (const auto& [gv, f] : program->functions()) {
-    if (!f->IsHostOrch()) continue;
+    if (chip_entry.empty() ? !f->IsHostOrch() : f->name() != chip_entry) continue;
     ++hosts;
     for (const ir::VarPtr& v : f->params()) names.push_back(v->name_hint());
   }
@@ -76,7 +77,7 @@ std::vector<std::string> HostParamNames(const ir::ProgramPtr& program) {
 absl::Status WriteShapeFiles(const std::vector<std::string>& names,
                              const std::vector<ArgShape>& args, const std::string& dir) {
   if (names.size() != args.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("the HOST orchestrator takes ", names.size(),
+    return absl::InvalidArgumentError(absl::StrCat("the entry takes ", names.size(),
                                                    " tensors, the call passes ", args.size()));
   }
   for (size_t i = 0; i < args.size(); ++i) {
@@ -97,6 +98,45 @@ absl::Status WriteShapeFiles(const std::vector<std::string>& names,
 
 }  // namespace
 
+namespace {
+
+// The lowered program's entry params (the HOST orchestrator's or the
+// single-chip entry's) checked against the platform's GM, into `out`.
+absl::Status FillCompiled(const CompileRequest& request, const platforms::Platform& platform,
+                          const tools::CompiledProgram& compiled, Compiled* out) {
+  absl::StatusOr<std::vector<Param>> params =
+      out->chip_entry.empty()
+          ? tools::run::HostParams(compiled.lowered)
+          : tools::run::FunctionParams(compiled.lowered->GetFunction(out->chip_entry));
+  if (!params.ok()) return params.status();
+  if (absl::Status s = tools::run::CheckFitsGm(*params, out->ranks,
+                                               platform.gm().capacity_bytes(), request.platform);
+      !s.ok()) {
+    return s;
+  }
+  out->name = compiled.lowered->name();
+  out->platform = request.platform;
+  out->root = request.root;
+  out->program_cc = compiled.bundle.at("program.cc");
+  out->bundle = compiled.bundle;
+  out->params = *std::move(params);
+  out->link_bytes_per_s = platform.fabric().link_bandwidth_gbps() * 1e9;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> ChipOrchestrations(const std::string& source_path) {
+  absl::StatusOr<ir::ProgramPtr> program = tools::ParseProgramFile(source_path);
+  if (!program.ok()) return program.status();
+  std::vector<std::string> names;
+  if (tools::run::HasHostOrchestrator(*program)) return names;
+  for (const auto& [gv, f] : (*program)->functions()) {
+    if (f->IsChipOrch()) names.push_back(f->name());
+  }
+  return names;
+}
+
 bool Compile(const CompileRequest& request, Compiled* out, CompileFailure* failure) {
   auto fail = [&](std::string text, bool user) {
     failure->text = std::move(text);
@@ -115,18 +155,33 @@ bool Compile(const CompileRequest& request, Compiled* out, CompileFailure* failu
   }
   TempDir dir;
   if (request.has_args && dir.path().empty()) return fail("cannot create a temporary directory", false);
-  auto bind_dims = [&](const ir::ProgramPtr& p) -> absl::StatusOr<ir::ProgramPtr> {
+  out->ranks = request.ranks;
+  out->chip_entry.clear();
+  // As pto-run's: a program without a HOST orchestrator runs its single-chip
+  // entry (tools/single_chip.h) on one chip; the dynamic dimensions take
+  // their values from the rank count and the call's shapes.
+  auto bind_dims = [&](const ir::ProgramPtr& parsed) -> absl::StatusOr<ir::ProgramPtr> {
+    ir::ProgramPtr p = parsed;
+    if (!tools::run::HasHostOrchestrator(p)) {
+      absl::StatusOr<ir::ProgramPtr> single =
+          tools::run::PrepareSingleChip(p, request.entry, &out->chip_entry);
+      if (!single.ok()) return single.status();
+      p = *single;
+      out->ranks = 1;
+    }
     std::string inputs_dir;
     if (request.has_args) {
-      if (absl::Status s = WriteShapeFiles(HostParamNames(p), request.args, dir.path()); !s.ok()) {
+      if (absl::Status s = WriteShapeFiles(EntryParamNames(p, out->chip_entry), request.args,
+                                           dir.path());
+          !s.ok()) {
         return s;
       }
       inputs_dir = dir.path();
     }
     absl::StatusOr<tools::run::DimValues> dims =
-        tools::run::BindDynDims(p, request.ranks, inputs_dir);
+        tools::run::BindDynDims(p, out->ranks, inputs_dir, out->chip_entry);
     if (!dims.ok()) return dims.status();
-    return tools::run::SpecializeDynDims(p, *dims, request.ranks);
+    return tools::run::SpecializeDynDims(p, *dims, out->ranks);
   };
   tools::CompiledProgram compiled;
   int rc;
@@ -138,91 +193,11 @@ bool Compile(const CompileRequest& request, Compiled* out, CompileFailure* failu
     diagnostics = capture.text();
   }
   if (rc != 0) return fail(diagnostics, rc == 1);
-  // The multi-chip HOST path. A program without a HOST orchestrator (one chip)
-  // is rejected here by HostParams; pto-run's single-chip path, once it has
-  // one, plugs in at this point (its params and a Simulate without the HOST
-  // entry), and Run below stays as it is.
-  absl::StatusOr<std::vector<Param>> params = tools::run::HostParams(compiled.lowered);
-  if (!params.ok()) return fail(std::string(params.status().message()), true);
-  if (absl::Status s = tools::run::CheckFitsGm(*params, request.ranks,
-                                               platform->gm().capacity_bytes(), request.platform);
-      !s.ok()) {
+  if (absl::Status s = FillCompiled(request, *platform, compiled, out); !s.ok()) {
     return fail(std::string(s.message()), true);
   }
-  out->name = compiled.lowered->name();
-  out->platform = request.platform;
-  out->ranks = request.ranks;
-  out->root = request.root;
-  out->program_cc = compiled.bundle.at("program.cc");
-  out->bundle = compiled.bundle;
-  out->params = *std::move(params);
-  out->link_bytes_per_s = platform->fabric().link_bandwidth_gbps() * 1e9;
   return true;
 }
-
-namespace {
-
-std::string OutputKey(const Param& p, int device) { return absl::StrCat(p.name, "@", device); }
-
-// The simulation, in a forked child: every param staged on every device, the
-// HOST orchestration, the output params copied back (as pto-run does).
-pto::sim::RunReport Simulate(const Compiled& c, tools::EntryFn entry,
-                             const std::vector<Param>& params, const RunRequest& request) {
-  return pto::sim::RunIsolated([&] {
-    pto::sim::RunReport r;
-    pto::sim::SimOptions o;
-    o.platform = c.platform;
-    o.chips = c.ranks;
-    o.trace = request.trace;
-    o.timing_only = request.timing_only;
-    absl::StatusOr<std::unique_ptr<pto::sim::SimSystem>> sys = pto::sim::SimSystem::Create(o);
-    if (!sys.ok()) {
-      r.set_error_code(-2);
-      r.set_error_text(std::string(sys.status().message()));
-      return r;
-    }
-    std::vector<std::vector<pto::rt::Tensor>> tensors(params.size());
-    for (size_t i = 0; i < params.size(); ++i) {
-      const Param& p = params[i];
-      for (int d = 0; d < c.ranks; ++d) {
-        absl::StatusOr<pto::rt::Tensor> t = (*sys)->Alloc(d, p.initial.size(), p.name);
-        absl::Status st = t.status();
-        if (st.ok()) {
-          t->elem_bytes = static_cast<uint32_t>(p.item);
-          t->ndims = static_cast<uint32_t>(p.shape.size());
-          for (size_t k = 0; k < p.shape.size(); ++k) t->shape[k] = p.shape[k];
-          st = (*sys)->CopyTo(*t, p.initial.data(), p.initial.size());
-        }
-        if (!st.ok()) {
-          r.set_error_code(-3);
-          r.set_error_text(absl::StrCat("staging '", p.name, "' on device ", d, ": ", st.message()));
-          return r;
-        }
-        tensors[i].push_back(*t);
-      }
-    }
-    absl::Status st;
-    entry(sys->get(), &tensors, &st);
-    if (!st.ok()) {
-      r.set_error_code(-3);
-      r.set_error_text(absl::StrCat("HOST orchestration failed: ", st.message()));
-      return r;
-    }
-    r = (*sys)->Run();
-    for (size_t i = 0; i < params.size(); ++i) {
-      if (!params[i].output || request.timing_only) continue;
-      for (int d = 0; d < c.ranks; ++d) {
-        std::string bytes(params[i].initial.size(), '\0');
-        if ((*sys)->CopyFrom(bytes.data(), tensors[i][d], bytes.size()).ok()) {
-          (*r.mutable_outputs())[OutputKey(params[i], d)] = std::move(bytes);
-        }
-      }
-    }
-    return r;
-  });
-}
-
-}  // namespace
 
 absl::StatusOr<RunResult> Run(const Compiled& c, const RunRequest& request) {
   if (request.inputs.size() != c.params.size()) {
@@ -242,19 +217,24 @@ absl::StatusOr<RunResult> Run(const Compiled& c, const RunRequest& request) {
     }
     params[i].initial = request.inputs[i];
   }
-  tools::BuildOptions build{c.root, request.cxx, "", request.cache_dir};
+  tools::BuildOptions build{c.root, request.cxx, "", request.cache_dir, c.chip_entry};
   tools::BuildInfo info;
   absl::StatusOr<tools::EntryFn> entry = tools::BuildAndLoad(c.program_cc, build, &info);
   if (!entry.ok()) return entry.status();
   RunResult result;
   result.cache_hit = info.cache_hit;
-  result.report = Simulate(c, *entry, params, request);
+  tools::run::SimRunOptions options;
+  options.platform = c.platform;
+  options.ranks = c.ranks;
+  options.trace = request.trace;
+  options.timing_only = request.timing_only;
+  result.report = tools::run::SimulateProgram(options, *entry, params);
   if (result.report.error_code() == 0 && !request.timing_only) {
     for (const Param& p : params) {
       if (!p.output) continue;
       std::vector<std::string> copies;
       for (int d = 0; d < c.ranks; ++d) {
-        auto it = result.report.outputs().find(OutputKey(p, d));
+        auto it = result.report.outputs().find(tools::run::OutputKey(p, d));
         if (it == result.report.outputs().end() || it->second.size() != p.initial.size()) {
           return absl::InternalError(
               absl::StrCat("the run returned no copy of '", p.name, "' from device ", d));

@@ -33,6 +33,9 @@ struct CompileRequest {
   // Empty: the dynamic dimensions are bound by the rank count only.
   std::vector<ArgShape> args;
   bool has_args = false;
+  // The CHIP orchestration to run of a program without a HOST orchestrator
+  // (PyPTO's `compiled["chip_orch_add"]`); empty: pto-run's rule chooses.
+  std::string entry;
 };
 
 // A program compiled for one platform, world size and argument shapes.
@@ -45,7 +48,12 @@ struct Compiled {
   // Every generated file (program.cc, next_levels/<variant>/... of the
   // builtin collectives, compiler/codegen/builtin_kernels.h).
   std::map<std::string, std::string> bundle;
-  std::vector<tools::run::Param> params;  // the HOST orchestrator's tensors
+  // The HOST orchestrator's tensors, or the single-chip entry's.
+  std::vector<tools::run::Param> params;
+  // Empty: the HOST orchestrator runs on `ranks` chips. Else the program has
+  // none and this CHIP orchestration (tools/single_chip.h) runs on one chip,
+  // as pto-run runs it.
+  std::string chip_entry;
   double link_bytes_per_s = 0;
 };
 
@@ -57,9 +65,15 @@ struct CompileFailure {
 };
 
 // Compiles through the front end and the default pipeline (as pto-run does).
-// Returns false and fills `failure` when the program, the platform or the
+// A program without a HOST orchestrator gets pto-run's single-chip entry and
+// is compiled for one chip whatever `ranks` is. Returns false and fills `failure` when the program, the platform or the
 // argument shapes are rejected.
 bool Compile(const CompileRequest& request, Compiled* out, CompileFailure* failure);
+
+// The CHIP orchestrations of the program in `source_path` when it has no
+// HOST orchestrator (PyPTO's multi-orchestration L2 program); empty when it
+// has one. A program that does not parse is the parser's located error.
+absl::StatusOr<std::vector<std::string>> ChipOrchestrations(const std::string& source_path);
 
 struct RunRequest {
   std::vector<std::string> inputs;  // one byte string per param, C order
@@ -78,7 +92,7 @@ struct RunResult {
 };
 
 // Builds (or takes from the cache) and runs `compiled` on the simulator in a
-// forked child (sim/system/isolated_run.h). A failed run is a RunResult whose
+// forked child, by pto-run's own code (tools/pto_run_sim.h). A failed run is a RunResult whose
 // report has a non-zero error_code; a build failure is an error status.
 absl::StatusOr<RunResult> Run(const Compiled& compiled, const RunRequest& request);
 

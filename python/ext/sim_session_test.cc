@@ -86,5 +86,35 @@ TEST(SimSessionTest, CompilesAndRunsOnTwoChips) {
   EXPECT_THAT(r->summary, HasSubstr("busiest links"));
 }
 
+// A program without a HOST orchestrator runs as pto-run runs it: its lone
+// kernel gets an orchestration, on one chip whatever the device count.
+TEST(SimSessionTest, ProgramWithoutAHostOrchestratorRunsOnOneChip) {
+  CompileRequest request = Request("a2a3", 4);
+  request.source_path = Root() + "/python/ext/testdata/one_chip_add.pto";
+  Compiled c;
+  CompileFailure f;
+  ASSERT_TRUE(Compile(request, &c, &f)) << f.text;
+  EXPECT_EQ(c.ranks, 1);
+  EXPECT_EQ(c.chip_entry, "add_entry");
+  ASSERT_EQ(c.params.size(), 2u);
+  EXPECT_EQ(c.params[0].shape, (std::vector<int64_t>{16, 64}));
+  EXPECT_TRUE(c.params[1].output);
+
+  const int n = 16 * 64;
+  std::string in(n * 4, '\0');
+  auto* a = reinterpret_cast<float*>(in.data());
+  for (int i = 0; i < n; ++i) a[i] = static_cast<float>(i % 13);
+  RunRequest req;
+  req.inputs = {in, std::string(in.size(), '\0')};
+  absl::StatusOr<RunResult> r = pto::python::Run(c, req);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->report.error_code(), 0) << r->report.error_text();
+  EXPECT_EQ(r->report.chips(), 1);
+  EXPECT_GT(r->report.sim_time_ps(), 0);
+  ASSERT_TRUE(r->outputs.count("out"));
+  const auto* out = reinterpret_cast<const float*>(r->outputs["out"].data());
+  for (int i = 0; i < n; ++i) EXPECT_EQ(out[i], a[i] + 1.0f) << i;
+}
+
 }  // namespace
 }  // namespace pto::python

@@ -128,10 +128,21 @@ def test_scalar_arguments_are_reported(test_runner):
     assert not result.passed and "scalar arguments (n)" in result.error
 
 
-def test_a_program_without_a_host_orchestrator_waits_for_single_chip_runs(test_runner):
-    # Compiled through the whole pipeline; the run needs the single-chip path.
+def test_a_program_without_a_host_orchestrator_runs_on_one_chip(test_runner):
+    # pto-run's single-chip path: the kernel gets its orchestration, one chip.
     result = test_runner.run(OneChipAddCase())
-    assert not result.passed and "no HOST orchestrator" in result.error
+    assert result.passed, result.error
+    assert result.sim_result.sim_time_us > 0
+    assert result.sim_result.dispatches_per_card == [1]
+
+
+def test_a_single_chip_expectation_is_checked(test_runner):
+    class Wrong(OneChipAddCase):
+        def compute_expected(self, tensors, params=None):
+            tensors["out"][:] = tensors["a"] + 2.0
+
+    result = test_runner.run(Wrong())
+    assert not result.passed and "output 'out' differs" in result.error
 
 
 @pytest.mark.parametrize("platform", PLATFORMS)

@@ -71,18 +71,35 @@ class DistributedCompiledProgram:
     every ``pl.Out`` / ``pl.InOut`` tensor is written back into the caller's
     array or tensor. Returns a RunResult."""
 
-    def __init__(self, source, platform, ranks, run_config=None, output_dir=None):
+    def __init__(self, source, platform, ranks, run_config=None, output_dir=None, entry=""):
         self.source = source  # _source.Source
         self.platform = platform_name(platform)
         self.ranks = ranks
         self.run_config = run_config
+        self.entry = entry
         self._compiled = {}
         self._deferred_error = None
+        self._subs = {}
         digest = hashlib.sha256(
             f"{source.text}\0{self.platform}\0{ranks}".encode()).hexdigest()[:16]
         if output_dir is None:
             output_dir = pathlib.Path(_native.cache_dir()) / "out" / f"{source.name}-{digest}"
         self.output_dir = pathlib.Path(output_dir)
+        # PyPTO's multi-orchestration L2 program (no HOST orchestrator, several
+        # CHIP orchestrations): one sub-callable per orchestration, each
+        # compiled as pto-run --entry=NAME under next_levels/<name>/.
+        if not entry:
+            try:
+                names = _native.ext.chip_orchestrations(self.source.path)
+            except _native.CompileError:
+                names = []  # the compile below raises the located error
+            if len(names) > 1:
+                self.orchestration_names = list(names)
+                for n in names:
+                    self._subs[n] = DistributedCompiledProgram(
+                        source, platform, ranks, run_config,
+                        self.output_dir / "next_levels" / n, entry=n)
+                return
         # Compile now, bound by the rank count alone, so a program's errors
         # surface here as in PyPTO; a program whose dimensions need the call's
         # shapes compiles at its first call.
@@ -92,6 +109,24 @@ class DistributedCompiledProgram:
             if "has no value for this run" not in str(e):
                 raise
             self._deferred_error = e
+
+    @property
+    def name(self):
+        """The program's name, or the orchestration's for a sub-callable."""
+        return self.entry or self.source.name
+
+    def __getitem__(self, name):
+        subs = self.__dict__.get("_subs") or {}
+        if name not in subs:
+            raise KeyError(f"{self.source.name} has no orchestration '{name}' (it has: "
+                           f"{', '.join(subs) or 'none'})")
+        return subs[name]
+
+    def __getattr__(self, name):
+        subs = self.__dict__.get("_subs") or {}
+        if name in subs:
+            return subs[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     @property
     def param_names(self):
@@ -104,13 +139,26 @@ class DistributedCompiledProgram:
         try:
             c = _native.ext.compile(self.source.path, self.platform, self.ranks,
                                     _native.build_root(),
-                                    None if shapes is None else [(d, list(s)) for d, s in shapes])
+                                    None if shapes is None else [(d, list(s)) for d, s in shapes],
+                                    entry=self.entry)
         except _native.CompileError as e:
             raise _native.CompileError(self.source.located(str(e))) from None
         # The generated files, in the layout of PyPTO's output directory:
         # program.cc and next_levels/<builtin variant>/ (docs/codegen.md).
         c.write_files(str(self.output_dir))
         return c
+
+    def prepare(self, config=None, **kwargs):
+        """PyPTO's prepared session, as a context manager whose calls run the
+        program as ``compiled(...)`` does. Each call is its own simulation, so
+        there is no device state to keep between calls: the runtime-session
+        options (``persistent``, ``reset_persistent_windows``, ...) and the
+        session's tensor API (``alloc_tensor``, ``submit``) are not provided."""
+        if kwargs:
+            raise NotImplementedError(
+                f"prepare({', '.join(sorted(kwargs))}=...): a persistent runtime session is not "
+                "modelled; each call of the Python door is its own simulation (docs/python.md)")
+        return _Prepared(self, config)
 
     def compiled_for(self, arrays):
         shapes = tuple((a.dtype.str, tuple(a.shape)) for a in arrays)
@@ -130,6 +178,10 @@ class DistributedCompiledProgram:
         import numpy as np  # noqa: PLC0415
         config = config or self.run_config or RunConfig()
         name = self.source.name
+        if self._subs:
+            raise TypeError(f"{name} has {len(self._subs)} orchestrations "
+                            f"({', '.join(self._subs)}); select one explicitly: "
+                            f"compiled[\"{next(iter(self._subs))}\"](...)")
         arrays = [_as_array(a, i, name) for i, a in enumerate(args)]
         c = self.compiled_for(arrays)
         if len(arrays) != len(c.params):
@@ -161,3 +213,20 @@ class DistributedCompiledProgram:
                 np.copyto(a, out)
         self.last_result = result
         return result
+
+
+class _Prepared:
+    """What ``DistributedCompiledProgram.prepare()`` returns."""
+
+    def __init__(self, program, config):
+        self._program = program
+        self._config = config
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __call__(self, *args, config=None):
+        return self._program(*args, config=config or self._config)
