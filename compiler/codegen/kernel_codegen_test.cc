@@ -633,8 +633,9 @@ class P:
   ASSERT_TRUE(code.ok()) << code.status();
   EXPECT_THAT(*code, HasSubstr("pto::TADDS("));
 
-  // The default pipeline stops at the matmul, naming the out-of-scope cube
-  // passes; code generation of the parsed kernel names the operator.
+  // The default pipeline stops at the matmul of Vec tiles: its Left / Right
+  // operands would come from the AIV, a mixed kernel (out of scope); code
+  // generation of the parsed kernel names the operator.
   absl::StatusOr<ir::ProgramPtr> mm =
       parser::ParseProgramText("test.pto", ReplaceAll(kernel, "BODY", "pl.matmul(t, t)"));
   ASSERT_TRUE(mm.ok()) << mm.status();
@@ -643,7 +644,8 @@ class P:
   absl::StatusOr<ir::ProgramPtr> lowered = pm.Run(*mm);
   ASSERT_FALSE(lowered.ok());
   EXPECT_THAT(std::string(lowered.status().message()),
-              HasSubstr("'pl.tile.matmul' (the cube unit) needs PyPTO pass 15 AutoTileMatmulL0"));
+              HasSubstr("'k' is a mixed AIC + AIV kernel: this pl.tile.move takes a tile from "
+                        "Vec to Left"));
   EXPECT_THAT(lowered.status().ToString(), HasSubstr("9:13:9:28:test.pto"));
   // Code generation reads UB addresses: the load's tile is given one (the
   // printed form of AllocateMemoryAddr's output), so the matmul is reached.

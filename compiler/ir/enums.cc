@@ -88,7 +88,12 @@ constexpr std::pair<PadValue, std::string_view> kPads[] = {
 
 constexpr std::pair<MemorySpace, std::string_view> kSpaces[] = {
     {MemorySpace::kDDR, "DDR"}, {MemorySpace::kUB, "UB"},   {MemorySpace::kL1, "L1"},
-    {MemorySpace::kL0A, "L0A"}, {MemorySpace::kL0B, "L0B"}, {MemorySpace::kL0C, "L0C"}};
+    {MemorySpace::kL0A, "L0A"}, {MemorySpace::kL0B, "L0B"}, {MemorySpace::kL0C, "L0C"},
+    {MemorySpace::kBias, "Bias"}};
+constexpr std::pair<MemorySpace, std::string_view> kPyptoSpaces[] = {
+    {MemorySpace::kDDR, "DDR"},   {MemorySpace::kUB, "Vec"},    {MemorySpace::kL1, "Mat"},
+    {MemorySpace::kL0A, "Left"},  {MemorySpace::kL0B, "Right"}, {MemorySpace::kL0C, "Acc"},
+    {MemorySpace::kBias, "Bias"}};
 
 }  // namespace
 
@@ -130,7 +135,13 @@ std::string_view PadValueName(PadValue p) { return NameOf(kPads, p); }
 std::optional<PadValue> PadValueFromName(std::string_view n) { return FromName(kPads, n); }
 std::string_view MemorySpaceName(MemorySpace m) { return NameOf(kSpaces, m); }
 std::optional<MemorySpace> MemorySpaceFromName(std::string_view n) {
-  return FromName(kSpaces, n);
+  std::optional<MemorySpace> m = FromName(kSpaces, n);
+  return m ? m : FromName(kPyptoSpaces, n);
+}
+std::string_view MemorySpacePyptoName(MemorySpace m) { return NameOf(kPyptoSpaces, m); }
+bool IsCubeSpace(MemorySpace m) {
+  return m == MemorySpace::kL1 || m == MemorySpace::kL0A || m == MemorySpace::kL0B ||
+         m == MemorySpace::kL0C || m == MemorySpace::kBias;
 }
 
 bool IsInCoreType(FunctionType t) {

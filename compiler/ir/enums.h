@@ -54,7 +54,17 @@ enum class TensorLayout : uint8_t { kND = 0, kDN = 1, kNZ = 2, kMX_A_ZZ = 3, kMX
 
 enum class PadValue : uint8_t { kNull = 0, kZero = 1, kMax = 2, kMin = 3 };
 
-enum class MemorySpace : uint8_t { kDDR = 0, kUB = 1, kL1 = 2, kL0A = 3, kL0B = 4, kL0C = 5 };
+// PyPTO's names in parentheses: UB (Vec), L1 (Mat), L0A (Left), L0B (Right),
+// L0C (Acc), Bias (the cube's bias table).
+enum class MemorySpace : uint8_t {
+  kDDR = 0,
+  kUB = 1,
+  kL1 = 2,
+  kL0A = 3,
+  kL0B = 4,
+  kL0C = 5,
+  kBias = 6
+};
 
 enum class ScopeKind : uint8_t {
   kInCore = 0,
@@ -88,7 +98,13 @@ std::optional<TensorLayout> TensorLayoutFromName(std::string_view name);
 std::string_view PadValueName(PadValue p);
 std::optional<PadValue> PadValueFromName(std::string_view name);
 std::string_view MemorySpaceName(MemorySpace m);
+// Accepts both spellings (UB or Vec, L1 or Mat, ...).
 std::optional<MemorySpace> MemorySpaceFromName(std::string_view name);
+// PyPTO's spelling (pl.MemorySpace.Vec, Mat, Left, Right, Acc, Bias, DDR), as a
+// tile type prints its space.
+std::string_view MemorySpacePyptoName(MemorySpace m);
+// The cube buffers: Mat, Left, Right, Acc, Bias.
+bool IsCubeSpace(MemorySpace m);
 
 // Spec §1.2 predicates.
 bool IsInCoreType(FunctionType t);       // InCore, AIC, AIV

@@ -262,7 +262,7 @@ TypePtr IRMutator::MutateTileType(const std::shared_ptr<const TileType>& type) {
   std::vector<ExprPtr> valid_shape = MutateExprs(type->valid_shape(), &changed);
   if (!changed) return type;
   return std::make_shared<TileType>(std::move(shape), type->dtype(), std::move(memref),
-                                    std::move(valid_shape), type->span());
+                                    std::move(valid_shape), type->span(), type->memory_space());
 }
 
 TypePtr IRMutator::MutateTupleType(const std::shared_ptr<const TupleType>& type) {

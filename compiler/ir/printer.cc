@@ -503,6 +503,11 @@ class Printer {
           out_ += ", ";
           MemRefText(**tt.memref());
         }
+        // PyPTO's form; a MemRef of the same space already names it.
+        if (tt.memory_space() &&
+            !(tt.memref() && *tt.memref() && (*tt.memref())->memory_space() == *tt.memory_space())) {
+          StrAppend(&out_, ", pl.MemorySpace.", MemorySpacePyptoName(*tt.memory_space()));
+        }
         out_ += ']';
         return;
       }

@@ -455,6 +455,13 @@ class Comparer {
         const auto& x = static_cast<const TileType&>(*a);
         const auto& y = static_cast<const TileType&>(*b);
         if (!ShapedFields(x, y)) return false;
+        if (x.memory_space() != y.memory_space()) {
+          auto name = [](const TileType& t) {
+            return t.memory_space() ? std::string(MemorySpacePyptoName(*t.memory_space()))
+                                    : std::string("unset");
+          };
+          return Fail(a.get(), b.get(), StrCat("tile memory space ", name(x), " vs ", name(y)));
+        }
         return Exprs("valid_shape", x.valid_shape(), y.valid_shape(), a.get(), b.get());
       }
       case NodeKind::kArrayType: {

@@ -30,6 +30,12 @@ std::shared_ptr<const TensorType> AsTensorTypeLike(const TypePtr& type) {
   return nullptr;
 }
 
+std::optional<MemorySpace> TileType::Space() const {
+  if (memory_space_) return memory_space_;
+  if (memref() && *memref()) return (*memref())->memory_space();
+  return std::nullopt;
+}
+
 std::optional<int64_t> ArrayType::ConstExtent() const {
   if (auto c = As<ConstInt>(extent_)) return c->value();
   return std::nullopt;

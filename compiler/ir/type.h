@@ -134,15 +134,23 @@ class TileType : public ShapedType {
   static bool Matches(NodeKind k) { return k == NodeKind::kTileType; }
   TileType(std::vector<ExprPtr> shape, DataType dtype,
            std::optional<MemRefPtr> memref = std::nullopt,
-           std::vector<ExprPtr> valid_shape = {}, Span span = Span())
+           std::vector<ExprPtr> valid_shape = {}, Span span = Span(),
+           std::optional<MemorySpace> memory_space = std::nullopt)
       : ShapedType(NodeKind::kTileType, std::move(shape), dtype, std::move(memref),
                    std::move(span)),
-        valid_shape_(std::move(valid_shape)) {}
+        valid_shape_(std::move(valid_shape)),
+        memory_space_(memory_space) {}
   // Empty = the full shape.
   const std::vector<ExprPtr>& valid_shape() const { return valid_shape_; }
+  // PyPTO's TileType::memory_space_: set by InferTileMemorySpace (17) or an
+  // annotation; unset before it.
+  const std::optional<MemorySpace>& memory_space() const { return memory_space_; }
+  // The space the tile lives in: its memory_space, else its MemRef's.
+  std::optional<MemorySpace> Space() const;
 
  private:
   std::vector<ExprPtr> valid_shape_;
+  std::optional<MemorySpace> memory_space_;
 };
 
 class TupleType : public Type {

@@ -75,6 +75,70 @@ TypePtr Reduced(const ir::ShapedType& t, size_t from_end, std::optional<DataType
   return Reshaped(t, std::move(shape), dtype.value_or(t.dtype()));
 }
 
+// The cube's operand rules (pto-isa docs/isa/TMATMUL.md, A2/A3 and A5 alike):
+// the (C, A, B) dtype triples (INT32, INT8, INT8), (FP32, FP16, FP16),
+// (FP32, FP32, FP32), (FP32, BF16, BF16); A's k equal to B's; for a tile form
+// m, k, n in [1, 4095]. A tensor form's result may be any FIXPIPE conversion
+// of C (TSTORE.md: FP32 -> FP32, FP16 or BF16; INT32 -> INT32); a tile form's
+// is C. Returns C. The microscaling forms (`_mx`, A5) are not checked here.
+absl::StatusOr<DataType> CheckCube(const std::string& op, const CallSite& s, size_t lhs,
+                                   const ir::ShapedType& a, const ir::ShapedType& b,
+                                   bool a_trans, bool b_trans, std::optional<DataType> out) {
+  if (op.find("_mx") != std::string::npos) return out.value_or(DataType::kFP32);
+  const DataType da = a.dtype(), db = b.dtype();
+  const bool pair_ok = da == db && (da == DataType::kInt8 || da == DataType::kFP16 ||
+                                    da == DataType::kBF16 || da == DataType::kFP32);
+  if (!pair_ok) {
+    return UserErrorF(ArgSpan(s, lhs), op, ": the cube has no (", ir::DataTypeName(da), ", ",
+                      ir::DataTypeName(db), ") operand pair; pto-isa TMATMUL takes (INT8, INT8) -> "
+                      "INT32, (FP16, FP16), (BF16, BF16) or (FP32, FP32) -> FP32");
+  }
+  const DataType c = da == DataType::kInt8 ? DataType::kInt32 : DataType::kFP32;
+  const bool tile = op.rfind("pl.tile.", 0) == 0;
+  if (out && *out != c) {
+    const bool fixpipe = c == DataType::kFP32 && (*out == DataType::kFP16 || *out == DataType::kBF16);
+    if (tile || !fixpipe) {
+      return UserErrorF(s.span, op, ": out_dtype ", ir::DataTypeName(*out), " is not ",
+                        tile ? "the accumulator's " : "a FIXPIPE conversion of the accumulator's ",
+                        ir::DataTypeName(c), " for ", ir::DataTypeName(da), " operands");
+    }
+  }
+  const auto& sa = a.shape();
+  const auto& sb = b.shape();
+  std::optional<int64_t> m = ir::GetConstInt(a_trans ? sa.back() : sa[sa.size() - 2]);
+  std::optional<int64_t> k = ir::GetConstInt(a_trans ? sa[sa.size() - 2] : sa.back());
+  std::optional<int64_t> kb = ir::GetConstInt(b_trans ? sb.back() : sb[sb.size() - 2]);
+  std::optional<int64_t> n = ir::GetConstInt(b_trans ? sb[sb.size() - 2] : sb.back());
+  if (k && kb && *k != *kb) {
+    return UserErrorF(s.span, op, ": lhs has k = ", *k, " but rhs has k = ", *kb);
+  }
+  if (op.find("gemv") != std::string::npos && m && *m != 1) {
+    return UserErrorF(ArgSpan(s, lhs), op, ": the lhs of a gemv is one row, got m = ", *m);
+  }
+  if (tile) {
+    for (auto [name, v] : {std::pair<const char*, std::optional<int64_t>>{"m", m}, {"k", k},
+                           {"n", n}}) {
+      if (v && (*v < 1 || *v > 4095)) {
+        return UserErrorF(s.span, op, ": ", name, " = ", *v,
+                          " is outside [1, 4095] (pto-isa TMATMUL); tile the matmul");
+      }
+    }
+  }
+  return c;
+}
+
+// An operand of a matmul-family call with the accumulator's dtype (acc, bias).
+absl::Status CheckAccLike(const std::string& op, const CallSite& s, size_t i, std::string_view what,
+                          DataType c) {
+  if (i >= s.args.size()) return absl::OkStatus();
+  auto t = ir::As<ir::ShapedType>(s.args[i]->type());
+  if (t != nullptr && t->dtype() != c) {
+    return UserErrorF(ArgSpan(s, i), op, ": the ", what, " must be ", ir::DataTypeName(c),
+                      " (the accumulator of these operands), got ", ir::DataTypeName(t->dtype()));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<TypePtr> Result(const std::string& op, const Signature& sig, const CallSite& s) {
   const std::string& rule = sig.result;
   auto shaped = FirstShaped(s);
@@ -128,21 +192,33 @@ absl::StatusOr<TypePtr> Result(const std::string& op, const Signature& sig, cons
     return Reshaped(*shaped, *shape, shaped->dtype());
   }
   if (rule == "matmul" || rule == "acc") {
-    if (rule == "acc") return s.args[0]->type();
-    auto rhs = s.args.size() > 1 ? ir::As<ir::ShapedType>(s.args[1]->type()) : nullptr;
-    if (rhs == nullptr || shaped->shape().size() < 2 || rhs->shape().size() < 2) {
+    const size_t lhs = rule == "acc" ? 1 : 0;
+    auto lhs_t = s.args.size() > lhs ? ir::As<ir::ShapedType>(s.args[lhs]->type()) : nullptr;
+    auto rhs = s.args.size() > lhs + 1 ? ir::As<ir::ShapedType>(s.args[lhs + 1]->type()) : nullptr;
+    if (lhs_t == nullptr || rhs == nullptr || lhs_t->shape().size() < 2 ||
+        rhs->shape().size() < 2) {
+      if (rule == "acc" && !s.args.empty()) return s.args[0]->type();
       return UserErrorF(s.span, op, " operands must be rank >= 2");
     }
     bool a_trans = ir::GetAttr<bool>(s.kwargs, "a_trans").value_or(false);
     bool b_trans = ir::GetAttr<bool>(s.kwargs, "b_trans").value_or(false);
-    const auto& a = shaped->shape();
+    std::optional<DataType> out = rule == "acc" ? std::nullopt : DTypeAttr(s, sig, "out_dtype");
+    ASSIGN_OR_RETURN(DataType c, CheckCube(op, s, lhs, *lhs_t, *rhs, a_trans, b_trans, out));
+    if (rule == "acc") {
+      if (op.find("_mx") == std::string::npos) {
+        RETURN_IF_ERROR(CheckAccLike(op, s, 0, "accumulator", c));
+      }
+      return s.args[0]->type();
+    }
+    if (op.find("bias") != std::string::npos && op.find("_mx") == std::string::npos) {
+      RETURN_IF_ERROR(CheckAccLike(op, s, 2, "bias", c));
+    }
+    const auto& a = lhs_t->shape();
     const auto& b = rhs->shape();
     std::vector<ir::ExprPtr> shape(a.begin(), a.end() - 2);
     shape.push_back(a_trans ? a[a.size() - 1] : a[a.size() - 2]);
     shape.push_back(b_trans ? b[b.size() - 2] : b[b.size() - 1]);
-    DataType in = shaped->dtype();
-    DataType acc = ir::IsFloat(in) ? DataType::kFP32 : DataType::kInt32;
-    return Reshaped(*shaped, std::move(shape), DTypeAttr(s, sig, "out_dtype").value_or(acc));
+    return Reshaped(*lhs_t, std::move(shape), out.value_or(c));
   }
   if (rule == "transpose") {
     int64_t rank = static_cast<int64_t>(shaped->shape().size());

@@ -331,6 +331,52 @@ absl::StatusOr<ExprPtr> ScalarForm(const UnifiedOp& u, DispatchArgs& args, const
                                                   ir::ScalarType::Get(dt), span));
 }
 
+// The args of a call without one keyword argument.
+class WithoutKeyword : public CallArgs {
+ public:
+  WithoutKeyword(CallArgs& inner, size_t hidden) : inner_(inner), hidden_(hidden) {}
+  size_t NumPositional() const override { return inner_.NumPositional(); }
+  size_t NumKeywords() const override { return inner_.NumKeywords() - 1; }
+  std::string_view KeywordName(size_t i) const override { return inner_.KeywordName(Map(i)); }
+  Span SpanOf(ArgRef r) const override { return inner_.SpanOf(Map(r)); }
+  bool IsNone(ArgRef r) const override { return inner_.IsNone(Map(r)); }
+  std::optional<std::string> DottedName(ArgRef r) const override {
+    return inner_.DottedName(Map(r));
+  }
+  absl::StatusOr<ExprPtr> LowerOperand(ArgRef r) override { return inner_.LowerOperand(Map(r)); }
+  absl::StatusOr<AttrValue> LowerAttr(ArgRef r) override { return inner_.LowerAttr(Map(r)); }
+
+ private:
+  size_t Map(size_t i) const { return i < hidden_ ? i : i + 1; }
+  ArgRef Map(ArgRef r) const { return r.keyword ? ArgRef{true, Map(r.index)} : r; }
+  CallArgs& inner_;
+  size_t hidden_;
+};
+
+// PyPTO's pl.matmul of tiles takes out_dtype only when it is the cube
+// accumulator's dtype (INT32 for INT8 operands, else FP32): the tile
+// operator has no such parameter, so the keyword is checked and dropped.
+absl::StatusOr<BoundCall> BindTileMatmul(const OpRegistry& registry, const std::string& target,
+                                         DispatchArgs& args, const ExprPtr& lhs,
+                                         const Span& span) {
+  for (size_t k = 0; k < args.NumKeywords(); ++k) {
+    if (args.KeywordName(k) != "out_dtype" || args.IsNone(ArgRef{true, k})) continue;
+    ASSIGN_OR_RETURN(AttrValue v, args.LowerAttr(ArgRef{true, k}));
+    const auto* dt = std::get_if<ir::DataType>(&v);
+    auto tile = ir::As<ir::TileType>(lhs->type());
+    const ir::DataType acc =
+        tile->dtype() == ir::DataType::kInt8 ? ir::DataType::kInt32 : ir::DataType::kFP32;
+    if (dt == nullptr || *dt != acc) {
+      return UserErrorF(args.SpanOf(ArgRef{true, k}), "pl.matmul of tiles: out_dtype must be the "
+                        "cube accumulator's dtype ", ir::DataTypeName(acc),
+                        " (a tile matmul's result is its accumulator)");
+    }
+    WithoutKeyword rest(args, k);
+    return BindCall(registry, target, rest, span);
+  }
+  return BindCall(registry, target, args, span);
+}
+
 absl::StatusOr<BoundCall> BindUnified(const OpRegistry& registry, const UnifiedOp& u,
                                       CallArgs& raw, const Span& span) {
   DispatchArgs args(raw);
@@ -364,6 +410,9 @@ absl::StatusOr<BoundCall> BindUnified(const OpRegistry& registry, const UnifiedO
   const OpDef* def = registry.Find(target);
   if (def == nullptr) return InternalErrorF(span, u.name, " resolves to unknown operator ", target);
   if (def->signature != nullptr) args.Rename(u.signature, *def->signature);
+  if (def->id == ir::OpId::kPlTileMatmul) {
+    return BindTileMatmul(registry, target, args, lhs, span);
+  }
   return BindCall(registry, target, args, span);
 }
 

@@ -136,7 +136,7 @@ absl::Status Parser::LowerAssign(const Ast* stmt, const Ast* target, const Ast* 
           !v_tile->valid_shape().empty()) {
         ann_type = ir::MakeNode<ir::TileType>(ann_tile->shape(), ann_tile->dtype(),
                                               ann_tile->memref(), v_tile->valid_shape(),
-                                              ann_tile->span());
+                                              ann_tile->span(), ann_tile->memory_space());
       }
       var_type = std::move(ann_type);
     } else {

@@ -103,10 +103,20 @@ absl::StatusOr<TypePtr> Parser::LowerShapedType(const Ast* a, int which) {
   bool have_tile_view = false;
   std::optional<ir::MemRefPtr> memref;
   std::optional<ir::WindowBufferPtr> wb;
+  std::optional<ir::MemorySpace> space;
   for (uint32_t i = 2; i < idx->num_kids; ++i) {
     const Ast* e = Kid(idx, i);
     std::string what;
     if (e->kind == AstKind::kCall && DottedPath(Kid(e, 0))) what = path_;
+    // PyPTO's tile memory space: pl.Tile[[16, 16], pl.FP16, pl.MemorySpace.Left].
+    if (which == 2 && e->kind == AstKind::kAttribute && DottedPath(e) &&
+        (StartsWith(path_, "pl.MemorySpace.") || StartsWith(path_, "pl.Mem."))) {
+      std::string_view member = std::string_view(path_).substr(path_.rfind('.') + 1);
+      if (space) return ErrorAt(e, "duplicate memory space in a pl.Tile type");
+      space = ir::MemorySpaceFromName(member);
+      if (!space) return ErrorAt(e, pto::StrCat("unknown memory space '", path_, "'"));
+      continue;
+    }
     if (what == "pl.TensorView" && which != 2) {
       if (view) return ErrorAt(e, "duplicate pl.TensorView in a type");
       ASSIGN_OR_RETURN(view, LowerTensorView(e));
@@ -136,7 +146,7 @@ absl::StatusOr<TypePtr> Parser::LowerShapedType(const Ast* a, int which) {
       std::string_view expected = which == 0   ? "pl.TensorView(...) or pl.MemRef(...)"
                                   : which == 1 ? "pl.TensorView(...), pl.MemRef(...) or "
                                                  "pld.WindowBuffer(\"name\")"
-                                               : "pl.TileView(...) or pl.MemRef(...)";
+                                               : "pl.TileView(...), pl.MemRef(...) or pl.MemorySpace.<space>";
       return ErrorAt(e, pto::StrCat("unexpected item in a ", name, " type; expected ", expected));
     }
   }
@@ -150,7 +160,7 @@ absl::StatusOr<TypePtr> Parser::LowerShapedType(const Ast* a, int which) {
           std::move(shape), dtype, std::move(memref), std::move(view), std::move(wb), span));
     default:
       return TypePtr(ir::MakeNode<ir::TileType>(std::move(shape), dtype, std::move(memref),
-                                                    std::move(tile_valid), span));
+                                                    std::move(tile_valid), span, space));
   }
 }
 

@@ -12,6 +12,7 @@
 #include "compiler/passes/tile_liveness.h"
 #include "compiler/passes/tile_memrefs.h"
 #include "compiler/support/diagnostics.h"
+#include "compiler/support/status_macros.h"
 #include "compiler/support/strings.h"
 
 namespace pto::passes {
@@ -121,6 +122,50 @@ class StageBoxes : public ir::FlatteningMutator {
   int64_t next_id_;
 };
 
+// The capacity of `space` and the core it belongs to.
+std::pair<std::optional<int64_t>, std::string_view> Capacity(const AllocateMemoryAddrOptions& o,
+                                                             ir::MemorySpace space) {
+  switch (space) {
+    case ir::MemorySpace::kL1: return {o.l1_bytes, "an AIC core"};
+    case ir::MemorySpace::kL0A: return {o.l0a_bytes, "an AIC core"};
+    case ir::MemorySpace::kL0B: return {o.l0b_bytes, "an AIC core"};
+    case ir::MemorySpace::kL0C: return {o.l0c_bytes, "an AIC core"};
+    case ir::MemorySpace::kBias: return {o.bias_bytes, "an AIC core"};
+    default: return {o.ub_bytes, "an AIV core"};
+  }
+}
+
+// Places the buffers of `space` (in order) and checks its capacity.
+absl::Status Place(const ir::FunctionPtr& fn, const AllocateMemoryAddrOptions& options,
+                   ir::MemorySpace space, std::vector<Buffer>* buffers) {
+  const int64_t block = space == ir::MemorySpace::kUB
+                            ? std::max<int64_t>(1, options.ub_block_bytes)
+                            : 32;  // pto-isa TASSIGN: cube tiles are 32-byte aligned
+  int64_t next = 0;
+  for (Buffer& b : *buffers) {
+    if (b.memref->memory_space() != space) continue;
+    b.addr = (next + block - 1) / block * block;
+    next = b.addr + b.memref->size();
+  }
+  auto [cap, core] = Capacity(options, space);
+  if (!cap || next <= *cap) return absl::OkStatus();
+  std::string over;
+  const Buffer* first = nullptr;
+  for (const Buffer& b : *buffers) {
+    if (b.memref->memory_space() != space || b.addr + b.memref->size() <= *cap) continue;
+    if (first == nullptr) first = &b;
+    pto::StrAppend(&over, over.empty() ? "" : "; ", TileNames(b.tiles), " (", b.memref->size(),
+                   " bytes at offset ", b.addr, ")");
+  }
+  std::string name(ir::MemorySpaceName(space));
+  if (space != ir::MemorySpace::kUB && space != ir::MemorySpace::kBias) {
+    pto::StrAppend(&name, " (", ir::MemorySpacePyptoName(space), ")");
+  }
+  return UserErrorF(first->tiles.front()->span(), "AllocateMemoryAddr: kernel '", fn->name(),
+                    "' needs ", next, " bytes of ", name, ", more than the ", *cap, " bytes of ",
+                    core, " on ", options.platform, "; these tiles do not fit: ", over);
+}
+
 absl::StatusOr<ir::StmtPtr> Allocate(const ir::FunctionPtr& fn,
                                      const AllocateMemoryAddrOptions& options) {
   if (!HoldsTiles(fn)) return fn->body();
@@ -140,7 +185,7 @@ absl::StatusOr<ir::StmtPtr> Allocate(const ir::FunctionPtr& fn,
       return InternalErrorF(var->span(), "AllocateMemoryAddr: tile '", var->name_hint(),
                             "' has no MemRef; InitMemRef must run first");
     }
-    if (m->memory_space() != ir::MemorySpace::kUB) continue;
+    if (m->memory_space() == ir::MemorySpace::kDDR) continue;
     auto [it, fresh] = index.emplace(m.get(), buffers.size());
     if (fresh) buffers.push_back(Buffer{m, {}, 0});
     buffers[it->second].tiles.push_back(var);
@@ -150,25 +195,11 @@ absl::StatusOr<ir::StmtPtr> Allocate(const ir::FunctionPtr& fn,
   std::stable_sort(buffers.begin(), buffers.end(), [](const Buffer& a, const Buffer& b) {
     return a.memref->id() < b.memref->id();
   });
-  const int64_t block = std::max<int64_t>(1, options.ub_block_bytes);
-  int64_t next = 0;
-  for (Buffer& b : buffers) {
-    b.addr = (next + block - 1) / block * block;
-    next = b.addr + b.memref->size();
-  }
-  if (options.ub_bytes && next > *options.ub_bytes) {
-    std::string over;
-    const Buffer* first = nullptr;
-    for (const Buffer& b : buffers) {
-      if (b.addr + b.memref->size() <= *options.ub_bytes) continue;
-      if (first == nullptr) first = &b;
-      pto::StrAppend(&over, over.empty() ? "" : "; ", TileNames(b.tiles), " (",
-                     b.memref->size(), " bytes at offset ", b.addr, ")");
-    }
-    return UserErrorF(first->tiles.front()->span(), "AllocateMemoryAddr: kernel '", fn->name(),
-                      "' needs ", next, " bytes of UB, more than the ", *options.ub_bytes,
-                      " bytes of an AIV core on ", options.platform,
-                      "; these tiles do not fit: ", over);
+  // Each buffer is placed on its own, from address 0.
+  for (ir::MemorySpace space : {ir::MemorySpace::kUB, ir::MemorySpace::kL1, ir::MemorySpace::kL0A,
+                                ir::MemorySpace::kL0B, ir::MemorySpace::kL0C,
+                                ir::MemorySpace::kBias}) {
+    RETURN_IF_ERROR(Place(fn, options, space, &buffers));
   }
   absl::flat_hash_map<const ir::Var*, ir::MemRefPtr> retype;
   for (const Buffer& b : buffers) {

@@ -1,7 +1,9 @@
-// AllocateMemoryAddr (PyPTO pass 34): places the UB MemRefs of every kernel at
-// addresses, in MemRef id order, each at the next multiple of the platform's
-// UB block. A kernel whose buffers exceed the platform's UB is a located error
-// naming the tiles that do not fit. See docs/passes/AllocateMemoryAddr.md.
+// AllocateMemoryAddr (PyPTO pass 34): places the MemRefs of every kernel at
+// addresses of their buffer (UB, and the AIC's L1 / L0A / L0B / L0C / Bias),
+// in MemRef id order, each at the next multiple of the platform's UB block
+// (cube buffers: 32 bytes, pto-isa TASSIGN). A kernel whose buffers exceed a
+// capacity of the platform is a located error naming the buffer and the tiles
+// that do not fit. See docs/passes/AllocateMemoryAddr.md.
 #ifndef PTO_COMPILER_PASSES_ALLOCATE_MEMORY_ADDR_H_
 #define PTO_COMPILER_PASSES_ALLOCATE_MEMORY_ADDR_H_
 
@@ -9,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "compiler/passes/pass.h"
 
@@ -18,6 +21,8 @@ struct AllocateMemoryAddrOptions {
   std::string platform;             // named in the overflow error
   std::optional<int64_t> ub_bytes;  // no capacity check without one
   int64_t ub_block_bytes = 1;       // every address is a multiple of it
+  // The cube buffers' capacities: L1, L0A, L0B, L0C, Bias (no check when unset).
+  std::optional<int64_t> l1_bytes, l0a_bytes, l0b_bytes, l0c_bytes, bias_bytes;
 };
 
 class AllocateMemoryAddrPass : public Pass {

@@ -91,7 +91,7 @@ class Flattener : public ir::SpanTrackingMutator {
     std::vector<ir::ExprPtr> valid;
     if (t->valid_shape().size() == t->shape().size()) valid = Merge(t->valid_shape());
     return std::make_shared<ir::TileType>(Merge(t->shape()), t->dtype(), t->memref(),
-                                          std::move(valid), t->span());
+                                          std::move(valid), t->span(), t->memory_space());
   }
 
   ir::ExprPtr MutateCallAt(const ir::CallPtr& call) override { return Rewrite(call); }

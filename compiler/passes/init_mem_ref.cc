@@ -1,5 +1,6 @@
 #include "compiler/passes/init_mem_ref.h"
 
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -81,9 +82,12 @@ class MemRefAssigner {
                         "static shape (keep the runtime extent in valid_shape)");
     }
     const int64_t id = next_id_++;
-    memrefs_[var.get()] = std::make_shared<ir::MemRef>(
-        pto::StrCat("mem_ub_", id), ir::MemorySpace::kUB, ir::ConstIndex(-1), *bytes, id,
-        var->span());
+    // InferTileMemorySpace (17) gave the tile its space; unset is UB (Vec).
+    const ir::MemorySpace space = tile.Space().value_or(ir::MemorySpace::kUB);
+    std::string prefix(ir::MemorySpaceName(space));
+    for (char& c : prefix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    memrefs_[var.get()] = std::make_shared<ir::MemRef>(pto::StrCat("mem_", prefix, "_", id), space,
+                                                       ir::ConstIndex(-1), *bytes, id, var->span());
     return absl::OkStatus();
   }
 

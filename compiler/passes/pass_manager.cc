@@ -6,6 +6,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/ir/visitor.h"
+#include "compiler/passes/infer_tile_memory_space.h"
 #include "compiler/passes/pass_registry.h"
 #include "compiler/passes/property_verifiers.h"
 #include "compiler/support/diagnostics.h"
@@ -78,10 +79,13 @@ class UnloweredFinder : public ir::IRVisitor {
   }
   void VisitCall(const ir::CallPtr& call) override {
     if (found != nullptr) return;
-    if (!ir::Is<ir::GlobalVar>(call->op()) &&
-        call->op()->name().find("matmul") != std::string::npos) {
-      OutOfScope(call.get(), pto::StrCat("'", call->op()->name(), "' (the cube unit)"),
-                 "15 AutoTileMatmulL0 and the mixed-kernel passes 20-26", "15", "");
+    // The tile forms of the cube operators compile (InferTileMemorySpace, AIC
+    // kernels); a tensor-level matmul needs PyPTO's tiling of it.
+    if (ir::IsOp(call, ir::OpId::kPlTensorMatmul) || ir::IsOp(call, ir::OpId::kPlTensorMatmulAcc)) {
+      OutOfScope(call.get(), pto::StrCat("'", call->op()->name(), "' (a tensor-level matmul)"),
+                 "15 AutoTileMatmulL0 (with pass 10's matmul conversion); write the tile form "
+                 "(pl.load(..., target_memory=pl.MemorySpace.Mat), pl.matmul of the tiles)",
+                 "15", "");
       if (found != nullptr) return;
     }
     ir::IRVisitor::VisitCall(call);
@@ -214,6 +218,13 @@ absl::Status CheckRequired(const Pass& pass, const ir::ProgramPtr& program, IRPr
   return absl::OkStatus();
 }
 
+bool ReachesPast(const std::vector<std::unique_ptr<Pass>>& passes, std::string_view number) {
+  for (const std::unique_ptr<Pass>& p : passes) {
+    if (PassRegistry::Global().PassNumber(p->name()) > number) return true;
+  }
+  return false;
+}
+
 bool Listed(bool all, const absl::flat_hash_set<std::string>& names, std::string_view pass) {
   return all || names.contains(ToAbsl(pass));
 }
@@ -258,6 +269,11 @@ absl::StatusOr<ir::ProgramPtr> PassManager::Run(ir::ProgramPtr program,
                           std::chrono::duration<double>(end - start).count(), changed});
     }
     program = std::move(out);
+    // A mixed AIC + AIV kernel becomes visible once tiles have spaces; it
+    // needs PyPTO's passes 21-24 when the list runs past them.
+    if (pass->name() == "InferTileMemorySpace" && ReachesPast(passes_, "21")) {
+      RETURN_IF_ERROR(CheckNoMixedKernel(program));
+    }
     have |= pass->produced();
     have = have.Without(pass->invalidated());
     if (options_.verify_each) {

@@ -12,6 +12,7 @@
 #include "compiler/passes/flatten_tile_nd_to_2d.h"
 #include "compiler/passes/fold_no_op_reshape.h"
 #include "compiler/passes/fuse_create_assemble_to_slice.h"
+#include "compiler/passes/infer_tile_memory_space.h"
 #include "compiler/passes/init_mem_ref.h"
 #include "compiler/passes/inline_functions.h"
 #include "compiler/passes/insert_comm_fence.h"
@@ -50,11 +51,20 @@ void RegisterAllPasses(PassRegistry& registry) {
                         [] { return CreateConvertTensorToTileOpsPass(); });
   registry.RegisterPass("LowerCompositeOps", [] { return CreateLowerCompositeOpsPass(); });
   registry.RegisterPass("InitMemRef", [] { return CreateInitMemRefPass(); });
+  registry.RegisterPass("InferTileMemorySpace", [] { return CreateInferTileMemorySpacePass(); });
   registry.RegisterPass("MemoryReuse", [] { return CreateMemoryReusePass(); });
   registry.RegisterPass("AllocateMemoryAddr", [](const Target& target) {
-    return CreateAllocateMemoryAddrPass({.platform = target.platform,
-                                         .ub_bytes = target.ub_bytes,
-                                         .ub_block_bytes = UbBlockBytes(target)});
+    AllocateMemoryAddrOptions o{.platform = target.platform,
+                                .ub_bytes = target.ub_bytes,
+                                .ub_block_bytes = UbBlockBytes(target)};
+    if (target.cube) {
+      o.l1_bytes = target.cube->l1_bytes;
+      o.l0a_bytes = target.cube->l0a_bytes;
+      o.l0b_bytes = target.cube->l0b_bytes;
+      o.l0c_bytes = target.cube->l0c_bytes;
+      o.bias_bytes = target.cube->bias_bytes;
+    }
+    return CreateAllocateMemoryAddrPass(std::move(o));
   });
   registry.RegisterPass("LowerL2TensorCollectives", [](const Target& target) {
     return CreateLowerL2TensorCollectivesPass({.platform = target.platform,
@@ -114,6 +124,7 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"12", "LowerCompositeOps"},
                                            {"13", "FlattenTileNdTo2D"},
                                            {"14", "LegalizeTileCast"},
+                                           {"17", "InferTileMemorySpace"},
                                            {"30", "MaterializeTensorStrides"},
                                            {"31", "InitMemRef"},
                                            {"33", "MemoryReuse"},

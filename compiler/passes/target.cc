@@ -20,6 +20,13 @@ Target TargetFromPlatform(const platforms::Platform& p) {
   t.urma = p.urma().present();
   t.ub_bytes = static_cast<int64_t>(p.ub_bytes());
   t.ub_block_bytes = p.ub_block_bytes();
+  if (p.has_cube()) {
+    t.cube = Target::CubeBuffers{static_cast<int64_t>(p.cube().l1_bytes()),
+                                 static_cast<int64_t>(p.cube().l0a_bytes()),
+                                 static_cast<int64_t>(p.cube().l0b_bytes()),
+                                 static_cast<int64_t>(p.cube().l0c_bytes()),
+                                 static_cast<int64_t>(p.cube().bias_bytes())};
+  }
   t.arch = ArchName(p.arch());
   for (const std::string& name : platforms::PlatformNames()) {
     absl::StatusOr<platforms::Platform> other = platforms::LoadPlatform(name);

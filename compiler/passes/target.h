@@ -26,6 +26,16 @@ struct Target {
   // The built-in platforms that have URMA (what a diagnostic suggests).
   std::vector<std::string> urma_platforms;
   std::optional<int64_t> ub_bytes;     // UB capacity of one AIV core
+  // The AIC's cube buffers (platform `cube`); unset when the platform has no
+  // cube model.
+  struct CubeBuffers {
+    int64_t l1_bytes = 0;    // Mat
+    int64_t l0a_bytes = 0;   // Left
+    int64_t l0b_bytes = 0;   // Right
+    int64_t l0c_bytes = 0;   // Acc
+    int64_t bias_bytes = 0;  // Bias
+  };
+  std::optional<CubeBuffers> cube;
   // Tiles start at multiples of this. With no target: the coarsest UB block
   // of the built-in platforms, so a placement suits every one of them.
   int64_t ub_block_bytes = 0;

@@ -7,7 +7,7 @@
 namespace pto::passes {
 ir::TypePtr TileWithMemRef(const ir::TileType& tile, ir::MemRefPtr memref) {
   return std::make_shared<ir::TileType>(tile.shape(), tile.dtype(), std::move(memref),
-                                        tile.valid_shape(), tile.span());
+                                        tile.valid_shape(), tile.span(), tile.memory_space());
 }
 
 ir::VarPtr TileRetyper::MutateVarDef(const ir::VarPtr& var) {
@@ -38,13 +38,27 @@ ir::MemRefPtr TileMemRef(const ir::TypePtr& type) {
 }
 
 std::optional<int64_t> TileBytes(const ir::TileType& tile) {
-  int64_t bytes = ir::DataTypeBytes(tile.dtype());
+  const int64_t elem = ir::DataTypeBytes(tile.dtype());
+  int64_t count = 1;
   for (const ir::ExprPtr& d : tile.shape()) {
     std::optional<int64_t> v = ir::GetConstInt(d);
     if (!v || *v < 0) return std::nullopt;
-    bytes *= *v;
+    count *= *v;
   }
-  return bytes;
+  std::optional<ir::MemorySpace> space = tile.Space();
+  if (!space || !ir::IsCubeSpace(*space)) return count * elem;
+  // A cube buffer stores fractals of 16 rows x 32 bytes (L0C: 16 x 16
+  // elements; Bias: one row in 32-byte blocks): pto-isa's TASSIGN footprint,
+  // the rule runtime/device/cube_api.h's CubeFootprint checks (the two are
+  // compared in //testing/codegen:matmul_codegen_test).
+  const int64_t cols = tile.shape().empty() ? 1 : *ir::GetConstInt(tile.shape().back());
+  const int64_t rows = cols == 0 ? 0 : count / cols;
+  auto up = [](int64_t v, int64_t a) { return (v + a - 1) / a * a; };
+  switch (*space) {
+    case ir::MemorySpace::kBias: return up(cols * elem, 32);
+    case ir::MemorySpace::kL0C: return up(rows, 16) * up(cols, 16) * elem;
+    default: return up(rows, 16) * up(cols * elem, 32);
+  }
 }
 
 std::shared_ptr<const ir::YieldStmt> TrailingYield(const ir::StmtPtr& body) {

@@ -24,7 +24,8 @@ bool HoldsTiles(const ir::FunctionPtr& fn);
 // The MemRef of a tile-typed value, or nullptr (not a tile, or none yet).
 ir::MemRefPtr TileMemRef(const ir::TypePtr& type);
 
-// The bytes of a tile type with constant dims; nullopt for a dynamic dim.
+// The bytes of a tile type with constant dims in its buffer (a cube space's
+// padded footprint); nullopt for a dynamic dim.
 std::optional<int64_t> TileBytes(const ir::TileType& tile);
 
 // The trailing yield of a loop or branch body, or nullptr.
