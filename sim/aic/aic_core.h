@@ -8,9 +8,13 @@
 // a kernel that leaves two pipes unordered on shared bytes would read other
 // values on the board than here: the core faults on it ("missing flag").
 //
-// Not wired into chips yet (issue 25 point 2): no GM port or link model (GM
-// ranges are host memory the caller owns), no trace tracks, no scheduler;
-// the harness starts kernels directly.
+// In a chip (sim/chip) the core has a memory system and an observer (the
+// AICPU scheduler): TLOAD and TSTORE reserve the owning chip's GM port and
+// the links to it and pay their latencies, blocks come from the scheduler
+// through ChipCore, errors latch through the observer, and every instruction
+// draws a slice on its pipe's trace track. Without them (the harness
+// constructor) GM is host memory the caller owns and kernels start as plain
+// functions.
 #ifndef PTO_SIM_AIC_AIC_CORE_H_
 #define PTO_SIM_AIC_AIC_CORE_H_
 
@@ -31,22 +35,31 @@
 #include "platforms/platform.pb.h"
 #include "runtime/device/cube_core.h"
 #include "runtime/device/device_core.h"
+#include "runtime/device/kernel_abi.h"
 #include "sim/aic/cube_cost.h"
+#include "sim/aiv/op_deadline.h"
+#include "sim/common/chip_core.h"
+#include "sim/common/lazy_buffer.h"
+#include "sim/common/ports.h"
 #include "sim/common/time.h"
+#include "sim/trace/trace.h"
 
 namespace pto::sim {
 
-class AicCore : public sc_core::sc_module, public DeviceCore, public CubeCore {
+class AicCore : public sc_core::sc_module, public DeviceCore, public CubeCore, public ChipCore {
  public:
   SC_HAS_PROCESS(AicCore);
-  // `platform` must have a cube (CubeSpec); it outlives the core.
+  // Alone (the harness): `platform` must have a cube (CubeSpec); it outlives
+  // the core.
   AicCore(sc_core::sc_module_name name, int core_id, const platforms::Platform& platform);
+  // In chip `chip`: GM through `mem`, blocks reported to `observer`.
+  AicCore(sc_core::sc_module_name name, int chip, int core_id,
+          const platforms::Platform& platform, MemorySystem* mem, CoreObserver* observer);
 
   // Runs `kernel` from simulated time `start_at` (>= now); `done()` fires
   // when it ended and every pipe drained.
   void Start(std::function<void()> kernel, Ps start_at);
   const sc_core::sc_event& done() const { return done_event_; }
-  bool busy() const { return busy_; }
 
   // The last block: its error (code 0: none) and its instructions with their
   // pipe slots, in issue order.
@@ -63,13 +76,43 @@ class AicCore : public sc_core::sc_module, public DeviceCore, public CubeCore {
   Ps block_end() const { return block_end_; }
   // Time each pipe was busy in the last block.
   Ps pipe_busy(int pipe) const { return pipe_busy_[pipe]; }
+
+  // ChipCore.
+  void Start(BlockAssignment block, Ps start_at) override;
+  void set_observer(CoreObserver* o) override { observer_ = o; }
+  void set_urma(UrmaPort*) override {}  // the AIC posts no URMA work
+  void set_race_detector(RaceDetector* d, int agent) override {
+    races_ = d;
+    race_agent_ = agent;
+  }
+  void set_world_chips(int chips) override { world_chips_ = chips; }
+  int race_agent() const override { return race_agent_; }
+  std::vector<uint64_t> TakeDeferred() override { return {}; }
+  bool busy() const override { return busy_; }
+  bool is_aic() const override { return true; }
+  int core_id() const override { return core_id_; }
+  int chip() const override { return chip_; }
+  bool warm() const override { return warm_; }
+  const BlockAssignment& block() const override { return block_; }
+  const char* core_name() const override { return name(); }
+  std::string DescribeState() const override;
+  void FillStats(CoreStat* s) const override;
+  const int32_t* wait_signal() const override { return nullptr; }
+  int32_t wait_value() const override { return 0; }
+  WaitCmp wait_cmp() const override { return WaitCmp::EQ; }
+  bool waiting_sq() const override { return false; }
+  std::string waiting_pipe() const override { return waiting_pipe_; }
+  uint64_t last_scalar_read() const override { return 0; }
+  int64_t scalar_reads() const override { return 0; }
+  bool timed_out() const override { return timed_out_; }
+  std::string deadline_text() const override { return DescribeDeadline(p_, deadline_info_); }
   // Picoseconds of `cycles` core cycles, and back (rounded).
   Ps Cycles(double cycles) const;
   double ToCycles(Ps ps) const;
 
   // CubeCore.
-  uint8_t* CubeBase(TileKind kind) override { return bufs_[static_cast<int>(kind)].data(); }
-  uint64_t CubeBytes(TileKind kind) override { return bufs_[static_cast<int>(kind)].size(); }
+  uint8_t* CubeBase(TileKind kind) override { return buf_base_[static_cast<int>(kind)]; }
+  uint64_t CubeBytes(TileKind kind) override { return buf_bytes_[static_cast<int>(kind)]; }
   void Cube(const CubeInstr& instr) override;
   void CubeSetFlag(int src_pipe, int dst_pipe, int event_id) override;
   void CubeWaitFlag(int src_pipe, int dst_pipe, int event_id) override;
@@ -123,11 +166,44 @@ class AicCore : public sc_core::sc_module, public DeviceCore, public CubeCore {
   void CheckRange(const CubeRange& r, CubeOpcode op);
   std::string Describe(const void* p) const;
   Ps AllDone() const;
+  // Chip mode: the GM side of a TLOAD (read) or TSTORE (write) starting at
+  // `start`; returns when its bytes have landed (port, links, latencies).
+  Ps GmTransfer(const CubeRange& r, bool write, Ps start, Ps pipe_end);
+  void TraceInstr(const CubeInstr& in, int pipe, Ps start, Ps end);
+  // A scalar GM access's issue and, in a chip, its latency; returns the
+  // owning chip (0 alone).
+  int ScalarGm(const void* gm, int bytes, const char* what, bool read);
+  TraceArgs BlockArgs(TraceArgs more = {}) const;
 
   const platforms::Platform& p_;
+  int chip_ = 0;
   int core_id_;
+  MemorySystem* mem_ = nullptr;  // null: alone (the harness)
+  CoreObserver* observer_ = nullptr;
+  RaceDetector* races_ = nullptr;
+  int race_agent_ = -1;
+  int world_chips_ = 1;
+  BlockAssignment block_;
+  int64_t args_[kKernelArgSlots] = {};
+  LocalContext local_ctx_{};
+  GlobalContext global_ctx_{};
+  bool warm_ = false;
+  bool timed_out_ = false;
+  OpDeadline deadline_info_;
+  std::string waiting_pipe_;
+  // Trace tracks: the core's blocks, then MTE2, MTE1, CUBE (M) and FIXPIPE.
+  int track_core_ = -1;
+  int track_pipe_[kNumPipes];
+  // Statistics over every block.
+  int64_t blocks_ = 0;
+  Ps busy_ps_ = 0;
+  Ps total_busy_[kNumPipes] = {};
+  int64_t mte2_bytes_ = 0;
+  int64_t fix_bytes_ = 0;
   CubeCost cost_;
-  std::vector<uint8_t> bufs_[kNumTileKinds];
+  LazyBuffer mem_buf_;  // L1, L0A, L0B, L0C and Bias, back to back
+  uint8_t* buf_base_[kNumTileKinds] = {};
+  uint64_t buf_bytes_[kNumTileKinds] = {};
   tlm_utils::tlm_quantumkeeper qk_;
   sc_core::sc_event start_event_;
   sc_core::sc_event done_event_;
@@ -136,6 +212,9 @@ class AicCore : public sc_core::sc_module, public DeviceCore, public CubeCore {
   Ps start_at_ = 0;
 
   Ps pipe_free_[kNumPipes] = {};  // when each pipe's last instruction ends
+  // When each pipe's work issued so far is complete: its GM bytes landed
+  // (chip mode; pipe_free_ otherwise).
+  Ps pipe_done_[kNumPipes] = {};
   Ps pipe_gate_[kNumPipes] = {};  // a pipe's next instruction starts no earlier
   Ps pipe_busy_[kNumPipes] = {};
   // set_flag times not yet consumed by a wait_flag, per (src, dst, event).

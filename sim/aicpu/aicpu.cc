@@ -15,7 +15,7 @@ int ShapeSlot(rt::CoreShape s) { return s == rt::CoreShape::kAiv ? 0 : 1; }
 }  // namespace
 
 Aicpu::Aicpu(sc_core::sc_module_name name, int chip, const platforms::Platform& platform,
-             Gm* gm, std::vector<AivCore*> aiv, std::vector<AivCore*> aic,
+             Gm* gm, std::vector<ChipCore*> aiv, std::vector<ChipCore*> aic,
              RunObserver* observer, Trace* trace)
     : sc_core::sc_module(name),
       p_(platform),
@@ -63,20 +63,20 @@ int Aicpu::kernel_count() const {
   return static_cast<int>(current_.callable.kernels.size());
 }
 
-int Aicpu::ShapeIndex(const AivCore* core) const {
+int Aicpu::ShapeIndex(const ChipCore* core) const {
   // Flattened ids: AIC [0, B), AIV [B, 3B) (runtime-and-sim.md §1.8).
   return core->is_aic() ? core->core_id()
                         : core->core_id() - static_cast<int>(aic_.size());
 }
 
-int Aicpu::SchedThread(const AivCore* core) const {
+int Aicpu::SchedThread(const ChipCore* core) const {
   // A cluster (1 AIC + 2 AIV) is never split across scheduler threads.
   const int idx = ShapeIndex(core);
   const int cluster = core->is_aic() ? idx : idx / 2;
   return cluster % static_cast<int>(sched_busy_.size());
 }
 
-Ps Aicpu::FirstTaskHead(const AivCore* core) const {
+Ps Aicpu::FirstTaskHead(const ChipCore* core) const {
   // Spread the measured 2.3-3.9 us cold head deterministically over cores.
   const int n = static_cast<int>(core->is_aic() ? aic_.size() : aiv_.size());
   const double frac = n > 1 ? static_cast<double>(ShapeIndex(core)) / (n - 1)
@@ -226,11 +226,11 @@ void Aicpu::OnFatal(const rt::ErrorLatch& latch) {
   observer_->OnFatal(chip_, latch);
 }
 
-void Aicpu::KernelError(AivCore*, int code, const std::string& msg) {
+void Aicpu::KernelError(ChipCore*, int code, const std::string& msg) {
   if (core_ != nullptr) core_->report_fatal(code, msg);
 }
 
-void Aicpu::BlockDone(AivCore* core) {
+void Aicpu::BlockDone(ChipCore* core) {
   if (races_ != nullptr) {
     const size_t id = static_cast<size_t>(core->block().task);
     if (task_end_.size() <= id) task_end_.resize(id + 1);
@@ -278,7 +278,7 @@ void Aicpu::ProcessCompletions() {
     const Ps t0 = std::max(sched_busy_[thr], c.visible);
     sched_busy_[thr] = t0 + NsToPs(p_.aicpu().reg_read_ns());
     trace_->Slice(track_sched_[thr], "COND", t0, sched_busy_[thr],
-                  {{"task", static_cast<int64_t>(c.task)}, {"core", c.core->name()}});
+                  {{"task", static_cast<int64_t>(c.task)}, {"core", c.core->core_name()}});
     free_[c.core->is_aic() ? 1 : 0][ShapeIndex(c.core)] = true;
     rt::Task* t = core_->task(c.task);
     if (++t->blocks_done == t->core_num) {
@@ -355,7 +355,7 @@ void Aicpu::PollDeferred() {
   deferred_tasks_ = std::move(still);
 }
 
-void Aicpu::DispatchBlock(rt::Task* t, AivCore* core, int block,
+void Aicpu::DispatchBlock(rt::Task* t, ChipCore* core, int block,
                           Ps* start_at) {
   const int thr = SchedThread(core);
   const Ps t0 = std::max(Stamp(), sched_busy_[thr]);
@@ -367,7 +367,7 @@ void Aicpu::DispatchBlock(rt::Task* t, AivCore* core, int block,
                                 ? current_.callable.kernel_names[t->func_id]
                                 : absl::StrCat("kernel", t->func_id)},
                  {"block", block},
-                 {"core", core->name()}});
+                 {"core", core->core_name()}});
   const Ps head = core->warm() ? NsToPs(p_.aicpu().steady_task_ns())
                                : FirstTaskHead(core);
   *start_at = std::max(*start_at, visible + head);
@@ -380,9 +380,9 @@ void Aicpu::Dispatch() {
   if (core_->is_fatal()) return;
   for (rt::CoreShape shape : {rt::CoreShape::kAiv, rt::CoreShape::kAic}) {
     const int s = ShapeSlot(shape);
-    std::vector<AivCore*>& cores = CoresOf(shape);
+    std::vector<ChipCore*>& cores = CoresOf(shape);
     auto idle = [&] {
-      std::vector<AivCore*> out;
+      std::vector<ChipCore*> out;
       for (size_t i = 0; i < cores.size(); ++i) {
         if (free_[s][i]) out.push_back(cores[i]);
       }
@@ -408,7 +408,7 @@ void Aicpu::Dispatch() {
     bool draining = false;
     while (!sync_queue_[s].empty()) {
       rt::Task* t = sync_queue_[s].front();
-      std::vector<AivCore*> free_cores = idle();
+      std::vector<ChipCore*> free_cores = idle();
       if (static_cast<int>(free_cores.size()) < t->core_num) {
         draining = true;
         break;
@@ -426,10 +426,10 @@ void Aicpu::Dispatch() {
     }
     if (draining) continue;
     while (!ready_queue_[s].empty()) {
-      std::vector<AivCore*> free_cores = idle();
+      std::vector<ChipCore*> free_cores = idle();
       if (free_cores.empty()) break;
       rt::Task* t = ready_queue_[s].front();
-      for (AivCore* c : free_cores) {
+      for (ChipCore* c : free_cores) {
         if (t->blocks_dispatched == t->core_num) break;
         const int b = t->blocks_dispatched;
         Ps start_at = 0;

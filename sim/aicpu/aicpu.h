@@ -15,7 +15,8 @@
 
 #include "runtime/api/orchestrator.h"
 #include "runtime/core/orchestrator_core.h"
-#include "sim/aiv/aiv_core.h"
+#include "sim/common/chip_core.h"
+#include "sim/common/ports.h"
 #include "sim/gm/gm.h"
 #include "platforms/platform.pb.h"
 #include "sim/race/race_detector.h"
@@ -55,7 +56,7 @@ class Aicpu : public sc_core::sc_module,
  public:
   SC_HAS_PROCESS(Aicpu);
   Aicpu(sc_core::sc_module_name name, int chip, const platforms::Platform& platform,
-        Gm* gm, std::vector<AivCore*> aiv, std::vector<AivCore*> aic,
+        Gm* gm, std::vector<ChipCore*> aiv, std::vector<ChipCore*> aic,
         RunObserver* observer, Trace* trace);
 
   void Enqueue(DispatchEntry entry);
@@ -120,13 +121,13 @@ class Aicpu : public sc_core::sc_module,
   void OnFatal(const rt::ErrorLatch& latch) override;
 
   // CoreObserver.
-  void BlockDone(AivCore* core) override;
-  void KernelError(AivCore* core, int code, const std::string& msg) override;
+  void BlockDone(ChipCore* core) override;
+  void KernelError(ChipCore* core, int code, const std::string& msg) override;
 
  private:
   struct Completion {
     Ps visible;
-    AivCore* core;
+    ChipCore* core;
     int64_t task;
   };
   struct TaskTimes {
@@ -143,20 +144,20 @@ class Aicpu : public sc_core::sc_module,
   void CompleteDummies();
   void CompleteTask(rt::Task* t, Ps end);
   void Dispatch();
-  void DispatchBlock(rt::Task* t, AivCore* core, int block, Ps* start_at);
-  std::vector<AivCore*>& CoresOf(rt::CoreShape s) {
+  void DispatchBlock(rt::Task* t, ChipCore* core, int block, Ps* start_at);
+  std::vector<ChipCore*>& CoresOf(rt::CoreShape s) {
     return s == rt::CoreShape::kAiv ? aiv_ : aic_;
   }
-  int SchedThread(const AivCore* core) const;
-  int ShapeIndex(const AivCore* core) const;
-  Ps FirstTaskHead(const AivCore* core) const;
+  int SchedThread(const ChipCore* core) const;
+  int ShapeIndex(const ChipCore* core) const;
+  Ps FirstTaskHead(const ChipCore* core) const;
   void WaitPs(Ps d);
 
   const platforms::Platform& p_;
   int chip_;
   Gm* gm_;
-  std::vector<AivCore*> aiv_;
-  std::vector<AivCore*> aic_;
+  std::vector<ChipCore*> aiv_;
+  std::vector<ChipCore*> aic_;
   RunObserver* observer_;
   Trace* trace_;
   int track_orch_;

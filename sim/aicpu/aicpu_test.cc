@@ -24,6 +24,7 @@
 #include "runtime/api/orchestrator.h"
 #include "runtime/api/task_args.h"
 #include "runtime/device/device_api.h"
+#include "sim/aic/aic_core.h"
 #include "sim/aiv/aiv_core.h"
 #include "sim/common/sc_time.h"
 #include "sim/common/time.h"
@@ -82,21 +83,24 @@ ModuleRun RunBuilt(const Build& build,
     if (tweak) tweak(p);
     StubMemory mem(p, 1);
     // As sim/chip builds them: AIC ids first, then AIV.
-    std::vector<std::unique_ptr<AivCore>> cores;
-    std::vector<AivCore*> aic, aiv;
+    std::vector<std::unique_ptr<AicCore>> aic_cores;
+    std::vector<std::unique_ptr<AivCore>> aiv_cores;
+    std::vector<ChipCore*> cores, aic, aiv;
     for (int i = 0; i < kAicCores; ++i) {
-      cores.push_back(std::make_unique<AivCore>(absl::StrCat("aic", i).c_str(), 0, i, true, 0, p,
-                                                &mem, nullptr));
-      aic.push_back(cores.back().get());
+      aic_cores.push_back(
+          std::make_unique<AicCore>(absl::StrCat("aic", i).c_str(), 0, i, p, &mem, nullptr));
+      aic.push_back(aic_cores.back().get());
     }
     for (int i = 0; i < kCores; ++i) {
-      cores.push_back(std::make_unique<AivCore>(absl::StrCat("aiv", i).c_str(), 0,
-                                                kAicCores + i, false, i % 2, p, &mem, nullptr));
-      aiv.push_back(cores.back().get());
+      aiv_cores.push_back(std::make_unique<AivCore>(absl::StrCat("aiv", i).c_str(), 0,
+                                                    kAicCores + i, false, i % 2, p, &mem, nullptr));
+      aiv.push_back(aiv_cores.back().get());
     }
+    cores = aic;
+    cores.insert(cores.end(), aiv.begin(), aiv.end());
     StubRunObserver observer;
     Aicpu aicpu("aicpu", 0, p, &mem.GmOf(0), aiv, aic, &observer, &mem.trace());
-    for (auto& c : cores) c->set_observer(&aicpu);
+    for (ChipCore* c : cores) c->set_observer(&aicpu);
     for (const Dispatch& d : build(mem)) aicpu.Enqueue(DispatchEntry{d.callable, d.args, nullptr});
     sc_core::sc_start(PsTime(NsToPs(1e9)));  // 1 s of simulated time at most
     r.values["error_code"] = observer.code;
@@ -106,7 +110,7 @@ ModuleRun RunBuilt(const Build& build,
     r.values["log_lines"] = static_cast<int64_t>(log.size());
     for (size_t i = 0; i < log.size(); ++i) r.texts[absl::StrCat("log", i)] = log[i];
     int64_t blocks = 0, aic_blocks = 0;
-    for (const auto& c : cores) {
+    for (const ChipCore* c : cores) {
       CoreStat s;
       c->FillStats(&s);
       blocks += s.blocks();

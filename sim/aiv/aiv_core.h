@@ -19,6 +19,7 @@
 
 #include "runtime/device/device_core.h"
 #include "runtime/device/kernel_abi.h"
+#include "sim/common/chip_core.h"
 #include "sim/aiv/dcache.h"
 #include "sim/common/interval_set.h"
 #include "sim/common/lazy_buffer.h"
@@ -34,23 +35,10 @@
 
 namespace pto::sim {
 
-// One block of a task, as the scheduler hands it to a core.
-struct BlockAssignment {
-  KernelEntry kernel = nullptr;
-  std::string kernel_name;
-  int64_t task = -1;
-  int32_t block_idx = 0;
-  int32_t block_num = 1;
-  std::vector<const TensorDesc*> tensors;
-  std::vector<uint64_t> scalars;
-  // Race detection: the task's start clock (its producers and dispatch).
-  VectorClock start_clock;
-};
-
 // "==", ">=", ... for reports.
 const char* WaitCmpName(WaitCmp c);
 
-class AivCore : public sc_core::sc_module, public DeviceCore {
+class AivCore : public sc_core::sc_module, public DeviceCore, public ChipCore {
  public:
   SC_HAS_PROCESS(AivCore);
   AivCore(sc_core::sc_module_name name, int chip, int core_id, bool is_aic,
@@ -58,23 +46,24 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
           CoreObserver* observer);
 
   // Starts `block` at simulated time `start_at` (>= now).
-  void Start(BlockAssignment block, Ps start_at);
-  void set_observer(CoreObserver* o) { observer_ = o; }
-  void set_urma(UrmaPort* u) { urma_ = u; }
+  void Start(BlockAssignment block, Ps start_at) override;
+  void set_observer(CoreObserver* o) override { observer_ = o; }
+  void set_urma(UrmaPort* u) override { urma_ = u; }
   // GM race detection (off unless set): this core is agent `agent`.
-  void set_race_detector(RaceDetector* d, int agent) {
+  void set_race_detector(RaceDetector* d, int agent) override {
     races_ = d;
     race_agent_ = agent;
   }
-  int race_agent() const { return race_agent_; }
+  int race_agent() const override { return race_agent_; }
   // Completion conditions registered by the last block (moved out).
-  std::vector<uint64_t> TakeDeferred() { return std::move(deferred_); }
-  bool busy() const { return busy_; }
-  bool is_aic() const { return is_aic_; }
-  int core_id() const { return core_id_; }
-  int chip() const { return chip_; }
-  bool warm() const { return warm_; }
-  const BlockAssignment& block() const { return block_; }
+  std::vector<uint64_t> TakeDeferred() override { return std::move(deferred_); }
+  bool busy() const override { return busy_; }
+  bool is_aic() const override { return is_aic_; }
+  int core_id() const override { return core_id_; }
+  int chip() const override { return chip_; }
+  bool warm() const override { return warm_; }
+  const BlockAssignment& block() const override { return block_; }
+  const char* core_name() const override { return name(); }
   // The running block's task, kernel and block index, then `more`: the args
   // of every trace slice the core draws.
   TraceArgs BlockArgs(TraceArgs more = {}) const {
@@ -84,25 +73,27 @@ class AivCore : public sc_core::sc_module, public DeviceCore {
     return a;
   }
   // For the blocked-block report; "" when idle.
-  std::string DescribeState() const;
+  std::string DescribeState() const override;
   // What a busy block is blocked on, for the hang report: the signal of a
   // TWAIT in progress (nullptr otherwise), a full URMA send queue, or the
   // last GM word it read with a scalar load (a spinning block's flag).
-  const int32_t* wait_signal() const { return wait_signal_; }
-  int32_t wait_value() const { return wait_value_; }
-  WaitCmp wait_cmp() const { return wait_cmp_; }
-  bool waiting_sq() const { return waiting_sq_; }
-  uint64_t last_scalar_read() const { return last_read_addr_; }
-  int64_t scalar_reads() const { return block_reads_; }
+  const int32_t* wait_signal() const override { return wait_signal_; }
+  int32_t wait_value() const override { return wait_value_; }
+  WaitCmp wait_cmp() const override { return wait_cmp_; }
+  bool waiting_sq() const override { return waiting_sq_; }
+  std::string waiting_pipe() const override { return ""; }
+  uint64_t last_scalar_read() const override { return last_read_addr_; }
+  int64_t scalar_reads() const override { return block_reads_; }
   // The last block ran past the op timeout (a livelock); its state stays
   // readable after the run stopped.
-  bool timed_out() const { return timed_out_; }
+  bool timed_out() const override { return timed_out_; }
   // The current (or last) block's deadline (sim/aiv/op_deadline.h).
   const OpDeadline& deadline() const { return deadline_info_; }
+  std::string deadline_text() const override { return DescribeDeadline(p_, deadline_info_); }
   // The chips of the system: a block's work counts every chip
   // (BlockDeadline); 1 until the chip sets it.
-  void set_world_chips(int chips) { world_chips_ = chips; }
-  void FillStats(CoreStat* s) const;
+  void set_world_chips(int chips) override { world_chips_ = chips; }
+  void FillStats(CoreStat* s) const override;
 
   // DeviceCore.
   uint8_t* UbBase() override { return ub_.data(); }

@@ -7,8 +7,10 @@
 
 #include <systemc>
 
+#include "sim/aic/aic_core.h"
 #include "sim/aicpu/aicpu.h"
 #include "sim/aiv/aiv_core.h"
+#include "sim/common/chip_core.h"
 #include "sim/gm/gm.h"
 #include "platforms/platform.pb.h"
 #include "sim/urma/urma_engine.h"
@@ -24,12 +26,16 @@ class Chip : public sc_core::sc_module {
   Gm& gm() { return *gm_; }
   Aicpu& aicpu() { return *aicpu_; }
   UrmaEngine* urma() { return urma_.get(); }  // null without URMA
-  // Flattened ids: AIC [0, B), AIV [B, 3B).
-  const std::vector<std::unique_ptr<AivCore>>& cores() const { return cores_; }
+  // Every core by flattened id: AIC [0, B), AIV [B, 3B).
+  const std::vector<ChipCore*>& cores() const { return cores_; }
+  const std::vector<std::unique_ptr<AicCore>>& aic_cores() const { return aic_; }
+  const std::vector<std::unique_ptr<AivCore>>& aiv_cores() const { return aiv_; }
 
  private:
   std::unique_ptr<Gm> gm_;
-  std::vector<std::unique_ptr<AivCore>> cores_;
+  std::vector<std::unique_ptr<AicCore>> aic_;
+  std::vector<std::unique_ptr<AivCore>> aiv_;
+  std::vector<ChipCore*> cores_;
   std::unique_ptr<Aicpu> aicpu_;
   std::unique_ptr<UrmaEngine> urma_;
 };

@@ -1,5 +1,5 @@
 // What a core needs from the rest of the model, as interfaces, so the core
-// (sim/aiv), the URMA engine (sim/urma) and the system (sim/system) meet
+// (sim/aiv, sim/aic), the URMA engine (sim/urma) and the system (sim/system) meet
 // here and no module depends on another's implementation. The classes they
 // name are only declared; a user includes the module it calls.
 #ifndef PTO_SIM_COMMON_PORTS_H_
@@ -13,7 +13,7 @@
 
 namespace pto::sim {
 
-class AivCore;
+class ChipCore;
 class Gm;
 class Link;
 class Trace;
@@ -51,8 +51,8 @@ class UrmaPort {
 class CoreObserver {
  public:
   virtual ~CoreObserver() = default;
-  virtual void BlockDone(AivCore* core) = 0;
-  virtual void KernelError(AivCore* core, int code, const std::string& msg) = 0;
+  virtual void BlockDone(ChipCore* core) = 0;
+  virtual void KernelError(ChipCore* core, int code, const std::string& msg) = 0;
 };
 
 }  // namespace pto::sim

@@ -38,7 +38,7 @@ std::string RankList(const std::set<int>& ranks) {
   return absl::StrCat(ranks.size() == 1 ? "rank " : "ranks ", absl::StrJoin(parts, ", "));
 }
 
-std::string Who(const AivCore& c) {
+std::string Who(const ChipCore& c) {
   const BlockAssignment& b = c.block();
   return absl::StrCat("rank ", c.chip(), " ", c.is_aic() ? "AIC" : "AIV", c.core_id(), " task ",
                       b.task, " block ", b.block_idx, "/", b.block_num, " (kernel ", b.kernel_name,
@@ -47,7 +47,7 @@ std::string Who(const AivCore& c) {
 
 // What one blocked agent waits on.
 struct Wait {
-  const AivCore* core = nullptr;
+  const ChipCore* core = nullptr;
   uint64_t cell = 0;        // 0: not a signal wait
   bool spinning = false;    // scalar reads past its deadline
   std::set<int> awaited;    // ranks it waits for
@@ -98,13 +98,13 @@ class SimSystem::HangDiagnosis {
       for (const auto& core : sys_.chips_[c]->cores()) {
         if (core->timed_out()) {
           Wait w;
-          w.core = core.get();
+          w.core = core;
           w.spinning = true;
           w.cell = core->last_scalar_read();
           waits_[c].push_back(w);
         } else if (core->busy()) {
           Wait w;
-          w.core = core.get();
+          w.core = core;
           if (core->wait_signal() != nullptr) {
             w.cell = reinterpret_cast<uint64_t>(core->wait_signal());
           }
@@ -162,7 +162,7 @@ class SimSystem::HangDiagnosis {
 
   // One blocked agent: what it does, the cell's last write, whom it waits for.
   std::string WaitLine(int c, const Wait& w) {
-    const AivCore& core = *w.core;
+    const ChipCore& core = *w.core;
     std::string line = Who(core);
     if (w.spinning) {
       absl::StrAppend(&line, ": spun past its deadline (", core.scalar_reads(),
@@ -396,7 +396,7 @@ class SimSystem::HangDiagnosis {
     } else if (!spinning_.empty()) {
       cause = absl::StrCat("livelock: ", absl::StrJoin(spinning_, ", "),
                            " spun without progress past ",
-                           DescribeDeadline(sys_.platform_, first_spinner_->deadline()));
+                           first_spinner_->deadline_text());
     } else if (!cycle.empty()) {
       cause = CycleCause(cycle);
     } else if (!stopped_.empty()) {
@@ -426,7 +426,7 @@ class SimSystem::HangDiagnosis {
   std::set<int> never_dispatched_, finished_, stopped_, passed_notify_;
   std::set<int> waiting_on_missing_;  // ranks blocked on a missing notifier
   std::vector<std::string> wrong_expected_, spinning_;
-  const AivCore* first_spinner_ = nullptr;
+  const ChipCore* first_spinner_ = nullptr;
   std::string lost_update_;  // a waited cell whose update a line write-back reverted
 };
 

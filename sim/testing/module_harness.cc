@@ -50,12 +50,12 @@ std::string StubMemory::Describe(uint64_t addr) const {
   return owner < 0 ? absl::StrCat("0x", absl::Hex(addr)) : gms_[owner]->Describe(addr);
 }
 
-void RecordingObserver::BlockDone(AivCore* core) {
+void RecordingObserver::BlockDone(ChipCore* core) {
   done_.push_back({core, Stamp()});
   done_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
-void RecordingObserver::KernelError(AivCore* core, int code, const std::string& msg) {
+void RecordingObserver::KernelError(ChipCore* core, int code, const std::string& msg) {
   errors_.push_back({core, code, msg, Stamp()});
 }
 

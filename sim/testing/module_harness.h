@@ -23,6 +23,7 @@
 #include <systemc>
 
 #include "platforms/platform.pb.h"
+#include "sim/common/chip_core.h"
 #include "sim/common/ports.h"
 #include "sim/common/time.h"
 #include "sim/gm/gm.h"
@@ -63,17 +64,17 @@ class StubMemory : public MemorySystem {
 class RecordingObserver : public CoreObserver {
  public:
   struct Done {
-    AivCore* core;
+    ChipCore* core;
     Ps time;
   };
   struct Error {
-    AivCore* core;
+    ChipCore* core;
     int code;
     std::string message;
     Ps time;
   };
-  void BlockDone(AivCore* core) override;
-  void KernelError(AivCore* core, int code, const std::string& msg) override;
+  void BlockDone(ChipCore* core) override;
+  void KernelError(ChipCore* core, int code, const std::string& msg) override;
   const std::vector<Done>& done() const { return done_; }
   const std::vector<Error>& errors() const { return errors_; }
   // Notified on every BlockDone (a test thread may wait on it).

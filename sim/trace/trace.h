@@ -32,7 +32,7 @@ class Trace {
                const std::string& track_name);
   // `args` shows in Perfetto's slice details (bytes, peer, task, kernel).
   void Slice(int track, const std::string& name, Ps start, Ps end, TraceArgs args = {});
-  // Tracks without a slice (e.g. the AIC cores, which no kernel uses today)
+  // Tracks without a slice (a core that ran nothing)
   // are left out of the JSON rather than drawn empty.
   std::string Json() const;
   bool enabled() const { return enabled_; }
