@@ -56,10 +56,10 @@ class StageBoxes : public ir::FlatteningMutator {
   ir::StmtPtr MutateEvalStmt(const std::shared_ptr<const ir::EvalStmt>& stmt) override {
     auto call = ir::As<ir::Call>(stmt->expr());
     if (call == nullptr || ir::Is<ir::GlobalVar>(call->op()) || call->args().size() != 6 ||
-        (call->op()->name() != "pld.tensor.put" && call->op()->name() != "pld.tensor.get")) {
+        (!ir::IsOp(call, ir::OpId::kPldTensorPut) && !ir::IsOp(call, ir::OpId::kPldTensorGet))) {
       return ir::IRMutator::MutateEvalStmt(stmt);
     }
-    const bool put = call->op()->name() == "pld.tensor.put";
+    const bool put = ir::IsOp(call, ir::OpId::kPldTensorPut);
     const std::vector<ir::ExprPtr>& args = call->args();
     auto window = ir::AsTensorTypeLike(args[put ? 0 : 2]->type());
     auto shape = ir::As<ir::MakeTuple>(args[5]);
@@ -81,7 +81,7 @@ class StageBoxes : public ir::FlatteningMutator {
     auto type = std::make_shared<ir::TileType>(dims, window->dtype(), memref);
     auto stage = std::make_shared<ir::Var>("stage", type, span);
     auto create = ir::MakeOpCall(
-        "pl.tile.create", {std::make_shared<ir::MakeTuple>(dims, span)}, type,
+        ir::OpId::kPlTileCreate, {std::make_shared<ir::MakeTuple>(dims, span)}, type,
         {{"dtype", window->dtype()}, {"target_memory", std::string("Vec")}}, {}, span);
     std::vector<ir::ExprPtr> staged;
     for (const ir::ExprPtr& a : args) staged.push_back(MutateExpr(a));
