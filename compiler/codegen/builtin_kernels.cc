@@ -13,6 +13,7 @@
 #include "compiler/ir/attrs.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/ops/collective_def.h"
+#include "compiler/ops/op_names.h"
 #include "compiler/ops/op_registry.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
@@ -20,8 +21,6 @@
 
 namespace pto::codegen {
 namespace {
-
-constexpr std::string_view kBuiltinOpPrefix = "builtin.tensor.";
 
 std::string Lower(std::string_view s) {
   std::string out(s);
@@ -45,7 +44,7 @@ class CallCollector : public ir::IRVisitor {
     const std::string& name = call->op()->name();
     if (ir::Is<ir::GlobalVar>(call->op())) {
       callees.insert(name);
-    } else if (name.rfind(kBuiltinOpPrefix, 0) == 0) {
+    } else if (ops::TraitsOf(*call).host_dispatch) {
       builtins.push_back(call);
     }
     ir::IRVisitor::VisitCall(call);
@@ -177,7 +176,7 @@ absl::StatusOr<BuiltinVariant> HostBuiltinVariant(const ir::CallPtr& call) {
   if (def == nullptr || def->category != ops::OpCategory::kBuiltinOp || def->template_dir.empty()) {
     return InternalErrorF(call->span(), op, " is not a builtin chip dispatch with templates");
   }
-  const std::string short_name = def->name.substr(kBuiltinOpPrefix.size());
+  const std::string short_name = def->name.substr(ops::names::kBuiltinTensorPrefix.size());
   BuiltinVariant v;
   v.op_name = def->name;
   v.template_dir = def->template_dir;

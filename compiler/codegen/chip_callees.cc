@@ -16,7 +16,7 @@ class CalleeCollector : public ir::IRVisitor {
   void VisitCall(const ir::CallPtr& call) override {
     if (ir::Is<ir::GlobalVar>(call->op())) {
       Add(call->op()->name(), call);
-    } else if (call->op()->name() == "pl.tensor.assemble") {
+    } else if (ir::IsOp(call, ir::OpId::kPlTensorAssemble)) {
       Add(kAssembleKernel, call);
     }
     ir::IRVisitor::VisitCall(call);

@@ -6,13 +6,14 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "compiler/codegen/cpp_names.h"
 #include "compiler/codegen/chip_callees.h"
+#include "compiler/codegen/cpp_names.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ir/expr.h"
 #include "compiler/ir/stmt.h"
 #include "compiler/ir/type.h"
 #include "compiler/ir/visitor.h"
+#include "compiler/ops/op_registry.h"
 #include "compiler/passes/classify_iter_arg_carry.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
@@ -196,8 +197,8 @@ class Generator {
       if (call != nullptr && ir::Is<ir::GlobalVar>(call->op())) {
         return EmitSubmit(*call, indent).status();
       }
-      if (call != nullptr && (call->op()->name() == "pl.system.fence" ||
-                              call->op()->name() == "pl.system.cacheinvalid")) {
+      if (call != nullptr && (ir::IsOp(call, ir::OpId::kPlSystemFence) ||
+                              ir::IsOp(call, ir::OpId::kPlSystemCacheinvalid))) {
         Line(indent, pto::StrCat("// ", call->op()->name(),
                                  ": runtime/api has no orchestration-side fence; a task starts"));
         Line(indent, "// after its producers completed, and each kernel fences its own GM.");
@@ -213,7 +214,7 @@ class Generator {
         auto call = ir::As<ir::Call>(v);
         if (call != nullptr && ir::Is<ir::GlobalVar>(call->op())) {
           RETURN_IF_ERROR(EmitSubmit(*call, indent).status());
-        } else if (call != nullptr && call->op()->name() == "pl.tensor.assemble") {
+        } else if (call != nullptr && ir::IsOp(call, ir::OpId::kPlTensorAssemble)) {
           RETURN_IF_ERROR(EmitAssemble(*call, indent).status());
         } else if (auto item = ir::As<ir::TupleGetItem>(v);
                    item != nullptr && ir::Is<ir::Var>(item->tuple())) {
@@ -333,13 +334,13 @@ class Generator {
     } else if (ir::Is<ir::Var>(value)) {
       ASSIGN_OR_RETURN(bound, Lookup(value));
     } else if (auto call = ir::As<ir::Call>(value);
-               call != nullptr && call->op()->name() == "pl.tensor.view") {
+               call != nullptr && ir::IsOp(call, ir::OpId::kPlTensorView)) {
       ASSIGN_OR_RETURN(bound, EmitView(*call, assign.var()->name_hint(), indent));
     } else if (auto call = ir::As<ir::Call>(value);
-               call != nullptr && call->op()->name() == "pl.tensor.slice") {
+               call != nullptr && ir::IsOp(call, ir::OpId::kPlTensorSlice)) {
       ASSIGN_OR_RETURN(bound, EmitSlice(*call, assign.var()->name_hint(), indent));
     } else if (auto call = ir::As<ir::Call>(value);
-               call != nullptr && call->op()->name() == "pl.tensor.assemble") {
+               call != nullptr && ir::IsOp(call, ir::OpId::kPlTensorAssemble)) {
       ASSIGN_OR_RETURN(bound, EmitAssemble(*call, indent));
     } else if (ir::Is<ir::BinaryExpr>(value) && ir::Is<ir::ScalarType>(value->type())) {
       // Index arithmetic (`col = c * 4`), for slice and assemble offsets.
@@ -348,7 +349,7 @@ class Generator {
       Line(indent, pto::StrCat("const uint64_t ", bound.name, " = static_cast<uint64_t>(", expr,
                                ");"));
     } else if (auto call = ir::As<ir::Call>(value);
-               call != nullptr && IsTaskIdOp(call->op()->name())) {
+               call != nullptr && IsTaskIdOp(call->op()->id())) {
       ASSIGN_OR_RETURN(bound, EmitTaskIdOp(*call, assign.var()->name_hint(), indent));
     } else {
       return Unsupported(value->span(),
@@ -771,10 +772,10 @@ class Generator {
     return absl::OkStatus();
   }
 
-  static bool IsTaskIdOp(std::string_view op) {
-    return op == "pl.system.task_dummy" || op == "pl.system.task_invalid" ||
-           op == "pl.array.create" || op == "pl.array.get_element" ||
-           op == "pl.array.update_element";
+  static bool IsTaskIdOp(ir::OpId id) {
+    return id == ir::OpId::kPlSystemTaskDummy || id == ir::OpId::kPlSystemTaskInvalid ||
+           id == ir::OpId::kPlArrayCreate || id == ir::OpId::kPlArrayGetElement ||
+           id == ir::OpId::kPlArrayUpdateElement;
   }
 
   // The index operand of an array access, checked against the extent at run
@@ -802,13 +803,13 @@ class Generator {
 
   // pl.system.task_invalid / task_dummy and the Array[N, TASK_ID] operators.
   absl::StatusOr<Value> EmitTaskIdOp(const ir::Call& call, std::string_view hint, int indent) {
-    const std::string& op = call.op()->name();
-    if (op == "pl.system.task_invalid") {
+    const ir::OpId id = call.op()->id();
+    if (id == ir::OpId::kPlSystemTaskInvalid) {
       Value v{Kind::kTaskId, Fresh(hint)};
       Line(indent, pto::StrCat("const pto::rt::TaskId ", v.name, " = pto::rt::kInvalidTaskId;"));
       return v;
     }
-    if (op == "pl.system.task_dummy") {
+    if (id == ir::OpId::kPlSystemTaskDummy) {
       const int n = next_task_++;
       const std::string args = pto::StrCat("args", n);
       names_.insert(args);
@@ -829,7 +830,7 @@ class Generator {
       }
       return v;
     }
-    if (op == "pl.array.create") {
+    if (id == ir::OpId::kPlArrayCreate) {
       auto at = ir::As<ir::ArrayType>(call.type());
       if (at == nullptr || at->dtype() != ir::DataType::kTaskId || !at->ConstExtent()) {
         return Unsupported(call.span(), "a pl.Array of anything but TASK_ID");
@@ -845,7 +846,7 @@ class Generator {
       return Unsupported(call.span(), "a pl.Array of anything but TASK_ID");
     }
     ASSIGN_OR_RETURN(std::string i, ArrayIndex(call.args()[1], array, indent));
-    if (op == "pl.array.get_element") {
+    if (id == ir::OpId::kPlArrayGetElement) {
       Value v{Kind::kTaskId, Fresh(hint)};
       Line(indent, pto::StrCat("const pto::rt::TaskId ", v.name, " = ", array.name, "[", i, "];"));
       return v;
@@ -871,11 +872,11 @@ class Generator {
       if (ir::Is<ir::Var>(assign->value())) {
         (*sources)[assign->var().get()] = assign->value();
       } else if (auto call = ir::As<ir::Call>(assign->value())) {
-        static const std::map<std::string, size_t> kWrittenArg = {
-            {"pl.tile.store", 2}, {"pl.tensor.write", 0}, {"pl.tensor.assemble", 0}};
-        auto it = kWrittenArg.find(call->op()->name());
-        if (it != kWrittenArg.end() && it->second < call->args().size()) {
-          (*sources)[assign->var().get()] = call->args()[it->second];
+        const ops::OpDef* def = ops::DefOf(*call);
+        std::optional<size_t> arg =
+            def == nullptr ? std::nullopt : def->UpdatedArg(call->args().size());
+        if (arg) {
+          (*sources)[assign->var().get()] = call->args()[*arg];
         }
       }
     } else if (auto loop = ir::As<ir::ForStmt>(stmt)) {

@@ -11,13 +11,14 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
-#include "compiler/codegen/cpp_names.h"
 #include "compiler/codegen/builtin_kernels.h"
+#include "compiler/codegen/cpp_names.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ir/expr.h"
 #include "compiler/ir/stmt.h"
 #include "compiler/ir/type.h"
 #include "compiler/ops/collective_def.h"
+#include "compiler/ops/op_registry.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/support/strings.h"
@@ -93,7 +94,7 @@ constexpr char kScalarOps[] =
 
 bool IsWorldSize(const ir::ExprPtr& e) {
   auto call = ir::As<ir::Call>(e);
-  return call != nullptr && call->op()->name() == "pld.system.world_size";
+  return call != nullptr && ir::IsOp(call, ir::OpId::kPldSystemWorldSize);
 }
 
 class Generator {
@@ -491,7 +492,8 @@ class Generator {
       return absl::OkStatus();
     }
     const std::string& op = call->op()->name();
-    if (op == "pld.tensor.alloc_window_buffer") {
+    const ir::OpId id = call->op()->id();
+    if (id == ir::OpId::kPldTensorAllocWindowBuffer) {
       auto it = slots_.find(var->name_hint());
       if (it == slots_.end()) {
         return Unsupported(value->span(), "a window buffer outside its comm domain's slots");
@@ -499,7 +501,7 @@ class Generator {
       values_[var] = {Kind::kPtr, "", it->second, var->name_hint()};
       return absl::OkStatus();
     }
-    if (op == "pld.tensor.window") {
+    if (id == ir::OpId::kPldTensorWindow) {
       if (call->args().empty()) return Unsupported(value->span(), "a window without a buffer");
       ASSIGN_OR_RETURN(Value ptr, Lookup(call->args()[0]));
       if (ptr.kind != Kind::kPtr) return Unsupported(value->span(), "a window of this buffer");
@@ -508,7 +510,7 @@ class Generator {
       values_[var] = v;
       return absl::OkStatus();
     }
-    if (op == "pld.system.get_comm_ctx") {
+    if (id == ir::OpId::kPldSystemGetCommCtx) {
       if (call->args().size() != 1) return Unsupported(value->span(), "this get_comm_ctx");
       ASSIGN_OR_RETURN(Value view, Lookup(call->args()[0]));
       if (view.kind != Kind::kWindow) {
@@ -520,21 +522,21 @@ class Generator {
       values_[var] = {Kind::kScalar, name};
       return absl::OkStatus();
     }
-    if (op == "pld.system.world_size") {
+    if (id == ir::OpId::kPldSystemWorldSize) {
       // A temporary of FlattenCallExpr (`_tmp = pld.system.world_size()`),
       // e.g. a device loop's bound.
       world_size_vars_.insert(var);
       values_[var] = {Kind::kScalar, "static_cast<uint64_t>(world_size)"};
       return absl::OkStatus();
     }
-    if (op == "pl.tensor.index") {
+    if (id == ir::OpId::kPlTensorIndex) {
       ASSIGN_OR_RETURN(Value row, RowView(*call, assign.var()->type()));
       const std::string name = Fresh(var->name_hint());
       Line(indent, pto::StrCat("const pto::rt::Tensor ", name, " = ", row.name, ";"));
       values_[var] = {Kind::kTensor, name};
       return absl::OkStatus();
     }
-    if (op == "pl.tensor.create") {
+    if (id == ir::OpId::kPlTensorCreate) {
       if (device_.empty()) return Unsupported(value->span(), "a tensor created outside a device loop");
       Value v;
       RETURN_IF_ERROR(TypeInfo(assign.var()->type(), value->span(), &v));
@@ -618,7 +620,7 @@ class Generator {
   absl::Status EmitDispatch(const ir::CallPtr& call, int indent) {
     const std::string& op = call->op()->name();
     if (ir::Is<ir::GlobalVar>(call->op())) return EmitPipelineDispatch(*call, indent);
-    if (op.rfind("builtin.tensor.", 0) == 0) return EmitBuiltinDispatch(call, indent);
+    if (ops::TraitsOf(*call).host_dispatch) return EmitBuiltinDispatch(call, indent);
     return Unsupported(call->span(), pto::StrCat("'", op, "'"));
   }
 
@@ -646,7 +648,7 @@ class Generator {
     std::vector<std::string> tensors, scalars;
     for (const ir::ExprPtr& arg : call.args()) {
       Value v;
-      if (auto c = ir::As<ir::Call>(arg); c != nullptr && c->op()->name() == "pl.tensor.index") {
+      if (auto c = ir::As<ir::Call>(arg); c != nullptr && ir::IsOp(c, ir::OpId::kPlTensorIndex)) {
         ASSIGN_OR_RETURN(v, RowView(*c, arg->type()));
       } else if (std::optional<int64_t> k = ConstIntOf(arg)) {
         // A constant scalar argument (e.g. PyPTO's `pld.world_size()` once

@@ -291,7 +291,7 @@ absl::StatusOr<std::string> Generator::Scalar(const ir::ExprPtr& e) {
   if (auto c = ir::As<ir::ConstBool>(e)) return std::string(c->value() ? "true" : "false");
   if (auto d = ir::As<ir::DynDim>(e)) return DynParam(*d, e->span());
   if (auto call = ir::As<ir::Call>(e);
-      call != nullptr && call->op()->name() == "pl.tensor.read" && call->args().size() == 2) {
+      call != nullptr && ir::IsOp(call, ir::OpId::kPlTensorRead) && call->args().size() == 2) {
     // A GM read inline, so a while condition re-reads it on every test.
     return ReadExpr(call);
   }
@@ -468,28 +468,30 @@ absl::Status Generator::EmitStmt(const ir::StmtPtr& stmt, int indent) {
   }
   if (auto e = ir::As<ir::EvalStmt>(stmt)) {
     auto call = ir::As<ir::Call>(e->expr());
-    const std::string op = call != nullptr ? call->op()->name() : "";
-    if (op == "pl.system.cacheinvalid") {
+    const std::string op = call != nullptr ? call->op()->name() : "";  // for messages
+    const ir::OpId id = call != nullptr ? call->op()->id() : ir::OpId::kUnknown;
+    if (id == ir::OpId::kPlSystemCacheinvalid) {
       // The region form invalidates at least its lines; the whole cache is
       // a superset.
       pto::StrAppend(&body_, in, "pto::dcci(nullptr, pto::ENTIRE_DATA_CACHE);\n");
       return absl::OkStatus();
     }
-    if (op == "pl.system.fence") {
+    if (id == ir::OpId::kPlSystemFence) {
       pto::StrAppend(&body_, in, "pto::dsb(pto::DSB_DDR);\n");
       return absl::OkStatus();
     }
-    if (op == "pl.tensor.write") {
+    if (id == ir::OpId::kPlTensorWrite) {
       ASSIGN_OR_RETURN(Value t, LookupKind(call->args()[0], Kind::kTensor, "tensor"));
       return EmitWrite(call, t, indent);
     }
-    if (op == "pld.system.notify" || op == "pld.system.wait") return EmitSignal(call, indent);
-    if (op == "pld.tile.put" || op == "pld.tensor.put" || op == "pld.tile.get" ||
-        op == "pld.tensor.get") {
+    if (id == ir::OpId::kPldSystemNotify || id == ir::OpId::kPldSystemWait)
+      return EmitSignal(call, indent);
+    if (id == ir::OpId::kPldTilePut || id == ir::OpId::kPldTensorPut ||
+        id == ir::OpId::kPldTileGet || id == ir::OpId::kPldTensorGet) {
       return EmitPutGet(call, indent);
     }
-    if (op == "pld.tile.remote_load") return EmitRemoteLoad(call, indent);
-    if (op == "pld.tile.remote_store") return EmitRemoteStore(call, indent);
+    if (id == ir::OpId::kPldTileRemoteLoad) return EmitRemoteLoad(call, indent);
+    if (id == ir::OpId::kPldTileRemoteStore) return EmitRemoteStore(call, indent);
     // A value op evaluated for its effect (e.g. a tile.store whose result is
     // unused): bound to an unused temporary.
     if (call != nullptr && !ir::Is<ir::GlobalVar>(call->op()) &&

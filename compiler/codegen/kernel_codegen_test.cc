@@ -831,14 +831,14 @@ class P:
   ir::ProgramPtr program = Lower(text);
   ASSERT_NE(program, nullptr);
   const ops::OpRegistry& registry = ops::OpRegistry::Global();
-  for (std::string_view name : kernel_internal::KernelOpNames()) {
-    EXPECT_NE(registry.Find(name), nullptr) << "kernel_op_table.cc names an unknown operator "
-                                            << name;
+  for (ir::OpId id : kernel_internal::KernelOpIds()) {
+    EXPECT_NE(registry.Find(id), nullptr)
+        << "kernel_op_table.cc names an unknown operator " << static_cast<int>(id);
   }
   int generated = 0;
   int refused = 0;
   for (const std::string& name : registry.Names()) {
-    if (kernel_internal::FindKernelOp(name) != nullptr) {
+    if (kernel_internal::FindKernelOp(registry.Find(name)->id) != nullptr) {
       ++generated;
       continue;
     }
@@ -854,8 +854,9 @@ class P:
   }
   // A table operator called without its operands (as only a malformed pass
   // could build it) is a located internal error, not a crash.
-  for (std::string_view name : kernel_internal::KernelOpNames()) {
-    const kernel_internal::KernelOp* op = kernel_internal::FindKernelOp(name);
+  for (ir::OpId id : kernel_internal::KernelOpIds()) {
+    const std::string_view name = ir::OpIdName(id);
+    const kernel_internal::KernelOp* op = kernel_internal::FindKernelOp(id);
     if (kernel_internal::MinOperands(op->family) == 0) continue;
     class NoOperands : public ir::IRMutator {
      public:
@@ -880,7 +881,7 @@ class P:
   // among the refused.
   EXPECT_GE(generated, 70);
   EXPECT_GT(refused, 0);
-  EXPECT_EQ(kernel_internal::FindKernelOp("pl.tile.matmul"), nullptr);
+  EXPECT_EQ(kernel_internal::FindKernelOp(ir::OpId::kPlTileMatmul), nullptr);
 }
 
 // Vector operators the kernel API has only in part: each refusal is located

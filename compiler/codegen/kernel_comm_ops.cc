@@ -34,7 +34,7 @@ absl::StatusOr<Generator::Value> Generator::WindowOperand(const ir::ExprPtr& e,
 absl::Status Generator::EmitSignal(const ir::CallPtr& call, int indent) {
   const std::string& op = call->op()->name();
   const auto& args = call->args();
-  const bool notify = op == "pld.system.notify";
+  const bool notify = ir::IsOp(call, ir::OpId::kPldSystemNotify);
   if (args.size() != (notify ? 4u : 3u)) {
     return Unsupported(call->span(), op + " of this form");
   }
@@ -69,11 +69,13 @@ absl::Status Generator::EmitSignal(const ir::CallPtr& call, int indent) {
 absl::Status Generator::EmitPutGet(const ir::CallPtr& call, int indent) {
   const std::string& op = call->op()->name();
   const auto& args = call->args();
-  const bool put = op.find(".put") != std::string::npos;
+  const bool put = ir::IsOp(call, ir::OpId::kPldTilePut) || ir::IsOp(call, ir::OpId::kPldTensorPut);
+  const bool tensor_form =
+      ir::IsOp(call, ir::OpId::kPldTensorPut) || ir::IsOp(call, ir::OpId::kPldTensorGet);
   // PyPTO's tensor form without a staging tile, (dst, peer, src,
   // dst_offsets, src_offsets, shape), stages through a UB tile of the box.
   const bool staged = args.size() == 7 || args.size() == 8;
-  if (!staged && !(args.size() == 6 && op.rfind("pld.tensor.", 0) == 0)) {
+  if (!staged && !(args.size() == 6 && tensor_form)) {
     return Unsupported(call->span(), op + " of this form");
   }
   if (put && ir::GetAttr<int64_t>(call->kwargs(), "atomic").value_or(0) != 0) {

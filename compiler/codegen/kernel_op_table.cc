@@ -1,7 +1,6 @@
 #include "compiler/codegen/kernel_op_table.h"
 
 #include <algorithm>
-#include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -11,89 +10,92 @@ namespace {
 
 using F = OpFamily;
 
-// Keyed by PyPTO's canonical operator names (the registry's, compiler/ops).
-const absl::flat_hash_map<std::string_view, KernelOp>& Table() {
-  static const auto* table = new absl::flat_hash_map<std::string_view, KernelOp>{
+using ir::OpId;
+
+// Keyed by operator id (compiler/ir/op_list.inc names each operator once).
+// A new kernel operator is one row here.
+const absl::flat_hash_map<OpId, KernelOp>& Table() {
+  static const auto* table = new absl::flat_hash_map<OpId, KernelOp>{
       // GM and tile memory.
-      {"pl.tile.load", {F::kLoad, ""}},
-      {"pl.tile.store", {F::kStore, ""}},
-      {"pld.tile.remote_load", {F::kRemoteLoad, ""}},
-      {"pl.tensor.read", {F::kTensorRead, ""}},
-      {"pl.tensor.write", {F::kTensorWrite, ""}},
-      {"pl.tensor.reshape", {F::kTensorReshape, ""}},
-      {"pl.tensor.dim", {F::kTensorDim, ""}},
-      {"pld.system.get_comm_ctx", {F::kCommInfo, ""}},
-      {"pld.system.rank", {F::kCommInfo, "->rankId"}},
-      {"pld.system.nranks", {F::kCommInfo, "->rankNum"}},
-      {"pl.tensor.get_block_idx", {F::kBlockInfo, "get_block_idx"}},
-      {"pl.tile.get_block_idx", {F::kBlockInfo, "get_block_idx"}},
-      {"pl.tensor.get_block_num", {F::kBlockInfo, "get_block_num"}},
-      {"pl.tile.get_block_num", {F::kBlockInfo, "get_block_num"}},
-      {"pl.tile.create", {F::kCreate, ""}},
-      {"pl.tile.full", {F::kFull, "TEXPANDS"}},
-      {"pl.tile.move", {F::kMove, "TMOV"}},
-      {"pl.tile.cast", {F::kCast, "TCVT"}},
+      {OpId::kPlTileLoad, {F::kLoad, ""}},
+      {OpId::kPlTileStore, {F::kStore, ""}},
+      {OpId::kPldTileRemoteLoad, {F::kRemoteLoad, ""}},
+      {OpId::kPlTensorRead, {F::kTensorRead, ""}},
+      {OpId::kPlTensorWrite, {F::kTensorWrite, ""}},
+      {OpId::kPlTensorReshape, {F::kTensorReshape, ""}},
+      {OpId::kPlTensorDim, {F::kTensorDim, ""}},
+      {OpId::kPldSystemGetCommCtx, {F::kCommInfo, ""}},
+      {OpId::kPldSystemRank, {F::kCommInfo, "->rankId"}},
+      {OpId::kPldSystemNranks, {F::kCommInfo, "->rankNum"}},
+      {OpId::kPlTensorGetBlockIdx, {F::kBlockInfo, "get_block_idx"}},
+      {OpId::kPlTileGetBlockIdx, {F::kBlockInfo, "get_block_idx"}},
+      {OpId::kPlTensorGetBlockNum, {F::kBlockInfo, "get_block_num"}},
+      {OpId::kPlTileGetBlockNum, {F::kBlockInfo, "get_block_num"}},
+      {OpId::kPlTileCreate, {F::kCreate, ""}},
+      {OpId::kPlTileFull, {F::kFull, "TEXPANDS"}},
+      {OpId::kPlTileMove, {F::kMove, "TMOV"}},
+      {OpId::kPlTileCast, {F::kCast, "TCVT"}},
       // Unary.
-      {"pl.tile.exp", {F::kUnary, "TEXP", {}, true}},
-      {"pl.tile.log", {F::kUnary, "TLOG", {}, true}},
-      {"pl.tile.sqrt", {F::kUnary, "TSQRT", {}, true}},
-      {"pl.tile.rsqrt", {F::kUnary, "TRSQRT", {}, true}},
-      {"pl.tile.sin", {F::kUnary, "TSIN", {}, true}},
-      {"pl.tile.cos", {F::kUnary, "TCOS", {}, true}},
-      {"pl.tile.recip", {F::kUnary, "TRECIP", {}, true}},
-      {"pl.tile.abs", {F::kUnary, "TABS"}},
-      {"pl.tile.not_", {F::kUnary, "TNOT"}},
-      {"pl.tile.neg", {F::kComposite, "neg"}},
-      {"pl.tile.relu", {F::kComposite, "relu"}},
+      {OpId::kPlTileExp, {F::kUnary, "TEXP", {}, true}},
+      {OpId::kPlTileLog, {F::kUnary, "TLOG", {}, true}},
+      {OpId::kPlTileSqrt, {F::kUnary, "TSQRT", {}, true}},
+      {OpId::kPlTileRsqrt, {F::kUnary, "TRSQRT", {}, true}},
+      {OpId::kPlTileSin, {F::kUnary, "TSIN", {}, true}},
+      {OpId::kPlTileCos, {F::kUnary, "TCOS", {}, true}},
+      {OpId::kPlTileRecip, {F::kUnary, "TRECIP", {}, true}},
+      {OpId::kPlTileAbs, {F::kUnary, "TABS"}},
+      {OpId::kPlTileNot, {F::kUnary, "TNOT"}},
+      {OpId::kPlTileNeg, {F::kComposite, "neg"}},
+      {OpId::kPlTileRelu, {F::kComposite, "relu"}},
       // Binary, with the scalar form a scalar rhs takes.
-      {"pl.tile.add", {F::kBinary, "TADD", "TADDS"}},
-      {"pl.tile.sub", {F::kBinary, "TSUB", "TADDS", false, true}},
-      {"pl.tile.mul", {F::kBinary, "TMUL", "TMULS"}},
-      {"pl.tile.div", {F::kBinary, "TDIV", "TDIVS", true}},
-      {"pl.tile.fmod", {F::kBinary, "TFMOD", "TFMODS", true}},
-      {"pl.tile.maximum", {F::kBinary, "TMAX", "TMAXS"}},
-      {"pl.tile.minimum", {F::kBinary, "TMIN", "TMINS"}},
-      {"pl.tile.adds", {F::kScalarBinary, "TADDS"}},
-      {"pl.tile.subs", {F::kScalarBinary, "TADDS", {}, false, true}},
-      {"pl.tile.muls", {F::kScalarBinary, "TMULS"}},
-      {"pl.tile.divs", {F::kScalarBinary, "TDIVS", {}, true}},
-      {"pl.tile.fmods", {F::kScalarBinary, "TFMODS", {}, true}},
-      {"pl.tile.maximums", {F::kScalarBinary, "TMAXS"}},
-      {"pl.tile.minimums", {F::kScalarBinary, "TMINS"}},
+      {OpId::kPlTileAdd, {F::kBinary, "TADD", "TADDS"}},
+      {OpId::kPlTileSub, {F::kBinary, "TSUB", "TADDS", false, true}},
+      {OpId::kPlTileMul, {F::kBinary, "TMUL", "TMULS"}},
+      {OpId::kPlTileDiv, {F::kBinary, "TDIV", "TDIVS", true}},
+      {OpId::kPlTileFmod, {F::kBinary, "TFMOD", "TFMODS", true}},
+      {OpId::kPlTileMaximum, {F::kBinary, "TMAX", "TMAXS"}},
+      {OpId::kPlTileMinimum, {F::kBinary, "TMIN", "TMINS"}},
+      {OpId::kPlTileAdds, {F::kScalarBinary, "TADDS"}},
+      {OpId::kPlTileSubs, {F::kScalarBinary, "TADDS", {}, false, true}},
+      {OpId::kPlTileMuls, {F::kScalarBinary, "TMULS"}},
+      {OpId::kPlTileDivs, {F::kScalarBinary, "TDIVS", {}, true}},
+      {OpId::kPlTileFmods, {F::kScalarBinary, "TFMODS", {}, true}},
+      {OpId::kPlTileMaximums, {F::kScalarBinary, "TMAXS"}},
+      {OpId::kPlTileMinimums, {F::kScalarBinary, "TMINS"}},
       // Reductions.
-      {"pl.tile.row_sum", {F::kReduce, "kSum", "TROWREDUCE"}},
-      {"pl.tile.row_max", {F::kReduce, "kMax", "TROWREDUCE"}},
-      {"pl.tile.row_min", {F::kReduce, "kMin", "TROWREDUCE"}},
-      {"pl.tile.row_prod", {F::kReduce, "kProd", "TROWREDUCE"}},
-      {"pl.tile.col_sum", {F::kReduce, "kSum", "TCOLREDUCE"}},
-      {"pl.tile.col_max", {F::kReduce, "kMax", "TCOLREDUCE"}},
-      {"pl.tile.col_min", {F::kReduce, "kMin", "TCOLREDUCE"}},
-      {"pl.tile.col_prod", {F::kReduce, "kProd", "TCOLREDUCE"}},
-      {"pl.tile.row_argmax", {F::kArgReduce, "true"}},
-      {"pl.tile.row_argmin", {F::kArgReduce, "false"}},
+      {OpId::kPlTileRowSum, {F::kReduce, "kSum", "TROWREDUCE"}},
+      {OpId::kPlTileRowMax, {F::kReduce, "kMax", "TROWREDUCE"}},
+      {OpId::kPlTileRowMin, {F::kReduce, "kMin", "TROWREDUCE"}},
+      {OpId::kPlTileRowProd, {F::kReduce, "kProd", "TROWREDUCE"}},
+      {OpId::kPlTileColSum, {F::kReduce, "kSum", "TCOLREDUCE"}},
+      {OpId::kPlTileColMax, {F::kReduce, "kMax", "TCOLREDUCE"}},
+      {OpId::kPlTileColMin, {F::kReduce, "kMin", "TCOLREDUCE"}},
+      {OpId::kPlTileColProd, {F::kReduce, "kProd", "TCOLREDUCE"}},
+      {OpId::kPlTileRowArgmax, {F::kArgReduce, "true"}},
+      {OpId::kPlTileRowArgmin, {F::kArgReduce, "false"}},
       // Row / col expansion.
-      {"pl.tile.row_expand", {F::kExpand, "kCopy", "false"}},
-      {"pl.tile.row_expand_add", {F::kExpand, "kAdd", "false"}},
-      {"pl.tile.row_expand_sub", {F::kExpand, "kSub", "false"}},
-      {"pl.tile.row_expand_mul", {F::kExpand, "kMul", "false"}},
-      {"pl.tile.row_expand_div", {F::kExpand, "kDiv", "false", true}},
-      {"pl.tile.row_expand_max", {F::kExpand, "kMax", "false"}},
-      {"pl.tile.row_expand_min", {F::kExpand, "kMin", "false"}},
-      {"pl.tile.row_expand_expdif", {F::kExpand, "kExpDif", "false", true}},
-      {"pl.tile.col_expand", {F::kExpand, "kCopy", "true"}},
-      {"pl.tile.col_expand_add", {F::kExpand, "kAdd", "true"}},
-      {"pl.tile.col_expand_sub", {F::kExpand, "kSub", "true"}},
-      {"pl.tile.col_expand_mul", {F::kExpand, "kMul", "true"}},
-      {"pl.tile.col_expand_div", {F::kExpand, "kDiv", "true", true}},
-      {"pl.tile.col_expand_max", {F::kExpand, "kMax", "true"}},
-      {"pl.tile.col_expand_min", {F::kExpand, "kMin", "true"}},
-      {"pl.tile.col_expand_expdif", {F::kExpand, "kExpDif", "true", true}},
+      {OpId::kPlTileRowExpand, {F::kExpand, "kCopy", "false"}},
+      {OpId::kPlTileRowExpandAdd, {F::kExpand, "kAdd", "false"}},
+      {OpId::kPlTileRowExpandSub, {F::kExpand, "kSub", "false"}},
+      {OpId::kPlTileRowExpandMul, {F::kExpand, "kMul", "false"}},
+      {OpId::kPlTileRowExpandDiv, {F::kExpand, "kDiv", "false", true}},
+      {OpId::kPlTileRowExpandMax, {F::kExpand, "kMax", "false"}},
+      {OpId::kPlTileRowExpandMin, {F::kExpand, "kMin", "false"}},
+      {OpId::kPlTileRowExpandExpdif, {F::kExpand, "kExpDif", "false", true}},
+      {OpId::kPlTileColExpand, {F::kExpand, "kCopy", "true"}},
+      {OpId::kPlTileColExpandAdd, {F::kExpand, "kAdd", "true"}},
+      {OpId::kPlTileColExpandSub, {F::kExpand, "kSub", "true"}},
+      {OpId::kPlTileColExpandMul, {F::kExpand, "kMul", "true"}},
+      {OpId::kPlTileColExpandDiv, {F::kExpand, "kDiv", "true", true}},
+      {OpId::kPlTileColExpandMax, {F::kExpand, "kMax", "true"}},
+      {OpId::kPlTileColExpandMin, {F::kExpand, "kMin", "true"}},
+      {OpId::kPlTileColExpandExpdif, {F::kExpand, "kExpDif", "true", true}},
       // Layout.
-      {"pl.tile.fillpad", {F::kFillPad, "TFILLPAD"}},
-      {"pl.tile.transpose", {F::kTranspose, "TTRANS"}},
-      {"pl.tile.slice", {F::kSlice, "TCOPYBOX"}},
-      {"pl.tile.assemble", {F::kAssemble, "TCOPYBOX"}},
-      {"pl.tile.reshape", {F::kTileReshape, "TMOV"}},
+      {OpId::kPlTileFillpad, {F::kFillPad, "TFILLPAD"}},
+      {OpId::kPlTileTranspose, {F::kTranspose, "TTRANS"}},
+      {OpId::kPlTileSlice, {F::kSlice, "TCOPYBOX"}},
+      {OpId::kPlTileAssemble, {F::kAssemble, "TCOPYBOX"}},
+      {OpId::kPlTileReshape, {F::kTileReshape, "TMOV"}},
   };
   return *table;
 }
@@ -136,16 +138,16 @@ size_t MinOperands(OpFamily family) {
   return 0;
 }
 
-const KernelOp* FindKernelOp(std::string_view op_name) {
-  auto it = Table().find(op_name);
+const KernelOp* FindKernelOp(ir::OpId id) {
+  auto it = Table().find(id);
   return it == Table().end() ? nullptr : &it->second;
 }
 
-std::vector<std::string_view> KernelOpNames() {
-  std::vector<std::string_view> names;
-  for (const auto& [name, op] : Table()) names.push_back(name);
-  std::sort(names.begin(), names.end());
-  return names;
+std::vector<ir::OpId> KernelOpIds() {
+  std::vector<ir::OpId> ids;
+  for (const auto& [id, op] : Table()) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  return ids;
 }
 
 }  // namespace pto::codegen::kernel_internal

@@ -1,12 +1,14 @@
-// The operators a kernel can contain, by name: which emitter family of the
+// The operators a kernel can contain, by id: which emitter family of the
 // kernel generator (kernel_generator.h) writes each one, with the kernel API
-// call it becomes. The one place that maps operator names to kernel code.
+// call it becomes. The one place that maps operators to kernel code.
 #ifndef PTO_COMPILER_CODEGEN_KERNEL_OP_TABLE_H_
 #define PTO_COMPILER_CODEGEN_KERNEL_OP_TABLE_H_
 
 #include <cstddef>
 #include <string_view>
 #include <vector>
+
+#include "compiler/ir/op_id.h"
 
 namespace pto::codegen::kernel_internal {
 
@@ -56,11 +58,11 @@ struct KernelOp {
 // The operands every call of a family has (its emitter reads them).
 size_t MinOperands(OpFamily family);
 
-// The entry of `op_name`, or nullptr when kernels cannot contain it.
-const KernelOp* FindKernelOp(std::string_view op_name);
+// The entry of operator `id`, or nullptr when kernels cannot contain it.
+const KernelOp* FindKernelOp(ir::OpId id);
 
-// Every operator name in the table, sorted.
-std::vector<std::string_view> KernelOpNames();
+// Every operator in the table, sorted by id.
+std::vector<ir::OpId> KernelOpIds();
 
 }  // namespace pto::codegen::kernel_internal
 

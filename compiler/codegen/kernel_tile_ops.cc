@@ -200,7 +200,7 @@ absl::StatusOr<std::string> Generator::NewTile(const ir::VarPtr& var, int indent
 
 absl::Status Generator::EmitCallAssign(const ir::VarPtr& var, const ir::CallPtr& call, int indent) {
   const std::string& name = call->op()->name();
-  const KernelOp* op = FindKernelOp(name);
+  const KernelOp* op = FindKernelOp(call->op()->id());
   if (op == nullptr) return Unsupported(call->span(), name);
   // The deducers check arity; a call built otherwise (a pass, pto-opt
   // --allow-internal-ops) must not index past its operands.

@@ -218,6 +218,12 @@ CallPtr MakeOpCall(std::string op_name, std::vector<ExprPtr> args, TypePtr type,
                                 std::move(span));
 }
 
+CallPtr MakeOpCall(OpId id, std::vector<ExprPtr> args, TypePtr type, AttrList kwargs,
+                   AttrList attrs, Span span) {
+  return MakeOpCall(std::string(OpIdName(id)), std::move(args), std::move(type), std::move(kwargs),
+                    std::move(attrs), std::move(span));
+}
+
 CallPtr MakeGlobalCall(std::string func_name, std::vector<ExprPtr> args, TypePtr type,
                        AttrList attrs, Span span) {
   return MakeNode<Call>(MakeNode<GlobalVar>(std::move(func_name), span),

@@ -80,6 +80,9 @@ absl::StatusOr<ExprPtr> MakeUnary(UnaryOp op, ExprPtr operand, Span span = Span(
 // registry in compiler/ops deduces types; this is the raw form).
 CallPtr MakeOpCall(std::string op_name, std::vector<ExprPtr> args, TypePtr type,
                    AttrList kwargs = {}, AttrList attrs = {}, Span span = Span());
+// The same by id, so passes never spell an operator's name (op_list.inc does).
+CallPtr MakeOpCall(OpId id, std::vector<ExprPtr> args, TypePtr type, AttrList kwargs = {},
+                   AttrList attrs = {}, Span span = Span());
 // A call of a program function by name with an explicit result type.
 CallPtr MakeGlobalCall(std::string func_name, std::vector<ExprPtr> args, TypePtr type,
                        AttrList attrs = {}, Span span = Span());

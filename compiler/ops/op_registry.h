@@ -62,6 +62,19 @@ struct OpTraits {
   // operand it reads last: it reads each element before writing it
   // (tile_liveness). Not relu: its emission fills the result with 0s first.
   bool in_place_safe = false;
+  // The operand an in-place update writes and returns (pl.tile.store -> 2,
+  // pl.tensor.write and pl.tensor.assemble -> 0), so a pass traces the result
+  // back to the buffer it is; -1 otherwise. Views and collectives alias an
+  // operand too (result_arg) but do not update it element by element.
+  int8_t updated_arg = -1;
+  // A HOST-rail collective's chip dispatch (builtin.tensor.*): a builtin
+  // kernel template runs it, the orchestrators call it as a task.
+  bool host_dispatch = false;
+  // A pl.tensor.* operator's pl.tile.* counterpart of the same name, and its
+  // scalar-operand form (pl.tensor.add -> pl.tile.add / pl.tile.adds), which
+  // ConvertTensorToTileOps picks; kUnknown when there is none.
+  ir::OpId tile_form = ir::OpId::kUnknown;
+  ir::OpId tile_scalar_form = ir::OpId::kUnknown;
 
   bool IsView() const { return view != ViewKind::kNone; }
   bool OnPeer(size_t arg) const { return arg < 32 && ((peer_args >> arg) & 1u) != 0; }
@@ -114,6 +127,13 @@ struct OpDef {
   ArgEffect EffectOf(size_t arg_index) const {
     return arg_index < effects.size() ? effects[arg_index] : ArgEffect::kRead;
   }
+  // OpTraits::updated_arg when the call has that operand.
+  std::optional<size_t> UpdatedArg(size_t num_args) const {
+    if (traits.updated_arg < 0 || static_cast<size_t>(traits.updated_arg) >= num_args) {
+      return std::nullopt;
+    }
+    return static_cast<size_t>(traits.updated_arg);
+  }
   // OpTraits::result_arg when the call has that operand.
   std::optional<size_t> AliasedArg(size_t num_args) const;
   // The first operand written in local memory (not on a peer).
@@ -141,6 +161,12 @@ class OpRegistry {
   absl::StatusOr<ir::CallPtr> MakeCall(std::string_view name, std::vector<ir::ExprPtr> args,
                                        ir::AttrList kwargs, ir::AttrList attrs,
                                        const Span& span) const;
+  // The same by id (passes build calls without spelling the name).
+  absl::StatusOr<ir::CallPtr> MakeCall(ir::OpId id, std::vector<ir::ExprPtr> args,
+                                       ir::AttrList kwargs, ir::AttrList attrs,
+                                       const Span& span) const {
+    return MakeCall(ir::OpIdName(id), std::move(args), std::move(kwargs), std::move(attrs), span);
+  }
 
   void Register(OpDef def);
   // Aborts unless every OpId but kUnknown names a registered operator.

@@ -1,6 +1,7 @@
 // Every operator's OpTraits, in one place: what passes and code generation ask
 // of an operator instead of its name. testdata/op_traits.txt lists the result
 // for every OpId (op_traits_test), so a new operator's traits are reviewed.
+#include <string>
 #include <string_view>
 
 #include "compiler/ir/op_id.h"
@@ -12,6 +13,10 @@ namespace {
 using ir::OpId;
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// The tensor -> tile naming rule of PyPTO's ConvertTensorToTileOps.
+constexpr std::string_view kTensorPrefix = "pl.tensor.";
+constexpr std::string_view kTilePrefix = "pl.tile.";
 
 // Zero-copy views of operand 0 (PyPTO's view operators share the source's
 // MemRef: tensor.slice, tile.reshape, tile.slice, ...). One list for every
@@ -58,8 +63,13 @@ constexpr OpId kLocalComm[] = {
     OpId::kPldSystemWaitAsyncEvent,
 };
 
-// The result is this operand, updated in place (beyond the views and the
-// signature table's "arg0" / "arg2" result rules, which op_signatures.cc sets).
+// In-place updates: the result is this operand, updated in place (beyond the
+// views and the signature table's "arg0" / "arg2" result rules, which
+// op_signatures.cc sets). pl.tensor.assemble is an update, not a view: its
+// result is the target (operand 0) with the source written into a box of it,
+// so it shares the target's buffer but its contents change; passes that
+// trace a buffer follow updated_arg through it, and view-only rules
+// (contiguity, a view's context) do not apply to it.
 struct ResultRow {
   OpId id;
   int8_t arg;
@@ -109,7 +119,18 @@ void AttachTraits(OpRegistry& r) {
     if (def == nullptr) continue;  // CheckEveryIdRegistered reports it
     OpTraits& t = traits(id);
     if (def->category == OpCategory::kTileOp) t.unit = ExecUnit::kVector;
-    if (StartsWith(def->name, "builtin.tensor.")) t.communicates = true;
+    if (StartsWith(def->name, "builtin.tensor.")) {
+      t.communicates = true;
+      t.host_dispatch = true;
+    }
+    if (StartsWith(def->name, kTensorPrefix)) {
+      const std::string tile = std::string(kTilePrefix) + def->name.substr(kTensorPrefix.size());
+      if (const OpDef* d = r.Find(tile); d != nullptr && d->name == tile) t.tile_form = d->id;
+      const std::string scalar = tile + "s";
+      if (const OpDef* d = r.Find(scalar); d != nullptr && d->name == scalar) {
+        t.tile_scalar_form = d->id;
+      }
+    }
   }
   for (const ViewRow& v : kViews) {
     traits(v.id).view = v.kind;
@@ -120,7 +141,10 @@ void AttachTraits(OpRegistry& r) {
     traits(p.id).communicates = true;
   }
   for (OpId id : kLocalComm) traits(id).communicates = true;
-  for (const ResultRow& row : kResultArgs) traits(row.id).result_arg = row.arg;
+  for (const ResultRow& row : kResultArgs) {
+    traits(row.id).result_arg = row.arg;
+    traits(row.id).updated_arg = row.arg;
+  }
   // A collective and its HOST builtin dispatch return the operand the def
   // says the result aliases.
   for (const CollectiveDef& c : Collectives()) {

@@ -74,6 +74,12 @@ std::string Listing() {
     if (t.result_arg >= 0) out << " result=arg" << static_cast<int>(t.result_arg);
     if (t.communicates) out << " communicates";
     if (t.in_place_safe) out << " in_place_safe";
+    if (t.updated_arg >= 0) out << " updates=arg" << static_cast<int>(t.updated_arg);
+    if (t.host_dispatch) out << " host_dispatch";
+    if (t.tile_form != ir::OpId::kUnknown) out << " tile=" << ir::OpIdName(t.tile_form);
+    if (t.tile_scalar_form != ir::OpId::kUnknown) {
+      out << " tile_scalar=" << ir::OpIdName(t.tile_scalar_form);
+    }
     if (def->internal_only) out << " internal";
     for (const std::string& a : def->aliases) out << " alias=" << a;
     out << "\n";

@@ -78,10 +78,10 @@ class StageBoxes : public ir::FlatteningMutator {
     auto call = ir::As<ir::Call>(stmt->expr());
     if (call == nullptr || ir::Is<ir::GlobalVar>(call->op()) ||
         (call->args().size() != 6 && call->args().size() != 3) ||
-        (call->op()->name() != "pld.tensor.put" && call->op()->name() != "pld.tensor.get")) {
+        (!ir::IsOp(call, ir::OpId::kPldTensorPut) && !ir::IsOp(call, ir::OpId::kPldTensorGet))) {
       return ir::IRMutator::MutateEvalStmt(stmt);
     }
-    const bool put = call->op()->name() == "pld.tensor.put";
+    const bool put = ir::IsOp(call, ir::OpId::kPldTensorPut);
     const std::vector<ir::ExprPtr> args =
         call->args().size() == 3 ? WholeWindowBox(call, put) : call->args();
     if (args.size() != 6) return ir::IRMutator::MutateEvalStmt(stmt);
@@ -105,7 +105,7 @@ class StageBoxes : public ir::FlatteningMutator {
     auto type = std::make_shared<ir::TileType>(dims, window->dtype(), memref);
     auto stage = std::make_shared<ir::Var>("stage", type, span);
     auto create = ir::MakeOpCall(
-        "pl.tile.create", {std::make_shared<ir::MakeTuple>(dims, span)}, type,
+        ir::OpId::kPlTileCreate, {std::make_shared<ir::MakeTuple>(dims, span)}, type,
         {{"dtype", window->dtype()}, {"target_memory", std::string("Vec")}}, {}, span);
     std::vector<ir::ExprPtr> staged;
     for (const ir::ExprPtr& a : args) staged.push_back(MutateExpr(a));

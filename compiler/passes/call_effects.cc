@@ -6,6 +6,7 @@
 #include "compiler/ir/type.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/ops/collective_def.h"
+#include "compiler/ops/op_registry.h"
 
 namespace pto::passes {
 
@@ -74,15 +75,6 @@ bool IsTensorLikeValue(const ir::ExprPtr& e) {
   return e != nullptr && ir::AsTensorTypeLike(e->type()) != nullptr;
 }
 
-namespace {
-
-bool IsViewOp(std::string_view op) {
-  return op == "pl.tensor.view" || op == "pl.tensor.slice" || op == "pl.tensor.reshape" ||
-         op == "pl.tensor.transpose" || op == "pl.tensor.set_validshape" || op == "pl.tensor.index";
-}
-
-}  // namespace
-
 ir::CallPtr StmtCall(const ir::StmtPtr& stmt) {
   if (auto a = ir::As<ir::AssignStmt>(stmt)) return ir::As<ir::Call>(a->value());
   if (auto e = ir::As<ir::EvalStmt>(stmt)) return ir::As<ir::Call>(e->expr());
@@ -129,8 +121,9 @@ void BufferRoots::Define(const ir::StmtPtr& stmt) {
                    k && *k < static_cast<int>(c->args().size())) {
           Alias(var, c->args()[*k]);
         }
-      } else if (const ops::OpDef* def = ops::OpRegistry::Global().Find(c->op()->name())) {
-        if (IsViewOp(def->name) && !c->args().empty()) {
+      } else if (const ops::OpDef* def = ops::DefOf(*c)) {
+        // A view (OpTraits::view) shares its source's buffer.
+        if (def->traits.IsView() && !c->args().empty()) {
           Alias(var, c->args()[0]);
         } else if (IsTensorLikeValue(value)) {
           // The result rebinds the first argument the operator writes into.

@@ -7,6 +7,7 @@
 
 #include "compiler/ir/attrs.h"
 #include "compiler/ir/mutator.h"
+#include "compiler/ops/op_registry.h"
 #include "compiler/passes/function_rewrite.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
@@ -55,14 +56,14 @@ std::optional<size_t> ReturnedParam(const ir::Function& callee) {
   struct Collector : ir::IRMutator {
     std::map<const ir::Var*, ir::ExprPtr>* source;
     StmtPtr MutateAssignStmt(const std::shared_ptr<const ir::AssignStmt>& s) override {
-      static const std::map<std::string, size_t> kWrittenArg = {
-          {"pl.tile.store", 2}, {"pl.tensor.write", 0}, {"pl.tensor.assemble", 0}};
       if (ir::Is<ir::Var>(s->value())) {
         (*source)[s->var().get()] = s->value();
       } else if (auto call = ir::As<ir::Call>(s->value())) {
-        auto it = kWrittenArg.find(call->op()->name());
-        if (it != kWrittenArg.end() && it->second < call->args().size()) {
-          (*source)[s->var().get()] = call->args()[it->second];
+        const ops::OpDef* def = ops::DefOf(*call);
+        std::optional<size_t> arg =
+            def == nullptr ? std::nullopt : def->UpdatedArg(call->args().size());
+        if (arg) {
+          (*source)[s->var().get()] = call->args()[*arg];
         }
       }
       return s;
@@ -157,7 +158,7 @@ class AliasForest {
     auto call = ir::As<ir::Call>(assign.value());
     if (call == nullptr) return;
     calls_[var] = call;
-    if (call->op()->name() == "pl.tensor.assemble" && !call->args().empty()) {
+    if (ir::IsOp(call, ir::OpId::kPlTensorAssemble) && !call->args().empty()) {
       Edge(var, call->args()[0]);
       return;
     }

@@ -16,17 +16,15 @@
 namespace pto::passes {
 namespace {
 
-constexpr std::string_view kTensorPrefix = "pl.tensor.";
-
 bool IsTensor(const ir::ExprPtr& e) { return ir::Is<ir::TensorType>(e->type()); }
 
-// The tile.* operator a tensor.* operator converts to ("" for none): the same
-// name when it is registered, the scalar form (`adds`) for a scalar operand.
-std::string TileOpFor(const std::string& tensor_op, bool scalar_rhs) {
-  std::string base = "pl.tile." + tensor_op.substr(kTensorPrefix.size());
-  const ops::OpRegistry& reg = ops::OpRegistry::Global();
-  if (scalar_rhs && reg.Find(base + "s") != nullptr) return base + "s";
-  return reg.Find(base) != nullptr ? base : "";
+// The tile.* operator a tensor.* operator converts to (kUnknown for none):
+// the same name when it is registered, the scalar form (`adds`) for a scalar
+// operand (OpTraits::tile_form / tile_scalar_form).
+ir::OpId TileOpFor(const ir::Call& tensor_call, bool scalar_rhs) {
+  const ops::OpTraits& t = ops::TraitsOf(tensor_call);
+  if (scalar_rhs && t.tile_scalar_form != ir::OpId::kUnknown) return t.tile_scalar_form;
+  return t.tile_form;
 }
 
 ir::ExprPtr ZeroOffsets(size_t rank, const Span& span) {
@@ -64,15 +62,15 @@ class Converter : public ir::FlatteningMutator {
       return std::make_shared<ir::AssignStmt>(tile, from, stmt->span());
     }
     auto call = ir::As<ir::Call>(stmt->value());
-    if (call == nullptr || ir::Is<ir::GlobalVar>(call->op()) || !status.ok() ||
-        call->op()->name().rfind(kTensorPrefix, 0) != 0) {
+    const ops::OpDef* def = call == nullptr ? nullptr : ops::DefOf(*call);
+    if (def == nullptr || !status.ok() || def->category != ops::OpCategory::kTensorOp) {
       return ir::IRMutator::MutateAssignStmt(stmt);
     }
-    const std::string& op = call->op()->name();
     const auto& args = call->args();
     std::vector<ir::StmtPtr> pre;
     if (blocked_.contains(stmt->var().get())) return ir::IRMutator::MutateAssignStmt(stmt);
-    if (op == "pl.tensor.slice" && args.size() >= 3 && IsTensor(args[0]) && !Converted(args[0])) {
+    if (ir::IsOp(call, ir::OpId::kPlTensorSlice) && args.size() >= 3 && IsTensor(args[0]) &&
+        !Converted(args[0])) {
       auto type = ir::As<ir::TensorType>(stmt->var()->type());
       if (type == nullptr) return ir::IRMutator::MutateAssignStmt(stmt);
       auto tile = std::make_shared<ir::Var>(stmt->var()->name_hint(), TileTypeOf(*type),
@@ -80,17 +78,18 @@ class Converter : public ir::FlatteningMutator {
       tiles_[stmt->var().get()] = tile;
       return std::make_shared<ir::AssignStmt>(
           tile,
-          ir::MakeOpCall("pl.tile.load", {MutateExpr(args[0]), MutateExpr(args[2]),
-                                          MutateExpr(args[1])},
+          ir::MakeOpCall(ir::OpId::kPlTileLoad,
+                         {MutateExpr(args[0]), MutateExpr(args[2]), MutateExpr(args[1])},
                          tile->type(), {}, {}, call->span()),
           stmt->span());
     }
-    if (op == "pl.tensor.assemble" && args.size() >= 3 && Converted(args[1])) {
+    if (ir::IsOp(call, ir::OpId::kPlTensorAssemble) && args.size() >= 3 && Converted(args[1])) {
       return std::make_shared<ir::AssignStmt>(
           stmt->var(),
-          ir::MakeOpCall("pl.tile.store", {TileOf(args[1], &pre, call->span()),
-                                           MutateExpr(args[2]), MutateExpr(args[0])},
-                         stmt->var()->type(), {}, {}, call->span()),
+          ir::MakeOpCall(
+              ir::OpId::kPlTileStore,
+              {TileOf(args[1], &pre, call->span()), MutateExpr(args[2]), MutateExpr(args[0])},
+              stmt->var()->type(), {}, {}, call->span()),
           stmt->span());
     }
     // Elementwise: every tensor operand has the result's shape.
@@ -99,8 +98,9 @@ class Converter : public ir::FlatteningMutator {
       return ir::IRMutator::MutateAssignStmt(stmt);
     }
     bool scalar_rhs = args.size() == 2 && ir::Is<ir::ScalarType>(args[1]->type());
-    std::string tile_op = TileOpFor(op, scalar_rhs);
-    if (tile_op.empty() || !Elementwise(args, *type)) return ir::IRMutator::MutateAssignStmt(stmt);
+    const ir::OpId tile_op = TileOpFor(*call, scalar_rhs);
+    if (tile_op == ir::OpId::kUnknown || !Elementwise(args, *type))
+      return ir::IRMutator::MutateAssignStmt(stmt);
     std::vector<ir::ExprPtr> new_args;
     for (const ir::ExprPtr& a : args) {
       new_args.push_back(IsTensor(a) ? TileOf(a, &pre, call->span()) : MutateExpr(a));
@@ -121,13 +121,13 @@ class Converter : public ir::FlatteningMutator {
   ir::StmtPtr MutateEvalStmt(const std::shared_ptr<const ir::EvalStmt>& stmt) override {
     auto call = ir::As<ir::Call>(stmt->expr());
     if (call != nullptr && !ir::Is<ir::GlobalVar>(call->op()) &&
-        call->op()->name() == "pl.tensor.assemble" && call->args().size() >= 3 &&
+        ir::IsOp(call, ir::OpId::kPlTensorAssemble) && call->args().size() >= 3 &&
         Converted(call->args()[1])) {
       std::vector<ir::StmtPtr> pre;
       const auto& args = call->args();
       ir::ExprPtr store = ir::MakeOpCall(
-          "pl.tile.store", {TileOf(args[1], &pre, call->span()), MutateExpr(args[2]),
-                            MutateExpr(args[0])},
+          ir::OpId::kPlTileStore,
+          {TileOf(args[1], &pre, call->span()), MutateExpr(args[2]), MutateExpr(args[0])},
           args[0]->type(), {}, {}, call->span());
       return std::make_shared<ir::EvalStmt>(store, stmt->leading_comments(), stmt->span());
     }
@@ -188,7 +188,7 @@ class Converter : public ir::FlatteningMutator {
                                           TileTypeOf(*type), span);
     pre->push_back(std::make_shared<ir::AssignStmt>(
         tile,
-        ir::MakeOpCall("pl.tile.load",
+        ir::MakeOpCall(ir::OpId::kPlTileLoad,
                        {MutateExpr(e), ZeroOffsets(type->shape().size(), span),
                         std::make_shared<ir::MakeTuple>(type->shape(), span)},
                        tile->type(), {}, {}, span),

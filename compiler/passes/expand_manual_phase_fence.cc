@@ -21,7 +21,7 @@ namespace {
 using ir::StmtPtr;
 using ir::VarPtr;
 
-constexpr char kTaskDummy[] = "pl.system.task_dummy";
+constexpr ir::OpId kTaskDummy = ir::OpId::kPlSystemTaskDummy;
 
 bool IsTaskIdArray(const ir::ExprPtr& e) {
   auto at = e == nullptr ? nullptr : ir::As<ir::ArrayType>(e->type());
@@ -147,7 +147,7 @@ class Indexer : public ir::IRVisitor {
   }
   void VisitAssignStmt(const std::shared_ptr<const ir::AssignStmt>& s) override {
     auto call = ir::As<ir::Call>(s->value());
-    if (call != nullptr && call->op()->name() == "pl.array.update_element" &&
+    if (call != nullptr && ir::IsOp(call, ir::OpId::kPlArrayUpdateElement) &&
         !call->args().empty()) {
       if (auto base = ir::As<ir::Var>(call->args()[0])) {
         for (const ir::Var* v : aliases_->ClassOf(base.get())) index.updated.insert(v);

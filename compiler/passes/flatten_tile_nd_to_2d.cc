@@ -7,6 +7,7 @@
 
 #include "compiler/ir/builder.h"
 #include "compiler/ir/mutator.h"
+#include "compiler/ops/op_registry.h"
 #include "compiler/passes/function_rewrite.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/strings.h"
@@ -14,7 +15,29 @@
 namespace pto::passes {
 namespace {
 
-constexpr std::string_view kTilePrefix = "pl.tile.";
+// The column-wise operators (PyPTO's col_* family but col_expand): they work
+// along dim n-2, which flattening to 2D merges with the leading dims.
+bool IsColumnWise(ir::OpId id) {
+  using ir::OpId;
+  switch (id) {
+    case OpId::kPlTileColArgmax:
+    case OpId::kPlTileColArgmin:
+    case OpId::kPlTileColExpandAdd:
+    case OpId::kPlTileColExpandDiv:
+    case OpId::kPlTileColExpandExpdif:
+    case OpId::kPlTileColExpandMax:
+    case OpId::kPlTileColExpandMin:
+    case OpId::kPlTileColExpandMul:
+    case OpId::kPlTileColExpandSub:
+    case OpId::kPlTileColMax:
+    case OpId::kPlTileColMin:
+    case OpId::kPlTileColProd:
+    case OpId::kPlTileColSum:
+      return true;
+    default:
+      return false;
+  }
+}
 
 // a * b of index expressions, constants folded.
 ir::ExprPtr Mul(const ir::ExprPtr& a, const ir::ExprPtr& b) {
@@ -107,19 +130,22 @@ class Flattener : public ir::SpanTrackingMutator {
   }
 
   ir::ExprPtr Rewrite(const ir::CallPtr& call) {
-    if (ir::Is<ir::GlobalVar>(call->op()) || call->op()->name().rfind(kTilePrefix, 0) != 0) {
+    const ops::OpDef* def = ops::DefOf(*call);
+    if (def == nullptr || def->category != ops::OpCategory::kTileOp) {
       return ir::IRMutator::MutateCall(call);
     }
-    const std::string& op = call->op()->name();
+    const std::string& op = call->op()->name();  // for messages
+    const ir::OpId id = call->op()->id();
     const std::vector<ir::ExprPtr>& args = call->args();
-    if ((op == "pl.tile.read" || op == "pl.tile.write" || op == "pl.tile.slice") &&
+    if ((id == ir::OpId::kPlTileRead || id == ir::OpId::kPlTileWrite ||
+         id == ir::OpId::kPlTileSlice) &&
         !args.empty() && NdTile(args[0]) != nullptr) {
       Fail(UserErrorF(call->span(), "FlattenTileNdTo2D: ", op, " of a tile of rank ",
                       NdTile(args[0])->shape().size(),
                       " is not supported; hardware tiles are 2D (reshape the tile to 2D first)"));
       return call;
     }
-    if (op == "pl.tile.transpose" && !args.empty() && NdTile(args[0]) != nullptr) {
+    if (id == ir::OpId::kPlTileTranspose && !args.empty() && NdTile(args[0]) != nullptr) {
       Fail(UserErrorF(call->span(), "FlattenTileNdTo2D: pl.tile.transpose of a tile of rank ",
                       NdTile(args[0])->shape().size(),
                       " (PyPTO's per-batch transpose) is not supported here"));
@@ -127,33 +153,33 @@ class Flattener : public ir::SpanTrackingMutator {
     }
     // A column reduction of a tile of rank above 2 reduces dim n-2 alone;
     // on the flattened tile it would reduce every leading dim together.
-    if (op.rfind("pl.tile.col_", 0) == 0 && op != "pl.tile.col_expand" && !args.empty() &&
-        NdTile(args[0]) != nullptr) {
+    if (IsColumnWise(id) && !args.empty() && NdTile(args[0]) != nullptr) {
       Fail(UserErrorF(call->span(), "FlattenTileNdTo2D: ", op, " of a tile of rank ",
                       NdTile(args[0])->shape().size(),
                       " reduces a dim other than the last; a tile flattened to 2D can be "
                       "reduced only along its last dim (row reductions)"));
       return call;
     }
-    if (op == "pl.tile.assemble") return Assemble(call);
+    if (id == ir::OpId::kPlTileAssemble) return Assemble(call);
     ir::ExprPtr base = ir::IRMutator::MutateCall(call);
     auto rebuilt = ir::As<ir::Call>(base);
     if (rebuilt == nullptr) return base;
     std::vector<ir::ExprPtr> new_args = rebuilt->args();
     bool changed = false;
-    if ((op == "pl.tile.create" || op == "pl.tile.full" || op == "pl.tile.reshape") &&
+    if ((id == ir::OpId::kPlTileCreate || id == ir::OpId::kPlTileFull ||
+         id == ir::OpId::kPlTileReshape) &&
         ir::As<ir::TileType>(call->type()) != nullptr &&
         ir::As<ir::TileType>(call->type())->shape().size() > 2) {
       // The shape operand follows the result: create/full take it first,
       // reshape second.
-      const size_t at = op == "pl.tile.reshape" ? 1 : 0;
+      const size_t at = id == ir::OpId::kPlTileReshape ? 1 : 0;
       auto shape = new_args.size() > at ? ir::As<ir::MakeTuple>(new_args[at]) : nullptr;
       if (shape != nullptr && shape->elements().size() > 2) {
         new_args[at] = std::make_shared<ir::MakeTuple>(Merge(shape->elements()), shape->span());
         changed = true;
       }
     }
-    if (op == "pl.tile.store" && args.size() == 3) {
+    if (id == ir::OpId::kPlTileStore && args.size() == 3) {
       auto tensor = ir::AsTensorTypeLike(args[2]->type());
       auto tile = ir::As<ir::TileType>(args[0]->type());
       if (tensor != nullptr && tile != nullptr && tensor->shape().size() > 2 &&

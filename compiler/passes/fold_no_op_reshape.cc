@@ -84,7 +84,7 @@ BufSignature SignatureOf(const ir::TileType& tile, const ir::MemRef& memref) {
 ir::VarPtr NoOpReshapeSource(const ir::AssignStmt& assign) {
   auto call = ir::As<ir::Call>(assign.value());
   if (call == nullptr || ir::Is<ir::GlobalVar>(call->op()) ||
-      call->op()->name() != "pl.tile.reshape" || call->args().size() != 2) {
+      !ir::IsOp(call, ir::OpId::kPlTileReshape) || call->args().size() != 2) {
     return nullptr;
   }
   auto src = ir::As<ir::Var>(call->args()[0]);

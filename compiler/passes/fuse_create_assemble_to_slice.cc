@@ -20,11 +20,6 @@
 namespace pto::passes {
 namespace {
 
-bool IsOp(const ir::ExprPtr& e, std::string_view name) {
-  auto call = ir::As<ir::Call>(e);
-  return call != nullptr && !ir::Is<ir::GlobalVar>(call->op()) && call->op()->name() == name;
-}
-
 std::shared_ptr<const ir::YieldStmt> TrailingYield(const ir::StmtPtr& body) {
   if (auto seq = ir::As<ir::SeqStmts>(body)) {
     return seq->stmts().empty() ? nullptr : TrailingYield(seq->stmts().back());
@@ -205,15 +200,16 @@ class BufferRootCollector {
   void Assign(const ir::AssignStmt& assign) {
     const ir::ExprPtr& value = assign.value();
     const ir::Var* var = assign.var().get();
-    if (IsOp(value, "pl.tensor.create") || IsOp(value, "pl.tensor.slice")) {
+    if (ir::IsOp(value, ir::OpId::kPlTensorCreate) || ir::IsOp(value, ir::OpId::kPlTensorSlice)) {
       Record(var, {var}, false);
-    } else if (IsOp(value, "pl.tensor.assemble")) {
+    } else if (ir::IsOp(value, ir::OpId::kPlTensorAssemble)) {
       auto call = ir::As<ir::Call>(value);
       if (call->args().size() == 3) {
         Info target = InfoOf(call->args()[0]);
         Record(var, target.roots, target.ambiguous);
       }
-    } else if (auto call = ir::As<ir::Call>(value); call != nullptr && ir::Is<ir::GlobalVar>(call->op())) {
+    } else if (auto call = ir::As<ir::Call>(value);
+               call != nullptr && ir::Is<ir::GlobalVar>(call->op())) {
       ir::FunctionPtr callee = CalleeOf(program_, *call);
       if (callee == nullptr) return;
       std::vector<OutputRoot> outs = OutputRoots(*call, *callee);
@@ -327,13 +323,13 @@ class AssemblePatternCollector {
       }
       return;
     }
-    if (IsOp(value, "pl.tensor.create")) {
+    if (ir::IsOp(value, ir::OpId::kPlTensorCreate)) {
       if (roots_.RootOf(assign.var()) == assign.var().get()) {
         create_at_[assign.var().get()] = {next_, branches_};
       }
       return;
     }
-    if (!IsOp(value, "pl.tensor.assemble")) return;
+    if (!ir::IsOp(value, ir::OpId::kPlTensorAssemble)) return;
     auto call = ir::As<ir::Call>(value);
     if (call->args().size() != 3) return;
     const ir::Var* source = roots_.RootOf(call->args()[1]);
@@ -410,10 +406,10 @@ class FuseCreateAssembleMutator : public ir::IRMutator {
  protected:
   ir::StmtPtr MutateAssignStmt(const std::shared_ptr<const ir::AssignStmt>& stmt) override {
     const ir::ExprPtr& value = stmt->value();
-    if (IsOp(value, "pl.tensor.create")) {
+    if (ir::IsOp(value, ir::OpId::kPlTensorCreate)) {
       auto it = fusible_.find(roots_.RootOf(stmt->var()));
       if (it != fusible_.end()) return CreateToSlice(stmt, it->second);
-    } else if (IsOp(value, "pl.tensor.assemble")) {
+    } else if (ir::IsOp(value, ir::OpId::kPlTensorAssemble)) {
       auto call = ir::As<ir::Call>(value);
       const ir::Var* source = call->args().size() == 3 ? roots_.RootOf(call->args()[1]) : nullptr;
       if (source != nullptr && fusible_.contains(source)) {
@@ -479,7 +475,7 @@ class FuseCreateAssembleMutator : public ir::IRMutator {
     ir::ExprPtr target = MutateExpr(info.target);
     ir::ExprPtr offsets = MutateExpr(info.offsets);
     absl::StatusOr<ir::CallPtr> slice = ops::OpRegistry::Global().MakeCall(
-        "pl.tensor.slice",
+        ir::OpId::kPlTensorSlice,
         {target, ir::MakeNode<ir::MakeTuple>(std::move(shape), assign.span()), offsets}, {}, {},
         assign.span());
     if (!slice.ok()) {

@@ -59,7 +59,7 @@ class MemRefAssigner {
   static ir::ExprPtr ViewSource(const ir::ExprPtr& e) {
     auto call = ir::As<ir::Call>(e);
     if (call != nullptr && !ir::Is<ir::GlobalVar>(call->op()) &&
-        call->op()->name() == "pl.tile.reshape" && !call->args().empty()) {
+        ir::IsOp(call, ir::OpId::kPlTileReshape) && !call->args().empty()) {
       return call->args()[0];
     }
     return e;

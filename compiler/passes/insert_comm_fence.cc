@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "compiler/ir/type.h"
 #include "compiler/ir/visitor.h"
+#include "compiler/ops/op_registry.h"
 #include "compiler/passes/call_effects.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
@@ -16,8 +17,8 @@ namespace pto::passes {
 
 namespace {
 
-std::string_view OpName(const ir::CallPtr& c) {
-  return c == nullptr || c->op() == nullptr ? std::string_view() : c->op()->name();
+ir::OpId OpIdOf(const ir::CallPtr& c) {
+  return c == nullptr || c->op() == nullptr ? ir::OpId::kUnknown : c->op()->id();
 }
 
 ir::CallPtr LeafCall(const ir::StmtPtr& s) {
@@ -26,22 +27,24 @@ ir::CallPtr LeafCall(const ir::StmtPtr& s) {
   return nullptr;
 }
 
-bool IsWaitOp(std::string_view n) { return n == "pld.system.wait"; }
-bool IsRemoteWrite(std::string_view n) {
-  return n == "pld.tile.remote_store" || n == "pld.tensor.remote_store" || n == "pld.tile.put" ||
-         n == "pld.tensor.put";
+bool IsWaitOp(ir::OpId n) { return n == ir::OpId::kPldSystemWait; }
+bool IsRemoteWrite(ir::OpId n) {
+  return n == ir::OpId::kPldTileRemoteStore || n == ir::OpId::kPldTensorRemoteStore ||
+         n == ir::OpId::kPldTilePut || n == ir::OpId::kPldTensorPut;
 }
-bool IsAsyncDrain(std::string_view n) {
-  return n == "pld.tile.wait_async_event" || n == "pld.system.wait_async_event";
+bool IsAsyncDrain(ir::OpId n) {
+  return n == ir::OpId::kPldTileWaitAsyncEvent || n == ir::OpId::kPldSystemWaitAsyncEvent;
 }
 
 // The window a local publishing write writes, or nullptr (plain tensors are
 // not published).
 ir::VarPtr LocalPublishTarget(const ir::CallPtr& c) {
-  std::string_view n = OpName(c);
+  const ir::OpId n = OpIdOf(c);
   int index = -1;
-  if (n == "pl.tile.store") index = 2;
-  if (n == "pl.tensor.write" || n == "pld.tile.get" || n == "pld.tensor.get") index = 0;
+  if (n == ir::OpId::kPlTileStore) index = 2;
+  if (n == ir::OpId::kPlTensorWrite || n == ir::OpId::kPldTileGet || n == ir::OpId::kPldTensorGet) {
+    index = 0;
+  }
   if (index < 0 || index >= static_cast<int>(c->args().size())) return nullptr;
   auto v = ir::As<ir::Var>(c->args()[index]);
   if (v == nullptr || ir::As<ir::DistributedTensorType>(v->type()) == nullptr) return nullptr;
@@ -57,7 +60,7 @@ class ReadFinder : public ir::IRVisitor {
 
  protected:
   void VisitCall(const ir::CallPtr& c) override {
-    if (OpName(c) == "pl.tensor.read") found = true;
+    if (ir::IsOp(c, ir::OpId::kPlTensorRead)) found = true;
     IRVisitor::VisitCall(c);
   }
 };
@@ -156,19 +159,19 @@ class PhaseA {
       return PurityOf(w->body());
     }
     if (auto e = ir::As<ir::EvalStmt>(s)) {
-      if (IsWaitOp(OpName(ir::As<ir::Call>(e->expr())))) return Purity::kPureWithWait;
+      if (IsWaitOp(OpIdOf(ir::As<ir::Call>(e->expr())))) return Purity::kPureWithWait;
     }
     return Purity::kNotPure;
   }
 
   // A wait, or a loop whose only effects are waits (at least one).
   bool IsWaitClass(const ir::StmtPtr& s) {
-    if (IsWaitOp(OpName(LeafCall(s)))) return true;
+    if (IsWaitOp(OpIdOf(LeafCall(s)))) return true;
     if (ir::As<ir::ForStmt>(s) == nullptr && ir::As<ir::WhileStmt>(s) == nullptr) return false;
     return PurityOf(s) == Purity::kPureWithWait;
   }
 
-  static ir::StmtPtr Marker(const char* op, std::vector<ir::ExprPtr> args, const Span& span) {
+  static ir::StmtPtr Marker(ir::OpId op, std::vector<ir::ExprPtr> args, const Span& span) {
     const ops::OpDef* def = ops::OpRegistry::Global().Find(op);
     return std::make_shared<const ir::EvalStmt>(
         std::make_shared<const ir::Call>(def->op, std::move(args), ir::AttrList{}, ir::AttrList{},
@@ -178,7 +181,7 @@ class PhaseA {
   // Whether `s` is the marker `m` (same operator, same target if any).
   static bool SameMarker(const ir::StmtPtr& s, const ir::StmtPtr& m) {
     ir::CallPtr a = LeafCall(s), b = LeafCall(m);
-    if (a == nullptr || b == nullptr || OpName(a) != OpName(b)) return false;
+    if (a == nullptr || b == nullptr || OpIdOf(a) != OpIdOf(b)) return false;
     if (a->args().size() != b->args().size()) return false;
     return a->args().empty() || a->args()[0] == b->args()[0];
   }
@@ -193,7 +196,7 @@ class PhaseA {
     }
     ir::CallPtr c = LeafCall(s);
     if (c == nullptr) return {};
-    std::string_view n = OpName(c);
+    const ir::OpId n = OpIdOf(c);
     if (ir::VarPtr t = LocalPublishTarget(c)) {
       auto tt = ir::AsTensorTypeLike(t->type());
       std::vector<ir::ExprPtr> zeros;
@@ -235,8 +238,7 @@ class PhaseA {
 };
 
 bool IsPublish(const ir::Program& program, const ir::CallPtr& c) {
-  std::string_view n = OpName(c);
-  if (IsManagedCollectiveOp(n) || n.substr(0, 15) == "builtin.tensor.") return true;
+  if (IsManagedCollectiveOp(c->op()->name()) || ops::TraitsOf(*c).host_dispatch) return true;
   ir::FunctionPtr f = CalleeOf(program, *c);
   return f != nullptr && ir::HasAttr(f->attrs(), "builtin_template_dir");
 }
@@ -356,7 +358,7 @@ ir::StmtPtr WithEntryInvalidate(const ir::StmtPtr& body) {
   }
   if (!stmts.empty()) {
     ir::CallPtr c = LeafCall(stmts[0]);
-    if (OpName(c) == kCacheInvalidOp && c->args().empty()) return body;
+    if (ir::IsOp(c, kCacheInvalidOp) && c->args().empty()) return body;
   }
   const ops::OpDef* def = ops::OpRegistry::Global().Find(kCacheInvalidOp);
   stmts.insert(stmts.begin(), std::make_shared<const ir::EvalStmt>(

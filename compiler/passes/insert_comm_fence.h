@@ -16,12 +16,13 @@
 
 #include <memory>
 
+#include "compiler/ir/op_id.h"
 #include "compiler/passes/pass.h"
 
 namespace pto::passes {
 
-inline constexpr char kCacheInvalidOp[] = "pl.system.cacheinvalid";
-inline constexpr char kFenceOp[] = "pl.system.fence";
+inline constexpr ir::OpId kCacheInvalidOp = ir::OpId::kPlSystemCacheinvalid;
+inline constexpr ir::OpId kFenceOp = ir::OpId::kPlSystemFence;
 
 // The marker and async-put operators are registered in compiler/ops/runtime_ops.cc.
 

@@ -14,13 +14,14 @@
 
 #include <memory>
 
+#include "compiler/ir/op_id.h"
 #include "compiler/passes/pass.h"
 
 namespace pto::passes {
 
 // The barrier task of the empty path; registered by this pass's constructor
 // until compiler/ops provides it (docs/passes/LegalizeSpmdLaunches.md).
-inline constexpr char kTaskDummyOp[] = "pl.system.task_dummy";
+inline constexpr ir::OpId kTaskDummyOp = ir::OpId::kPlSystemTaskDummy;
 
 class LegalizeSpmdLaunchesPass : public Pass {
  public:

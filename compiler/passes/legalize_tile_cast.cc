@@ -73,7 +73,7 @@ class CastLegalizer : public ir::FlatteningMutator {
   ir::StmtPtr MutateAssignStmt(const std::shared_ptr<const ir::AssignStmt>& stmt) override {
     auto call = ir::As<ir::Call>(stmt->value());
     if (call == nullptr || ir::Is<ir::GlobalVar>(call->op()) ||
-        call->op()->name() != "pl.tile.cast" || call->args().size() != 1 || !status.ok()) {
+        !ir::IsOp(call, ir::OpId::kPlTileCast) || call->args().size() != 1 || !status.ok()) {
       return ir::IRMutator::MutateAssignStmt(stmt);
     }
     auto src = ir::As<ir::TileType>(call->args()[0]->type());
@@ -119,7 +119,7 @@ class CastLegalizer : public ir::FlatteningMutator {
   // One hop: the original call's kwargs (the rounding mode) with `to`.
   static ir::ExprPtr Cast(const ir::CallPtr& call, ir::ExprPtr in, DataType to,
                           ir::TypePtr type) {
-    return ir::MakeOpCall("pl.tile.cast", {std::move(in)}, std::move(type),
+    return ir::MakeOpCall(ir::OpId::kPlTileCast, {std::move(in)}, std::move(type),
                           ir::WithAttr(call->kwargs(), "target_type", to), call->attrs(),
                           call->span());
   }

@@ -11,7 +11,6 @@
 
 #include "compiler/ir/builder.h"
 #include "compiler/ir/mutator.h"
-#include "compiler/ops/op_names.h"
 #include "compiler/ops/op_registry.h"
 #include "compiler/passes/function_rewrite.h"
 #include "compiler/support/diagnostics.h"
@@ -36,13 +35,7 @@ constexpr int64_t kAtomicNone = 0;
 // Physical UB tile budget of one staged chunk.
 constexpr int64_t kUbChunkBytes = 16 * 1024;
 
-using ops::names::kAllGather;
-using ops::names::kAllReduce;
-using ops::names::kAllToAll;
-using ops::names::kAllToAllV;
-using ops::names::kBarrier;
-using ops::names::kBroadcast;
-using ops::names::kReduceScatter;
+using ir::OpId;
 
 // IsManagedTensorCollective: the collectives this pass expands in kernel
 // bodies, those whose CollectiveDef lists the InCore rail.
@@ -125,10 +118,10 @@ class Emitter {
   }
   // A registry operator call typed by its deducer: what this pass emits must
   // be what the parser would build from the printed text.
-  ExprPtr Call(std::string_view name, std::vector<ExprPtr> args, ir::AttrList kwargs = {}) {
+  ExprPtr Call(OpId id, std::vector<ExprPtr> args, ir::AttrList kwargs = {}) {
     if (AnyNull(args) || !ok()) return nullptr;
     absl::StatusOr<CallPtr> call =
-        ops::OpRegistry::Global().MakeCall(name, std::move(args), std::move(kwargs), {}, span_);
+        ops::OpRegistry::Global().MakeCall(id, std::move(args), std::move(kwargs), {}, span_);
     if (!call.ok()) return Internal(call.status());
     return *call;
   }
@@ -210,10 +203,10 @@ class Emitter {
 
   // ctx / nranks (INT32) / nranks_idx (INDEX) / my_rank (INT32) for `target`.
   void EmitCommSetup(const ExprPtr& target) {
-    ctx_ = Let("ctx", Call("pld.system.get_comm_ctx", {target}));
-    nranks_ = Let("nranks", Call("pld.system.nranks", {ctx_}));
+    ctx_ = Let("ctx", Call(OpId::kPldSystemGetCommCtx, {target}));
+    nranks_ = Let("nranks", Call(OpId::kPldSystemNranks, {ctx_}));
     nranks_idx_ = Let("nranks_idx", Cast(nranks_, DataType::kIndex));
-    my_rank_ = Let("my_rank", Call("pld.system.rank", {ctx_}));
+    my_rank_ = Let("my_rank", Call(OpId::kPldSystemRank, {ctx_}));
   }
   const VarPtr& nranks_idx() const { return nranks_idx_; }
   const VarPtr& my_rank() const { return my_rank_; }
@@ -236,11 +229,12 @@ class Emitter {
                         bool row_is_sender) {
     ForEachPeer("peer", [&](const VarPtr& peer) {
       ExprPtr cell = row_is_sender ? Cell(signal, my_rank_, Index(0)) : Cell(signal, row, my_rank_);
-      Eval(Call("pld.system.notify", {signal, peer, cell, Int32(1)}, {{"op", kNotifyAtomicAdd}}));
+      Eval(
+          Call(OpId::kPldSystemNotify, {signal, peer, cell, Int32(1)}, {{"op", kNotifyAtomicAdd}}));
     });
     ForEachPeer("src", [&](const VarPtr& src) {
       ExprPtr cell = row_is_sender ? Cell(signal, src, Index(0)) : Cell(signal, row, src);
-      Eval(Call("pld.system.wait", {signal, cell, expected}, {{"cmp", kWaitGe}}));
+      Eval(Call(OpId::kPldSystemWait, {signal, cell, expected}, {{"cmp", kWaitGe}}));
     });
   }
   // The next generation's barrier; returns its generation g (1, 2, ...).
@@ -270,8 +264,8 @@ class Emitter {
     auto reset_row = [&](const ExprPtr& row) {
       ForEachPeer("src", [&](const VarPtr& src) {
         ExprPtr cell = row == nullptr ? Cell(signal, src, Index(0)) : Cell(signal, row, src);
-        Eval(
-            Call("pld.system.notify", {signal, my_rank_, cell, minus}, {{"op", kNotifyAtomicAdd}}));
+        Eval(Call(OpId::kPldSystemNotify, {signal, my_rank_, cell, minus},
+                  {{"op", kNotifyAtomicAdd}}));
       });
     };
     if (rows == 0) {
@@ -343,7 +337,7 @@ ExprPtr StageShape(Emitter& em, int64_t rows, const ExprPtr& size, DataType dtyp
 }
 
 ExprPtr Stage(Emitter& em, const ExprPtr& shape, DataType dtype) {
-  return em.Let("stage", em.Call("pl.tile.create", {shape},
+  return em.Let("stage", em.Call(OpId::kPlTileCreate, {shape},
                                  {{"dtype", dtype}, {"target_memory", std::string("Vec")}}));
 }
 
@@ -361,7 +355,8 @@ ExprPtr LowerAllToAllV(Emitter& em, const CallPtr& call) {
     return nullptr;
   }
   std::optional<int64_t> core_num =
-      ops::CollectiveCoreNum(*ops::FindCollective(kAllToAllV), *call).value;
+      ops::CollectiveCoreNum(*ops::FindCollective(ir::OpIdName(OpId::kPldTensorAllToAllV)), *call)
+          .value;
   if (!core_num || *core_num != 1) {
     std::string got = core_num ? std::to_string(*core_num) : std::string("a dynamic value");
     em.Fail(UserErrorF(span,
@@ -432,8 +427,8 @@ ExprPtr LowerAllToAllV(Emitter& em, const CallPtr& call) {
   // keeps the 0.
   em.For("src", em.nranks_idx(), [&](const VarPtr& src) {
     VarPtr old =
-        em.Let("old_count", em.Call("pl.tensor.read", {recv_counts, em.Tuple({src, em.Index(0)})}));
-    em.Eval(em.Call("pld.system.notify",
+        em.Let("old_count", em.Call(OpId::kPlTensorRead, {recv_counts, em.Tuple({src, em.Index(0)})}));
+    em.Eval(em.Call(OpId::kPldSystemNotify,
                     {recv_counts, my_rank, em.Tuple({src, em.Index(0)}),
                      em.Bin(BinaryOp::kSub, em.Int32(0), old)},
                     {{"op", kNotifyAtomicAdd}}));
@@ -441,7 +436,7 @@ ExprPtr LowerAllToAllV(Emitter& em, const CallPtr& call) {
   em.EmitBarrier(signal);
   em.For("dest", em.nranks_idx(), [&](const VarPtr& dest) {
     ExprPtr idx = sc_t->shape().size() == 1 ? em.Tuple({dest}) : em.Tuple({dest, em.Index(0)});
-    VarPtr count = em.Let("count", em.Call("pl.tensor.read", {send_counts, idx}));
+    VarPtr count = em.Let("count", em.Call(OpId::kPlTensorRead, {send_counts, idx}));
     // Two-sided clamp: negative counts send nothing, over-capacity counts
     // are cut to the slot.
     ExprPtr clamped =
@@ -449,12 +444,12 @@ ExprPtr LowerAllToAllV(Emitter& em, const CallPtr& call) {
                em.Index(0));
     VarPtr rows = em.Let("rows", clamped);
     em.If(em.Bin(BinaryOp::kGt, rows, em.Index(0)), [&] {
-      em.Eval(em.Call("pld.system.notify",
+      em.Eval(em.Call(OpId::kPldSystemNotify,
                       {recv_counts, dest, em.Tuple({my_rank, em.Index(0)}),
                        em.Cast(rows, DataType::kInt32)},
                       {{"op", kNotifyAtomicAdd}}));
       em.Eval(em.Call(
-          "pld.tile.put",
+          OpId::kPldTilePut,
           {target, dest, input, stage,
            em.Tuple({em.Bin(BinaryOp::kMul, my_rank, max_recv), em.Index(0)}),
            em.Tuple({em.Bin(BinaryOp::kMul, dest, max_recv), em.Index(0)}), em.Tuple({rows, size})},
@@ -491,7 +486,7 @@ ExprPtr LowerRowExchange(Emitter& em, const CallPtr& call, bool gather) {
   em.EmitBarrier(signal);
   ExprPtr stage = Stage(em, em.Tuple({em.Index(1), size}), tg_t->dtype());
   em.For(gather ? "peer" : "dest", em.nranks_idx(), [&](const VarPtr& dest) {
-    em.Eval(em.Call("pld.tile.put",
+    em.Eval(em.Call(OpId::kPldTilePut,
                     {target, dest, input, stage, em.Tuple({em.my_rank(), em.Index(0)}),
                      gather ? em.Tuple({em.Index(0), em.Index(0)}) : em.Tuple({dest, em.Index(0)}),
                      em.Tuple({em.Index(1), size})},
@@ -540,7 +535,7 @@ ExprPtr LowerBroadcast(Emitter& em, const CallPtr& call) {
   ExprPtr stage = Stage(em, shape, tg_t->dtype());
   ExprPtr zeros = em.Tuple(Zeros(em, tg_t->shape().size()));
   // The root's get of itself is an identity no-op.
-  em.Eval(em.Call("pld.tile.get", {target, em.Index(root), target, stage, zeros, zeros, shape}));
+  em.Eval(em.Call(OpId::kPldTileGet, {target, em.Index(root), target, stage, zeros, zeros, shape}));
   // And this one every pull before the root may write `target` again (the
   // next call's staging): without it the race detector reports that write
   // against a peer's pull.
@@ -550,16 +545,16 @@ ExprPtr LowerBroadcast(Emitter& em, const CallPtr& call) {
 }
 
 // The reduction tile op of a ReduceOp.
-std::string_view ReduceTileOp(int64_t op) {
+OpId ReduceTileOp(int64_t op) {
   switch (op) {
     case 1:
-      return "pl.tile.maximum";
+      return OpId::kPlTileMaximum;
     case 2:
-      return "pl.tile.minimum";
+      return OpId::kPlTileMinimum;
     case 3:
-      return "pl.tile.mul";
+      return OpId::kPlTileMul;
     default:
-      return "pl.tile.add";
+      return OpId::kPlTileAdd;
   }
 }
 
@@ -578,20 +573,20 @@ ExprPtr LowerReduceScatter(Emitter& em, const CallPtr& call) {
   ExprPtr row = em.Tuple({em.my_rank(), em.Index(0)});
   ExprPtr shape = em.Tuple({em.Index(1), size});
   ExprPtr stage = Stage(em, shape, tg_t->dtype());
-  VarPtr own = em.Let("acc", em.Call("pl.tile.load", {target, row, shape}));
+  VarPtr own = em.Let("acc", em.Call(OpId::kPlTileLoad, {target, row, shape}));
   VarPtr acc = em.ForCarry(
       "peer", em.nranks_idx(), "acc", own, [&](const VarPtr& peer, const VarPtr& cur) -> ExprPtr {
         return em.IfValue(
             "acc", em.Bin(BinaryOp::kNe, peer, em.my_rank()),
             [&]() -> ExprPtr {
-              em.Eval(em.Call("pld.tile.remote_load", {stage, peer, target, row, shape}));
-              return em.Let("acc", em.Call("pl.tile.add", {cur, stage}));
+              em.Eval(em.Call(OpId::kPldTileRemoteLoad, {stage, peer, target, row, shape}));
+              return em.Let("acc", em.Call(OpId::kPlTileAdd, {cur, stage}));
             },
             [&]() -> ExprPtr { return cur; });
       });
   // Post-reduce: no peer still reads this rank's chunk when it is replaced.
   int64_t g = em.EmitBarrier(signal);
-  VarPtr stored = em.Let("reduced", em.Call("pl.tile.store", {acc, row, target}));
+  VarPtr stored = em.Let("reduced", em.Call(OpId::kPlTileStore, {acc, row, target}));
   em.EmitEpilogueReset(signal, em.Int32(g));
   return stored;
 }
@@ -677,15 +672,15 @@ void EmitRingAllReduce(Emitter& em, const VarPtr& flat, const ExprPtr& signal, i
       ExprPtr off = em.Tuple({em.Index(0), em.Bin(BinaryOp::kAdd, seg_start,
                                                   em.Bin(BinaryOp::kMul, c, em.Index(chunk)))});
       auto move = [&](const Piece& p) {
-        em.Eval(em.Call("pld.tile.remote_load", {p.stage, left, flat, off, p.shape}));
-        VarPtr own = em.Let("own", em.Call("pl.tile.load", {flat, off, p.shape}));
+        em.Eval(em.Call(OpId::kPldTileRemoteLoad, {p.stage, left, flat, off, p.shape}));
+        VarPtr own = em.Let("own", em.Call(OpId::kPlTileLoad, {flat, off, p.shape}));
         VarPtr value = em.IfValue(
             "value", reducing,
             [&] {
               return em.Let("acc", em.Call(reduce, {own, p.stage}));
             },
             [&]() -> ExprPtr { return p.stage; });
-        em.Eval(em.Call("pl.tile.store", {value, off, flat}));
+        em.Eval(em.Call(OpId::kPlTileStore, {value, off, flat}));
       };
       if (same) {
         move(lng);
@@ -749,7 +744,7 @@ ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
     numel *= *v;
   }
   const DataType dtype = tg_t->dtype();
-  std::string_view reduce = ReduceTileOp(ir::GetAttr<int64_t>(call->kwargs(), "op").value_or(0));
+  const OpId reduce = ReduceTileOp(ir::GetAttr<int64_t>(call->kwargs(), "op").value_or(0));
 
   em.EmitCommSetup(target);
   int64_t nr = 0;
@@ -775,7 +770,7 @@ ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
 
   // Chunks address a flattened [1, numel] view of the window.
   VarPtr flat = em.Let(
-      "flat", em.Call("pl.tensor.reshape", {target, em.Tuple({em.Index(1), em.Index(numel)})}));
+      "flat", em.Call(OpId::kPlTensorReshape, {target, em.Tuple({em.Index(1), em.Index(numel)})}));
   if (mode == "mesh") {
     // Full chunks of the UB budget, then one static tail chunk.
     const auto [chunk, full, tail] = ChunkStatic(numel, dtype);
@@ -792,15 +787,15 @@ ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
       // Fold in rank order from rank 0's chunk (ours when we are rank 0), as
       // the HOST builtin does, so every rank and both rails get the same bits
       // (a float Prod or Sum depends on the order).
-      VarPtr own = em.Let("acc", em.Call("pl.tile.load", {flat, off, shape}));
-      em.Eval(em.Call("pld.tile.remote_load", {own, em.Index(0), flat, off, shape}));
+      VarPtr own = em.Let("acc", em.Call(OpId::kPlTileLoad, {flat, off, shape}));
+      em.Eval(em.Call(OpId::kPldTileRemoteLoad, {own, em.Index(0), flat, off, shape}));
       VarPtr acc = em.ForCarry(
           "peer", em.nranks_idx(), "acc", own,
           [&](const VarPtr& peer, const VarPtr& cur) -> ExprPtr {
             return em.IfValue(
                 "acc", em.Bin(BinaryOp::kNe, peer, em.Index(0)),
                 [&]() -> ExprPtr {
-                  em.Eval(em.Call("pld.tile.remote_load", {stage, peer, flat, off, shape}));
+                  em.Eval(em.Call(OpId::kPldTileRemoteLoad, {stage, peer, flat, off, shape}));
                   return em.Let("acc", em.Call(reduce, {cur, stage}));
                 },
                 [&]() -> ExprPtr { return cur; });
@@ -809,7 +804,7 @@ ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
       // reads this chunk when it is overwritten.
       em.NotifyAndWaitAll(signal, nullptr, em.Cast(gen, DataType::kInt32),
                           /*row_is_sender=*/true);
-      em.Eval(em.Call("pl.tile.store", {acc, off, flat}));
+      em.Eval(em.Call(OpId::kPlTileStore, {acc, off, flat}));
     };
     em.For("chunk", em.Index(full), [&](const VarPtr& c) {
       emit_chunk(em.Bin(BinaryOp::kMul, c, em.Index(chunk)), shape, stage,
@@ -831,13 +826,16 @@ ExprPtr LowerAllGather(Emitter& em, const CallPtr& call) {
   return LowerRowExchange(em, call, /*gather=*/true);
 }
 
-// The rules, looked up by op name.
+// The rules, looked up by op id.
 using Rule = ExprPtr (*)(Emitter&, const CallPtr&);
-constexpr std::pair<std::string_view, Rule> kRules[] = {
-    {kAllReduce, LowerAllReduce}, {kBarrier, LowerBarrier},
-    {kBroadcast, LowerBroadcast}, {kReduceScatter, LowerReduceScatter},
-    {kAllGather, LowerAllGather}, {kAllToAll, LowerAllToAll},
-    {kAllToAllV, LowerAllToAllV},
+constexpr std::pair<OpId, Rule> kRules[] = {
+    {OpId::kPldTensorAllreduce, LowerAllReduce},
+    {OpId::kPldTensorBarrier, LowerBarrier},
+    {OpId::kPldTensorBroadcast, LowerBroadcast},
+    {OpId::kPldTensorReduceScatter, LowerReduceScatter},
+    {OpId::kPldTensorAllgather, LowerAllGather},
+    {OpId::kPldTensorAllToAll, LowerAllToAll},
+    {OpId::kPldTensorAllToAllV, LowerAllToAllV},
 };
 
 ExprPtr LowerCollective(Emitter& em, const CallPtr& call) {
@@ -845,8 +843,8 @@ ExprPtr LowerCollective(Emitter& em, const CallPtr& call) {
     em.Fail(std::move(st));
     return nullptr;
   }
-  for (const auto& [name, rule] : kRules) {
-    if (name == call->op()->name()) {
+  for (const auto& [id, rule] : kRules) {
+    if (ir::IsOp(call, id)) {
       ExprPtr result = rule(em, call);
       return em.ok() ? result : nullptr;
     }
@@ -973,7 +971,7 @@ namespace lower_composite_ops_internal {
 
 absl::Status EmitBarrierInNestedBuilderForTesting() {
   int64_t counter = 0;
-  Emitter em("pld.tensor.barrier", Span(), &counter);
+  Emitter em(ir::OpIdName(OpId::kPldTensorBarrier), Span(), &counter);
   auto signal = ir::MakeVar("signal", ir::DistTensorOf({2, 1}, DataType::kInt32));
   em.EmitCommSetup(signal);
   em.For("i", em.Index(2), [&](const VarPtr&) { em.EmitBarrier(signal); });
@@ -982,7 +980,7 @@ absl::Status EmitBarrierInNestedBuilderForTesting() {
 
 absl::Status EmitEpilogueResetTwiceForTesting() {
   int64_t counter = 0;
-  Emitter em("pld.tensor.barrier", Span(), &counter);
+  Emitter em(ir::OpIdName(OpId::kPldTensorBarrier), Span(), &counter);
   auto signal = ir::MakeVar("signal", ir::DistTensorOf({2, 1}, DataType::kInt32));
   em.EmitCommSetup(signal);
   int64_t g = em.EmitBarrier(signal);

@@ -89,7 +89,7 @@ absl::Status CheckStaticSignalCapacity(std::string_view op, const ir::Distribute
 // The ring schedule's signal and src rules for a known device count n.
 absl::Status CheckRingAllReduce(const ir::DistributedTensorType& src,
                                 const ir::DistributedTensorType& sig, int64_t n, const Span& span) {
-  constexpr std::string_view op = "pld.tensor.allreduce";
+  const std::string_view op = ir::OpIdName(ir::OpId::kPldTensorAllreduce);
   if (n > 16) {
     return UserErrorF(span, op, ": ring allreduce requires 16 or fewer participating devices, got ",
                       n);
@@ -270,12 +270,12 @@ class Lowerer : public ir::IRMutator {
       return InternalErrorF(span, c.op, " must appear inside a CommDomainScopeStmt");
     }
     const std::vector<ExprPtr>& args = call->args();
-    if (c.op == ops::names::kAllReduce && args.size() != 2) {
+    if (ir::IsOp(call, ir::OpId::kPldTensorAllreduce) && args.size() != 2) {
       return UserErrorF(span, c.op,
                         " on the HOST rail needs an explicit signal; run "
                         "SynthesizeAllReduceSignals before LowerHostTensorCollectives");
     }
-    if (c.op == ops::names::kAllReduce) {
+    if (ir::IsOp(call, ir::OpId::kPldTensorAllreduce)) {
       std::string mode = ir::GetAttr<std::string>(call->kwargs(), "mode").value_or("mesh");
       if (mode != "mesh" && mode != "ring") {
         return UserErrorF(span, "pld.tensor.allreduce mode must be \"ring\" or \"mesh\", got \"",
@@ -340,11 +340,11 @@ class Lowerer : public ir::IRMutator {
         return UserErrorF(span, "HOST ", c.op, c.mode.empty() ? "" : " mode=\"", c.mode,
                           c.mode.empty() ? "" : "\"", " does not support core_num > 1, got core_num=",
                           l.value ? pto::StrCat(*l.value) : std::string("a dynamic value"),
-                          c.op == ops::names::kAllReduce
+                          ir::IsOp(call, ir::OpId::kPldTensorAllreduce)
                               ? "; use mode=\"mesh\" for a multi-core AllReduce"
                               : "");
       }
-      if (c.op == ops::names::kAllReduce) {
+      if (ir::IsOp(call, ir::OpId::kPldTensorAllreduce)) {
         // The ring's signal is one row per step (CheckRingAllReduce).
         if (n > 0) RETURN_IF_ERROR(CheckRingAllReduce(*DistType(args[0]), *sig, n, span));
       } else {
@@ -403,7 +403,8 @@ class Lowerer : public ir::IRMutator {
     // as a user's `pl.range(pld.world_size())`; r is Scalar[INT64], spec §3.11).
     auto r = std::make_shared<const ir::Var>("r", ir::ScalarType::Get(ir::DataType::kInt64), span);
     ASSIGN_OR_RETURN(CallPtr b, make(r));
-    ASSIGN_OR_RETURN(CallPtr ws, registry.MakeCall("pld.system.world_size", {}, {}, {}, span));
+    ASSIGN_OR_RETURN(CallPtr ws,
+                     registry.MakeCall(ir::OpId::kPldSystemWorldSize, {}, {}, {}, span));
     return StmtPtr(std::make_shared<const ir::ForStmt>(
         r, std::make_shared<ir::ConstInt>(0, ir::DataType::kIndex, span), ws,
         std::make_shared<ir::ConstInt>(1, ir::DataType::kIndex, span),

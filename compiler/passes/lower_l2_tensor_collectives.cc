@@ -123,10 +123,6 @@ class Defs {
   std::vector<std::shared_ptr<const ir::ReturnStmt>> returns_;
 };
 
-bool IsOp(const CallPtr& c, std::string_view name) {
-  return !ir::Is<ir::GlobalVar>(c->op()) && c->op()->name() == name;
-}
-
 // The static contiguity proof of seed 000 (a whitelist walk), plus the
 // resolution of a kernel result to the argument it returns.
 class ContiguityTracer {
@@ -223,18 +219,20 @@ class ContiguityTracer {
                                          " does not name one of its parameters"));
           }
           work.push_back(c->args()[*p]);
-        } else if (IsOp(c, "pld.tensor.window")) {
+        } else if (ir::IsOp(c, ir::OpId::kPldTensorWindow)) {
           continue;  // root
-        } else if (IsOp(c, "pl.tensor.create")) {
+        } else if (ir::IsOp(c, ir::OpId::kPlTensorCreate)) {
           if (need_window) return not_window(e, "pl.tensor.create (device-local memory)");
           continue;  // root
-        } else if (IsOp(c, "pl.tensor.reshape") || IsOp(c, "pl.tensor.view") ||
-                   IsOp(c, "pl.tensor.set_validshape") || IsOp(c, "pl.tensor.assemble")) {
+        } else if (ir::IsOp(c, ir::OpId::kPlTensorReshape) ||
+                   ir::IsOp(c, ir::OpId::kPlTensorView) ||
+                   ir::IsOp(c, ir::OpId::kPlTensorSetValidshape) ||
+                   ir::IsOp(c, ir::OpId::kPlTensorAssemble)) {
           work.push_back(c->args()[0]);
         } else if (const ops::CollectiveDef* m = FindManaged(c);
                    m != nullptr && m->alias_arg < c->args().size()) {
           work.push_back(c->args()[m->alias_arg]);
-        } else if (IsOp(c, "pl.tensor.slice")) {
+        } else if (ir::IsOp(c, ir::OpId::kPlTensorSlice)) {
           if (!LeadingDimSlice(c)) {
             return reject(e,
                           "a pl.tensor.slice that narrows more than the leading dimension of "
@@ -367,9 +365,10 @@ class ContiguityTracer {
         std::optional<size_t> a;
         if (ir::Is<ir::GlobalVar>(c->op())) {
           a = ReturnedParam(c->op()->name(), 0, depth + 1);
-        } else if (IsOp(c, "pl.tile.store")) {
+        } else if (ir::IsOp(c, ir::OpId::kPlTileStore)) {
           a = 2;
-        } else if (IsOp(c, "pl.tensor.write") || IsOp(c, "pl.tensor.assemble")) {
+        } else if (ir::IsOp(c, ir::OpId::kPlTensorWrite) ||
+                   ir::IsOp(c, ir::OpId::kPlTensorAssemble)) {
           a = 0;
         } else if (const ops::CollectiveDef* m = FindManaged(c)) {
           a = m->alias_arg;

@@ -14,7 +14,6 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/ops/collective_def.h"
-#include "compiler/ops/op_names.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
 #include "compiler/support/strings.h"
@@ -27,18 +26,14 @@ using ir::ExprPtr;
 using ir::StmtPtr;
 using ir::VarPtr;
 
-constexpr std::string_view kAlloc = ops::names::kAllocWindowBuffer;
-using ops::names::kAllToAllV;
-using ops::names::kWindow;
-using ops::names::kWorldSize;
+constexpr ir::OpId kAlloc = ir::OpId::kPldTensorAllocWindowBuffer;
+constexpr ir::OpId kWindow = ir::OpId::kPldTensorWindow;
+constexpr ir::OpId kWorldSize = ir::OpId::kPldSystemWorldSize;
 
 // The call if `e` calls operator `name` (not a program function).
-CallPtr AsOpCall(const ExprPtr& e, std::string_view name) {
+CallPtr AsOpCall(const ExprPtr& e, ir::OpId id) {
   CallPtr call = ir::As<ir::Call>(e);
-  if (call == nullptr || call->op() == nullptr || ir::Is<ir::GlobalVar>(call->op()) ||
-      call->op()->name() != name) {
-    return nullptr;
-  }
+  if (call == nullptr || call->op() == nullptr || !ir::IsOp(call, id)) return nullptr;
   return call;
 }
 
@@ -362,7 +357,7 @@ void DispatchAnalyzer::AnalyzeCollective(const CallPtr& call, const ops::Collect
     return a_->Fail(InternalErrorF(call->span(), op, " expects ", def.operands.size(),
                                    " positional args, got ", n));
   }
-  if (op == kAllToAllV && repeating_scope_depth_ > 0) {
+  if (ir::IsOp(call, ir::OpId::kPldTensorAllToAllV) && repeating_scope_depth_ > 0) {
     return a_->Fail(UserError(
         call->span(),
         "pld.tensor.all_to_all_v is not supported inside a for/while loop in a HOST orchestrator. "

@@ -22,15 +22,6 @@ using ir::FunctionPtr;
 using ir::StmtPtr;
 using ir::VarPtr;
 
-constexpr char kGetCommCtx[] = "pld.system.get_comm_ctx";
-
-// Zero-copy views: the result aliases args[0]'s buffer, so it shares its context.
-bool IsBufferAliasingView(std::string_view op) {
-  return op == "pl.tensor.view" || op == "pl.tensor.slice" || op == "pl.tensor.reshape" ||
-         op == "pl.tensor.transpose" || op == "pl.tensor.set_validshape" ||
-         op == "pl.tensor.index" || op == "pl.tile.slice" || op == "pl.tile.reshape";
-}
-
 // The arg an operator writes back into (its result rebinds that tensor):
 // the first argument with a Write or ReadWrite effect (pl.tile.store ->
 // args[2], pl.tensor.assemble -> args[0], collectives -> their target).
@@ -298,12 +289,13 @@ VarPtr BodyRewriter::ResolveCallPosition(const CallPtr& call, int pos) {
     return ResolveCtx(call->args()[p]);
   }
   if (pos != 0 || !IsTensorLike(call->type())) return nullptr;
-  const std::string& name = call->op()->name();
-  if (IsBufferAliasingView(name)) {
+  const ops::OpDef* def = ops::DefOf(*call);
+  if (def == nullptr) return nullptr;
+  // A zero-copy view (OpTraits::view) aliases args[0]'s buffer, so it shares
+  // its context.
+  if (def->traits.IsView()) {
     return call->args().empty() ? nullptr : ResolveCtx(call->args()[0]);
   }
-  const ops::OpDef* def = ops::OpRegistry::Global().Find(name);
-  if (def == nullptr) return nullptr;
   int wb = WritebackArgIndex(*def, call->args().size());
   return wb < 0 ? nullptr : ResolveCtx(call->args()[wb]);
 }
@@ -557,8 +549,8 @@ absl::StatusOr<VarPtr> BodyRewriter::CtxForArg(const ExprPtr& arg, const Functio
   }
   // Host orchestration: query the window's per-rank context right before use.
   std::string base = v ? v->name_hint() : callee->params()[param]->name_hint();
-  ASSIGN_OR_RETURN(CallPtr query,
-                   ops::OpRegistry::Global().MakeCall(kGetCommCtx, {arg}, {}, {}, call->span()));
+  ASSIGN_OR_RETURN(CallPtr query, ops::OpRegistry::Global().MakeCall(ir::OpId::kPldSystemGetCommCtx,
+                                                                     {arg}, {}, {}, call->span()));
   auto ctx = std::make_shared<ir::Var>(Names().Fresh(pto::StrCat(base, "_ctx")), query->type(),
                                        call->span());
   prefix->push_back(std::make_shared<ir::AssignStmt>(ctx, query, call->span()));
@@ -593,7 +585,7 @@ absl::StatusOr<ExprPtr> BodyRewriter::RewriteCall(const CallPtr& call,
       if (has_dirs) attrs = ir::WithAttr(std::move(attrs), ir::kAttrArgDirections, dirs);
       changed = true;
     }
-  } else if (call->op()->name() == kGetCommCtx && !host_) {
+  } else if (ir::IsOp(call, ir::OpId::kPldSystemGetCommCtx) && !host_) {
     // Outside host orchestration the query has no runtime form: use the
     // context that the caller passes in.
     if (!args.empty()) {

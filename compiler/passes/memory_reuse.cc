@@ -273,7 +273,7 @@ class CarryRewriter : public TileRetyper {
       auto tile = y != nullptr ? ir::As<ir::TileType>(y->type()) : nullptr;
       if (tile == nullptr) continue;
       absl::StatusOr<ir::CallPtr> call = ops::OpRegistry::Global().MakeCall(
-          "pl.tile.move", {y}, {{"target_memory", std::string("Vec")}}, {}, yield->span());
+          ir::OpId::kPlTileMove, {y}, {{"target_memory", std::string("Vec")}}, {}, yield->span());
       if (!call.ok()) {
         status_ = call.status();
         return body;

@@ -17,11 +17,6 @@ std::vector<ir::StmtPtr> TopLevel(const ir::StmtPtr& body) {
   return body != nullptr ? std::vector<ir::StmtPtr>{body} : std::vector<ir::StmtPtr>{};
 }
 
-bool IsOpCall(const ir::ExprPtr& e, std::string_view op) {
-  auto call = ir::As<ir::Call>(e);
-  return call != nullptr && !ir::Is<ir::GlobalVar>(call->op()) && call->op()->name() == op;
-}
-
 // The kernel a call runs, or nullptr.
 ir::FunctionPtr KernelOf(const ir::ProgramPtr& program, const ir::ExprPtr& e) {
   auto call = ir::As<ir::Call>(e);
@@ -41,7 +36,7 @@ std::optional<FinalStore> FindFinalStore(const ir::FunctionPtr& f) {
   // happens before it (what merging an input into the output relies on).
   if (stmts.size() >= 2) {
     auto a = ir::As<ir::AssignStmt>(stmts[stmts.size() - 2]);
-    if (a == nullptr || a->var() != r || !IsOpCall(a->value(), "pl.tile.store")) {
+    if (a == nullptr || a->var() != r || !ir::IsOp(a->value(), ir::OpId::kPlTileStore)) {
       return std::nullopt;
     }
     const auto& args = ir::As<ir::Call>(a->value())->args();

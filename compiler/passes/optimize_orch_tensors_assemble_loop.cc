@@ -73,7 +73,7 @@ std::optional<AssembleLoop> Match(const std::vector<ir::StmtPtr>& stmts,
     AssembleLoop m{loop, nullptr, nullptr, store, out};
     for (const ir::StmtPtr& b : body) {
       auto a = ir::As<ir::AssignStmt>(b);
-      if (a != nullptr && IsOpCall(a->value(), "pl.tile.assemble") &&
+      if (a != nullptr && ir::IsOp(a->value(), ir::OpId::kPlTileAssemble) &&
           ir::As<ir::Call>(a->value())->args().size() == 3 &&
           ir::As<ir::Call>(a->value())->args()[0] == acc) {
         m.assemble = a;
@@ -92,7 +92,8 @@ std::optional<AssembleLoop> Match(const std::vector<ir::StmtPtr>& stmts,
     if (init == nullptr || uses.Uses(init.get()) != 1) return std::nullopt;
     for (const ir::StmtPtr& t : stmts) {
       auto a = ir::As<ir::AssignStmt>(t);
-      if (a != nullptr && a->var() == init && IsOpCall(a->value(), "pl.tile.create")) m.create = a;
+      if (a != nullptr && a->var() == init && ir::IsOp(a->value(), ir::OpId::kPlTileCreate))
+        m.create = a;
     }
     if (m.create == nullptr) return std::nullopt;
     return m;
@@ -117,8 +118,8 @@ ir::FunctionPtr Rewrite(const ir::FunctionPtr& f, const std::vector<AssembleLoop
       if (b == m.assemble) {
         body.push_back(std::make_shared<ir::AssignStmt>(
             stored,
-            ir::MakeOpCall("pl.tile.store", {asm_call->args()[1], asm_call->args()[2], acc}, type,
-                           {}, {}, asm_call->span()),
+            ir::MakeOpCall(ir::OpId::kPlTileStore, {asm_call->args()[1], asm_call->args()[2], acc},
+                           type, {}, {}, asm_call->span()),
             b->span()));
       } else if (auto y = ir::As<ir::YieldStmt>(b)) {
         body.push_back(std::make_shared<ir::YieldStmt>(std::vector<ir::ExprPtr>{stored},
@@ -159,7 +160,7 @@ std::vector<AssembleLoop> FindLoops(const ir::FunctionPtr& f) {
   absl::flat_hash_map<const ir::Var*, std::shared_ptr<const ir::AssignStmt>> stores;
   for (const ir::StmtPtr& s : stmts) {
     auto a = ir::As<ir::AssignStmt>(s);
-    if (a == nullptr || !IsOpCall(a->value(), "pl.tile.store")) continue;
+    if (a == nullptr || !ir::IsOp(a->value(), ir::OpId::kPlTileStore)) continue;
     const auto& args = ir::As<ir::Call>(a->value())->args();
     if (args.size() >= 3 && ir::Is<ir::Var>(args[2]) &&
         outs.contains(ir::As<ir::Var>(args[2]).get())) {

@@ -25,9 +25,6 @@ namespace pto::passes::orch_tensors {
 // A body's statements, SeqStmts flattened one level.
 std::vector<ir::StmtPtr> TopLevel(const ir::StmtPtr& body);
 
-// A call of the operator `op` (not of a program function).
-bool IsOpCall(const ir::ExprPtr& e, std::string_view op);
-
 // The kernel (an InCore-type function with a body) a call runs, or nullptr.
 ir::FunctionPtr KernelOf(const ir::ProgramPtr& program, const ir::ExprPtr& e);
 

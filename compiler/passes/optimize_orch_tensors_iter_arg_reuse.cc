@@ -61,7 +61,7 @@ class ReuseFinder : public ir::IRVisitor {
     for (const ir::StmtPtr& s : stmts) {
       auto a = ir::As<ir::AssignStmt>(s);
       if (a == nullptr) continue;
-      if (IsOpCall(a->value(), "pl.tensor.create")) {
+      if (ir::IsOp(a->value(), ir::OpId::kPlTensorCreate)) {
         creates.insert(a->var().get());
         continue;
       }

@@ -230,7 +230,7 @@ std::optional<int> SameRegionLoads(const Kernel& k, const ir::VarPtr& param, con
   int n = 0;
   for (const ir::StmtPtr& s : k.stmts) {
     auto a = ir::As<ir::AssignStmt>(s);
-    if (a == nullptr || !IsOpCall(a->value(), "pl.tile.load")) continue;
+    if (a == nullptr || !ir::IsOp(a->value(), ir::OpId::kPlTileLoad)) continue;
     auto call = ir::As<ir::Call>(a->value());
     if (call->args().size() != 3 || call->args()[0] != param) continue;
     auto tile = ir::As<ir::TileType>(call->type());
@@ -254,7 +254,7 @@ std::optional<OutWindow> FinalStoreWindow(const Kernel& k, size_t p) {
   if (!shape || (!inout && k.uses.Uses(param.get()) != 1)) return std::nullopt;
   for (const ir::StmtPtr& s : k.stmts) {
     auto a = ir::As<ir::AssignStmt>(s);
-    if (a == nullptr || !IsOpCall(a->value(), "pl.tile.store")) continue;
+    if (a == nullptr || !ir::IsOp(a->value(), ir::OpId::kPlTileStore)) continue;
     auto call = ir::As<ir::Call>(a->value());
     if (call->args().size() != 3 || call->args()[2] != param) continue;
     size_t ret = k.ret->value().size();
@@ -318,9 +318,9 @@ std::optional<Chain> CarrierChain(const Kernel& k, const ir::ForStmt& loop, size
     auto a = ir::As<ir::AssignStmt>(b);
     if (a == nullptr) continue;
     auto call = ir::As<ir::Call>(a->value());
-    bool store = IsOpCall(a->value(), "pl.tile.store") && call->args().size() == 3 &&
+    bool store = ir::IsOp(a->value(), ir::OpId::kPlTileStore) && call->args().size() == 3 &&
                  call->args()[2].get() == tail;
-    bool load = IsOpCall(a->value(), "pl.tile.load") && call->args().size() == 3 &&
+    bool load = ir::IsOp(a->value(), ir::OpId::kPlTileLoad) && call->args().size() == 3 &&
                 call->args()[0].get() == tail;
     if (!store && !load) {
       if (ir::Is<ir::ScalarType>(a->var()->type())) defs[a->var().get()] = a->value();
@@ -507,7 +507,7 @@ class ParamReads : public ir::IRVisitor {
     if (!args.empty() && args[0].get() == param_) {
       std::optional<std::vector<int64_t>> box;
       ir::ExprPtr offsets;
-      if (IsOpCall(call, "pl.tile.load") && (args.size() == 3 || args.size() == 4) &&
+      if (ir::IsOp(call, ir::OpId::kPlTileLoad) && (args.size() == 3 || args.size() == 4) &&
           !ir::GetAttr<bool>(call->kwargs(), "transpose").value_or(false)) {
         // The read box is the tile (no valid_shape narrower than it).
         auto tile = ir::As<ir::TileType>(call->type());
@@ -515,7 +515,7 @@ class ParamReads : public ir::IRVisitor {
         auto read = ir::As<ir::MakeTuple>(args[2]);
         if (box && (read == nullptr || ConstShape(read->elements()) != box)) box.reset();
         offsets = args[1];
-      } else if (IsOpCall(call, "pl.tensor.slice") && args.size() == 3) {
+      } else if (ir::IsOp(call, ir::OpId::kPlTensorSlice) && args.size() == 3) {
         auto t = ir::As<ir::TensorType>(call->type());
         box = t ? ConstShape(t->shape()) : std::nullopt;
         offsets = args[2];
@@ -563,7 +563,7 @@ bool WholeFinalStore(const Kernel& k, size_t p) {
   const ir::VarPtr& param = k.f->params()[p];
   for (const ir::StmtPtr& s : k.stmts) {
     auto a = ir::As<ir::AssignStmt>(s);
-    if (a == nullptr || !IsOpCall(a->value(), "pl.tile.store")) continue;
+    if (a == nullptr || !ir::IsOp(a->value(), ir::OpId::kPlTileStore)) continue;
     auto call = ir::As<ir::Call>(a->value());
     auto tile = ir::As<ir::TileType>(call->args()[0]->type());
     auto tensor = ir::As<ir::TensorType>(param->type());

@@ -77,13 +77,13 @@ class CloneRewriter : public ir::FlatteningMutator {
     auto it = offsets_.find(call.get());
     if (it == offsets_.end()) return ir::IRMutator::MutateCall(call);
     // Offsets are args[1] of load/store and args[2] of slice.
-    const size_t at = IsOpCall(call, "pl.tensor.slice") ? 2 : 1;
+    const size_t at = ir::IsOp(call, ir::OpId::kPlTensorSlice) ? 2 : 1;
     std::vector<ir::ExprPtr> args;
     for (size_t i = 0; i < call->args().size(); ++i) {
       args.push_back(i == at ? MutateExpr(it->second) : MutateExpr(call->args()[i]));
     }
     // A store returns the tensor it writes, now the window.
-    ir::TypePtr type = IsOpCall(call, "pl.tile.store") ? args[2]->type() : call->type();
+    ir::TypePtr type = ir::IsOp(call, ir::OpId::kPlTileStore) ? args[2]->type() : call->type();
     return ir::MakeOpCall(call->op()->name(), std::move(args), type, call->kwargs(), call->attrs(),
                           call->span());
   }
@@ -218,7 +218,7 @@ class WindowCallRewriter : public ir::FlatteningMutator {
       for (int64_t d : box) dims.push_back(ir::ConstIndex(d, span));
       out.push_back(std::make_shared<ir::AssignStmt>(
           v,
-          ir::MakeOpCall("pl.tensor.slice",
+          ir::MakeOpCall(ir::OpId::kPlTensorSlice,
                          {parent, std::make_shared<ir::MakeTuple>(dims, span), offsets}, type, {},
                          {}, span),
           stmt->span()));
@@ -269,8 +269,8 @@ class WindowCallRewriter : public ir::FlatteningMutator {
                        const Span& span) {
     return std::make_shared<ir::AssignStmt>(
         var,
-        ir::MakeOpCall("pl.tensor.assemble", {p.parent, window, p.offsets}, var->type(), {}, {},
-                       span),
+        ir::MakeOpCall(ir::OpId::kPlTensorAssemble, {p.parent, window, p.offsets}, var->type(), {},
+                       {}, span),
         span);
   }
 
@@ -356,7 +356,7 @@ std::optional<size_t> WrittenParam(const ir::FunctionPtr& f, size_t i) {
     ir::ExprPtr next;
     for (const ir::StmtPtr& s : stmts) {
       auto a = ir::As<ir::AssignStmt>(s);
-      if (a != nullptr && a->var() == v && IsOpCall(a->value(), "pl.tile.store")) {
+      if (a != nullptr && a->var() == v && ir::IsOp(a->value(), ir::OpId::kPlTileStore)) {
         next = ir::As<ir::Call>(a->value())->args()[2];
       }
       auto loop = ir::As<ir::ForStmt>(s);
@@ -402,7 +402,7 @@ class Writers : public ir::IRVisitor {
     }
     auto call = ir::As<ir::Call>(s->value());
     if (call == nullptr) return;
-    if (IsOpCall(call, "pl.tensor.assemble") && !call->args().empty()) {
+    if (ir::IsOp(call, ir::OpId::kPlTensorAssemble) && !call->args().empty()) {
       if (const ir::Var* r = Root(call->args()[0])) root_[var] = r;
     } else if (ir::Is<ir::TupleType>(s->var()->type())) {
       tuple_calls_[var] = call;

@@ -39,7 +39,7 @@ class GetCommCtxFinder : public ir::IRVisitor {
   void VisitCall(const ir::CallPtr& call) override {
     if (first != nullptr) return;
     if (call->op() != nullptr && !ir::Is<ir::GlobalVar>(call->op()) &&
-        call->op()->name() == "pld.system.get_comm_ctx") {
+        ir::IsOp(call, ir::OpId::kPldSystemGetCommCtx)) {
       first = call;
       return;
     }

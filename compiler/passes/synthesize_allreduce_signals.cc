@@ -24,20 +24,17 @@ using ir::ExprPtr;
 using ir::StmtPtr;
 using ir::VarPtr;
 
-constexpr std::string_view kAllReduce = "pld.tensor.allreduce";
-constexpr std::string_view kAllocWindowBuffer = "pld.tensor.alloc_window_buffer";
+constexpr ir::OpId kAllReduce = ir::OpId::kPldTensorAllreduce;
+constexpr ir::OpId kAllocWindowBuffer = ir::OpId::kPldTensorAllocWindowBuffer;
 constexpr char kWorldSizePrefix[] = "__allreduce_signal_world_size_";
 constexpr char kBufPrefix[] = "__allreduce_signal_buf_";
 constexpr char kSignalPrefix[] = "__allreduce_signal_";
 constexpr char kResultPrefix[] = "__allreduce_result_";
 
 // The call if `e` calls operator `name` (not a program function).
-CallPtr AsOpCall(const ExprPtr& e, std::string_view name) {
+CallPtr AsOpCall(const ExprPtr& e, ir::OpId id) {
   CallPtr call = ir::As<ir::Call>(e);
-  if (call == nullptr || call->op() == nullptr || ir::Is<ir::GlobalVar>(call->op()) ||
-      call->op()->name() != name) {
-    return nullptr;
-  }
+  if (call == nullptr || call->op() == nullptr || !ir::IsOp(call, id)) return nullptr;
   return call;
 }
 
@@ -230,7 +227,7 @@ class Synthesizer : public ir::IRMutator {
     std::string buf_name = pto::StrCat(kBufPrefix, id);
 
     const ops::OpRegistry& reg = ops::OpRegistry::Global();
-    absl::StatusOr<CallPtr> ws_call = reg.MakeCall("pld.system.world_size", {}, {}, {}, span);
+    absl::StatusOr<CallPtr> ws_call = reg.MakeCall(ir::OpId::kPldSystemWorldSize, {}, {}, {}, span);
     if (!ws_call.ok()) return Failed(ws_call.status(), call);
     VarPtr ws = ir::MakeVar(pto::StrCat(kWorldSizePrefix, id), (*ws_call)->type(), span);
     out->push_back(std::make_shared<ir::AssignStmt>(ws, *ws_call, span));
@@ -249,8 +246,8 @@ class Synthesizer : public ir::IRMutator {
     out->push_back(std::make_shared<ir::AssignStmt>(buf, *alloc, span));
 
     auto shape = std::make_shared<ir::MakeTuple>(std::vector<ExprPtr>{ws, lanes}, span);
-    absl::StatusOr<CallPtr> window =
-        reg.MakeCall("pld.tensor.window", {buf, shape}, {{"dtype", DataType::kInt32}}, {}, span);
+    absl::StatusOr<CallPtr> window = reg.MakeCall(ir::OpId::kPldTensorWindow, {buf, shape},
+                                                  {{"dtype", DataType::kInt32}}, {}, span);
     if (!window.ok()) return Failed(window.status(), call);
     VarPtr sig = ir::MakeVar(pto::StrCat(kSignalPrefix, id), (*window)->type(), span);
     out->push_back(std::make_shared<ir::AssignStmt>(sig, *window, span));

@@ -5,6 +5,7 @@
 #include "compiler/ir/dtype.h"
 #include "compiler/ir/type.h"
 #include "compiler/ir/visitor.h"
+#include "compiler/ops/op_registry.h"
 #include "compiler/passes/tile_memrefs.h"
 
 namespace pto::passes {
@@ -26,18 +27,11 @@ class TileReads : public ir::IRVisitor {
 };
 
 // Elementwise operators read an element before they write it, so their
-// result may take the buffer of an operand whose last read they are. Not
-// relu: code generation fills its result with 0s before the max.
+// result may take the buffer of an operand whose last read they are
+// (OpTraits::in_place_safe).
 bool InPlaceSafe(const ir::CallPtr& call) {
-  static const char* const kSafe[] = {
-      "pl.tile.add",  "pl.tile.sub",     "pl.tile.mul",      "pl.tile.maximum", "pl.tile.minimum",
-      "pl.tile.adds", "pl.tile.subs",    "pl.tile.muls",     "pl.tile.maximums",
-      "pl.tile.minimums", "pl.tile.neg", "pl.tile.load",     "pl.tile.create",  "pl.tile.full"};
-  const std::string& name = call->op()->name();
-  for (const char* s : kSafe) {
-    if (name == s) return true;
-  }
-  if (name == "pl.tile.cast" && !call->args().empty()) {
+  if (ops::TraitsOf(*call).in_place_safe) return true;
+  if (ir::IsOp(call, ir::OpId::kPlTileCast) && !call->args().empty()) {
     // A widening cast writes ahead of what it has read.
     auto in = ir::As<ir::ShapedType>(call->args()[0]->type());
     auto out = ir::As<ir::ShapedType>(call->type());
