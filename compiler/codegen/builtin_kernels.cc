@@ -101,13 +101,52 @@ absl::Status RenderChipKernel(const ir::FunctionPtr& func, const std::string& ha
   return absl::OkStatus();
 }
 
+// The entry and kernel config every HOST builtin shares, rendered with its
+// CollectiveDef (runtime/builtins/host_rail); a package's own file wins.
+constexpr char kHostRailHandle[] = ":pypto.runtime.builtins.collectives.host_rail";
+constexpr std::string_view kSharedTemplates[] = {"entry.cpp.in", "kernel_config.textproto.in"};
+
+// The package's files plus the shared ones it lacks.
+absl::StatusOr<TemplateFiles> HostTemplates(const BuiltinVariant& v,
+                                            const TemplateSource& templates) {
+  ASSIGN_OR_RETURN(TemplateFiles files, templates.Load(v.template_dir));
+  bool complete = true;
+  for (std::string_view f : kSharedTemplates) complete = complete && files.count(f) > 0;
+  if (complete) return files;
+  absl::StatusOr<TemplateFiles> shared = templates.Load(kHostRailHandle);
+  // Without the shared package the package renders what it has, as before.
+  if (absl::IsNotFound(shared.status())) return files;
+  if (!shared.ok()) return shared.status();
+  for (std::string_view f : kSharedTemplates) {
+    auto it = shared->find(f);
+    if (it != shared->end()) files.emplace(it->first, it->second);
+  }
+  return files;
+}
+
+// What the shared templates read from the def: the operands, the signal, the
+// launch-width rule and the root.
+void AddDefVars(const ops::CollectiveDef& def, TemplateVars& vars) {
+  std::string roles = "[";
+  for (size_t i = 0; i < def.operands.size(); ++i) {
+    pto::StrAppend(&roles, i == 0 ? "" : ", ", def.operands[i].role);
+  }
+  vars["operands"] = roles + "]";
+  vars["read_only"] = def.ReadOnlyCpp();
+  vars["signature"] = def.Signature();
+  vars["signal_index"] = pto::StrCat(def.signal_arg);
+  vars["launch_width"] = LaunchWidthRuleCpp(def.launch_width);
+  vars.emplace("root_cpp", "-1");  // broadcast's variant sets its root
+}
+
 // HOST rail: every template of one variant under next_levels/<variant>/.
-absl::Status RenderHostVariant(const BuiltinVariant& v, const Span& span,
-                               const TemplateSource& templates, const BuiltinRenderOptions& options,
-                               Bundle& bundle) {
-  absl::StatusOr<TemplateFiles> files = templates.Load(v.template_dir);
+absl::Status RenderHostVariant(const BuiltinVariant& v, const ops::CollectiveDef& def,
+                               const Span& span, const TemplateSource& templates,
+                               const BuiltinRenderOptions& options, Bundle& bundle) {
+  absl::StatusOr<TemplateFiles> files = HostTemplates(v, templates);
   if (!files.ok()) return Locate(files.status(), span);
   TemplateVars vars = v.vars;
+  AddDefVars(def, vars);
   vars["variant"] = v.variant;
   vars["entry"] = v.entry;
   vars["kernel_name"] = v.kernel_name;
@@ -251,7 +290,10 @@ absl::StatusOr<Bundle> RenderBuiltinKernels(const ir::ProgramPtr& program,
     RETURN_IF_ERROR(RenderChipKernel(func, *handle, it->second, templates, bundle));
   }
   for (const auto& [call, v] : variants) {
-    RETURN_IF_ERROR(RenderHostVariant(v, call->span(), templates, options, bundle));
+    const ops::CollectiveDef* def =
+        ops::FindCollectiveByBuiltin(std::string_view(v.op_name).substr(kBuiltinOpPrefix.size()));
+    if (def == nullptr) return InternalErrorF(call->span(), v.op_name, " names no collective");
+    RETURN_IF_ERROR(RenderHostVariant(v, *def, call->span(), templates, options, bundle));
   }
   return bundle;
 }

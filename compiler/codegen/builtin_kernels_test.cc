@@ -110,6 +110,58 @@ TEST(HostRailTest, RendersTheRealPackageCompletely) {
               HasSubstr("kernels/aiv/builtin_tensor_all_to_all_v__int8_kernel.cpp"));
 }
 
+// The HOST example with a barrier on its [NR] counts window after the
+// all_to_all_v.
+std::string BarrierHost() {
+  const std::string call = "data = pld.tensor.all_to_all_v(stage, data, signal, counts, recv)";
+  return absl::StrReplaceAll(Example("all_to_all_v_host.pto", "FP32"),
+                             {{call, call + "\n        counts = pld.tensor.barrier(counts)"}});
+}
+
+// A package with only its kernel gets the shared entry and kernel config,
+// rendered with its CollectiveDef.
+TEST(HostRailTest, TheSharedEntryAndConfigAreRenderedFromTheDef) {
+  ir::ProgramPtr host = Lower(BarrierHost());
+  ASSERT_NE(host, nullptr);
+  MapTemplateSource templates(
+      {{"all_to_all_v",
+        {{"entry.cpp.in", "own"}, {"kernel.cpp.in", "a"}, {"kernel_config.textproto.in", "c"}}},
+       {"barrier", {{"kernel.cpp.in", "k {{dtype_cpp}}"}}},
+       {"host_rail",
+        {{"entry.cpp.in", "{{read_only}} {{signal_index}} {{launch_width}} {{root_cpp}} {{operands}}"},
+         {"kernel_config.textproto.in", "{{signature}}"}}}});
+  absl::StatusOr<Bundle> bundle = RenderBuiltinKernels(host, templates);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  const std::string dir = "next_levels/builtin.tensor.barrier__fp32/";
+  EXPECT_EQ(bundle->at(dir + "orchestration/builtin_tensor_barrier__fp32.cpp"),
+            "{false} 0 pto::LaunchWidthRule::kOneBlock -1 [signal]");
+  EXPECT_EQ(bundle->at(dir + "kernel_config.textproto"), "[OUT]");
+  EXPECT_EQ(bundle->at(dir + "kernels/aiv/builtin_tensor_barrier__fp32_kernel.cpp"), "k float");
+  // A package's own entry wins over the shared one.
+  EXPECT_EQ(bundle->at("next_levels/builtin.tensor.all_to_all_v__fp32/orchestration/"
+                       "builtin_tensor_all_to_all_v__fp32.cpp"),
+            "own");
+}
+
+// The real shared templates leave no placeholder for a package that has only
+// its kernel.
+TEST(HostRailTest, RendersTheRealSharedTemplatesCompletely) {
+  ir::ProgramPtr host = Lower(BarrierHost());
+  ASSERT_NE(host, nullptr);
+  absl::StatusOr<Bundle> bundle =
+      RenderBuiltinKernels(host, DirectoryTemplateSource("runtime/builtins"));
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  const std::string dir = "next_levels/builtin.tensor.barrier__fp32/";
+  EXPECT_EQ(bundle->size(), 6u);  // all_to_all_v's three and barrier's three
+  for (const auto& [path, text] : *bundle) {
+    EXPECT_THAT(text, ::testing::Not(HasSubstr("{{"))) << path;
+  }
+  EXPECT_THAT(bundle->at(dir + "orchestration/builtin_tensor_barrier__fp32.cpp"),
+              HasSubstr("/*read_only=*/{false}, /*signal_index=*/0,\n      "
+                        "pto::LaunchWidthRule::kOneBlock, /*root=*/-1}"));
+  EXPECT_THAT(bundle->at(dir + "kernel_config.textproto"), HasSubstr("signature: [OUT]"));
+}
+
 // --- HOST rail layout --------------------------------------------------------
 
 // A package with every kind of template and every HOST variable.

@@ -231,10 +231,10 @@ absl::Status ReduceScatter(const CollectiveDef& d, const CallSite& s) {
 }
 
 absl::Status AllGather(const CollectiveDef& d, const CallSite& s) {
-  return RowExchange(s, d.op, true);
+  return RowExchange(s, d.op, d.operands[0].row);
 }
 absl::Status AllToAll(const CollectiveDef& d, const CallSite& s) {
-  return RowExchange(s, d.op, false);
+  return RowExchange(s, d.op, d.operands[0].row);
 }
 
 absl::Status AllToAllV(const CollectiveDef& d, const CallSite& s) {

@@ -46,9 +46,10 @@ CollectiveDef Base(std::string_view op, std::string_view builtin,
 }
 
 // The data-movement shape of allgather / all_to_all.
-CollectiveDef RowExchange(std::string_view op, std::string_view builtin, CollectiveCheck check) {
+CollectiveDef RowExchange(std::string_view op, std::string_view builtin, CollectiveCheck check,
+                          bool row_input) {
   CollectiveDef d = Base(op, builtin,
-                         {{"input", K::kTensor, U::kRead},
+                         {{"input", K::kTensor, U::kRead, false, /*row=*/row_input},
                           {"target", K::kWindow, U::kWrite},
                           {"signal", K::kWindow, U::kReadWrite}},
                          1, 2, check, checks::BuiltinRowExchange);
@@ -84,6 +85,7 @@ std::vector<CollectiveDef> MakeTable() {
   ring.wider_signal = false;
   ring.launch_width = LaunchWidthRule::kOneBlock;
   ring.builtin_check = checks::BuiltinAllReduceRing;
+  ring.ring_signal = true;
   t.push_back(ring);
 
   CollectiveDef barrier =
@@ -108,8 +110,8 @@ std::vector<CollectiveDef> MakeTable() {
   reduce_scatter.reduce_ops[kHost] = kEveryReduceOp;
   t.push_back(reduce_scatter);
 
-  t.push_back(RowExchange(names::kAllGather, "allgather", checks::AllGather));
-  t.push_back(RowExchange(names::kAllToAll, "all_to_all", checks::AllToAll));
+  t.push_back(RowExchange(names::kAllGather, "allgather", checks::AllGather, true));
+  t.push_back(RowExchange(names::kAllToAll, "all_to_all", checks::AllToAll, false));
 
   CollectiveDef a2a_v = Base(names::kAllToAllV, "all_to_all_v",
                              {{"input", K::kTensor, U::kRead},
@@ -249,6 +251,20 @@ const CollectiveDef* FindCollectiveByBuiltin(std::string_view builtin) {
     if (d.builtin == builtin) return &d;
   }
   return nullptr;
+}
+
+std::string CollectiveCallText(const CollectiveDef& def, CollectiveRail rail,
+                               const CallSpelling& spelling) {
+  std::string args;
+  for (const CollectiveOperand& o : def.operands) {
+    pto::StrAppend(&args, args.empty() ? "" : ", ", spelling.operand(o));
+  }
+  if (!def.ReduceOps(rail).empty()) pto::StrAppend(&args, ", op=", spelling.op);
+  if (FindCollective(def.op) != &def) pto::StrAppend(&args, ", mode=\"", def.mode, "\"");
+  if (def.has_root) pto::StrAppend(&args, ", root=", spelling.root);
+  if (TakesCoreNum(def.launch_width)) pto::StrAppend(&args, ", core_num=", spelling.core_num);
+  return pto::StrCat(spelling.operand(def.operands[def.alias_arg]), " = ", def.op, "(", args,
+                     ")");
 }
 
 CoreNum CollectiveCoreNum(const CollectiveDef& def, const ir::Call& call) {

@@ -7,6 +7,7 @@
 #define PTO_COMPILER_OPS_COLLECTIVE_DEF_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +46,8 @@ struct CollectiveOperand {
   // Peers read it through the window (send_counts): on the CHIP rail it must
   // trace to a window even where the kernel takes a plain tensor.
   bool peers_read = false;
+  // A single [1, SIZE] row (allgather's input), not an [NR, SIZE] window.
+  bool row = false;
 };
 
 struct CallSite;  // op_registry.h
@@ -82,6 +85,9 @@ struct CollectiveDef {
   // The public op accepts a call without its signal (allreduce: synthesized
   // by SynthesizeAllReduceSignals).
   bool signal_optional = false;
+  // One signal row per ring step ([2(P-1)+1, P] on the HOST rail, [2(P-1), P]
+  // InCore) instead of one cell per rank.
+  bool ring_signal = false;
   // Runs only on the A5 URMA PER_PEER queues (spec §5).
   bool urma_only = false;
   LaunchWidthRule launch_width = LaunchWidthRule::kOneBlock;
@@ -126,6 +132,20 @@ const CollectiveDef* FindCollective(std::string_view op_name);
 const CollectiveDef* FindCollective(const ir::CallPtr& call);
 // The entry whose HOST builtin is `builtin` ("allreduce_ring"); nullptr if none.
 const CollectiveDef* FindCollectiveByBuiltin(std::string_view builtin);
+
+// What a written call of a collective names: a variable per operand and the
+// values of the kwargs its def takes.
+struct CallSpelling {
+  std::function<std::string(const CollectiveOperand&)> operand;  // the variable
+  int64_t op = 0;        // the reduce op, when the def takes one on the rail
+  int64_t root = 0;      // when the def has a root
+  int64_t core_num = 1;  // when the def's launch rule takes it
+};
+// "<target> = pld.tensor.<name>(<operands>[, op=..][, mode=".."][, root=..]
+// [, core_num=..])" on `rail`: the call syntax tests and the bench tool write.
+// mode is spelled for every mode but the op's first (default) one.
+std::string CollectiveCallText(const CollectiveDef& def, CollectiveRail rail,
+                               const CallSpelling& spelling);
 
 // The requested block limit L of a collective call: the `core_num` kwarg the
 // deducer normalised (an int, or an expression when dynamic), else the

@@ -76,6 +76,33 @@ TEST(CollectiveDefTest, RailsAndLookups) {
   EXPECT_EQ(ReduceOpName(4), "");
 }
 
+// The call syntax tests and the bench write comes from the def.
+TEST(CollectiveDefTest, CallTextFollowsTheDef) {
+  CallSpelling s;
+  s.operand = [](const CollectiveOperand& o) {
+    return o.row ? std::string("row0") : o.role == "input" ? std::string("stage")
+                                       : o.role == "target" ? std::string("data")
+                                                            : std::string(o.role);
+  };
+  s.op = 2;
+  s.root = 1;
+  s.core_num = 3;
+  const CollectiveRail host = CollectiveRail::kHost;
+  EXPECT_EQ(CollectiveCallText(*FindCollective(names::kAllReduce), host, s),
+            "data = pld.tensor.allreduce(data, signal, op=2, core_num=3)");
+  EXPECT_EQ(CollectiveCallText(*FindCollectiveByBuiltin("allreduce_ring"), host, s),
+            "data = pld.tensor.allreduce(data, signal, op=2, mode=\"ring\")");
+  EXPECT_EQ(CollectiveCallText(*FindCollective(names::kBroadcast), host, s),
+            "data = pld.tensor.broadcast(data, signal, root=1)");
+  EXPECT_EQ(CollectiveCallText(*FindCollective(names::kBarrier), host, s),
+            "signal = pld.tensor.barrier(signal)");
+  EXPECT_EQ(CollectiveCallText(*FindCollective(names::kAllGather), host, s),
+            "data = pld.tensor.allgather(row0, data, signal)");
+  EXPECT_EQ(CollectiveCallText(*FindCollective(names::kAllToAllV), host, s),
+            "data = pld.tensor.all_to_all_v(stage, data, signal, send_counts, recv_counts, "
+            "core_num=3)");
+}
+
 ir::ExprPtr Window(const std::vector<int64_t>& shape, DataType dt) {
   std::vector<ir::ExprPtr> dims;
   for (int64_t d : shape) dims.push_back(std::make_shared<ir::ConstInt>(d, DataType::kIndex));

@@ -270,7 +270,7 @@ class Lowerer : public ir::IRMutator {
       return InternalErrorF(span, c.op, " must appear inside a CommDomainScopeStmt");
     }
     const std::vector<ExprPtr>& args = call->args();
-    if (ir::IsOp(call, ir::OpId::kPldTensorAllreduce) && args.size() != 2) {
+    if (c.signal_optional && args.size() != c.operands.size()) {
       return UserErrorF(span, c.op,
                         " on the HOST rail needs an explicit signal; run "
                         "SynthesizeAllReduceSignals before LowerHostTensorCollectives");
@@ -331,45 +331,7 @@ class Lowerer : public ir::IRMutator {
     }
     if (c.DTypes(ops::CollectiveRail::kHost).has_value()) kwargs.emplace_back("dtype", data_dtype);
 
-    // The requested block limit L travels to the dispatch as the core_num
-    // attr, in the form the call's kwarg has (an int, or the scalar
-    // expression); the entry turns it into the launched width B at run time.
-    const ops::CoreNum l = ops::CollectiveCoreNum(c, *call);
-    if (!TakesCoreNum(c.launch_width)) {
-      if (l.value != std::optional<int64_t>(1)) {
-        return UserErrorF(span, "HOST ", c.op, c.mode.empty() ? "" : " mode=\"", c.mode,
-                          c.mode.empty() ? "" : "\"", " does not support core_num > 1, got core_num=",
-                          l.value ? pto::StrCat(*l.value) : std::string("a dynamic value"),
-                          ir::IsOp(call, ir::OpId::kPldTensorAllreduce)
-                              ? "; use mode=\"mesh\" for a multi-core AllReduce"
-                              : "");
-      }
-      if (ir::IsOp(call, ir::OpId::kPldTensorAllreduce)) {
-        // The ring's signal is one row per step (CheckRingAllReduce).
-        if (n > 0) RETURN_IF_ERROR(CheckRingAllReduce(*DistType(args[0]), *sig, n, span));
-      } else {
-        RETURN_IF_ERROR(CheckStaticSignalCapacity(c.op, *sig, n, 1, c.wider_signal, span));
-      }
-    } else if (c.launch_width == ops::LaunchWidthRule::kOneShot) {
-      if (!l.value) return UserErrorF(span, c.op, " core_num must be a compile-time int");
-      if (options_.backend_aiv_core_count && *l.value > *options_.backend_aiv_core_count) {
-        return UserErrorF(span, c.op, " core_num (", *l.value,
-                          ") exceeds the backend AIV core count (",
-                          *options_.backend_aiv_core_count, ")");
-      }
-      // B = min(L, P + 1) <= L lanes run, so [P, L] lanes always suffice.
-      RETURN_IF_ERROR(CheckStaticSignalCapacity(c.op, *sig, n, *l.value, c.wider_signal, span));
-      kwargs.emplace_back(ir::kAttrCoreNum, *l.value);
-    } else {
-      // K2: an all_to_all_v signal may be wider than one lane; its entry
-      // checks the stride against the launched width B at run time (§4.9).
-      RETURN_IF_ERROR(CheckStaticSignalCapacity(c.op, *sig, n, 1, c.wider_signal, span));
-      if (l.expr != nullptr) {
-        extra_attrs.emplace_back(ir::kAttrCoreNum, MutateExpr(l.expr));
-      } else if (ir::HasAttr(call->kwargs(), ir::kAttrCoreNum)) {
-        extra_attrs.emplace_back(ir::kAttrCoreNum, *l.value);
-      }
-    }
+    RETURN_IF_ERROR(AddLaunchWidth(c, call, *sig, args, n, kwargs, extra_attrs));
 
     // attrs = the builtin's kwargs, the call's other attrs, device, directions.
     AttrList attrs = kwargs;
@@ -411,6 +373,53 @@ class Lowerer : public ir::IRMutator {
         std::vector<ir::IterArgPtr>{},
         std::make_shared<const ir::EvalStmt>(std::move(b), comments, span),
         std::vector<ir::VarPtr>{}, ir::ForKind::kSequential, AttrList{}, span));
+  }
+
+  // The requested block limit L travels to the dispatch as the core_num
+  // attr, in the form the call's kwarg has (an int, or the scalar
+  // expression); the entry turns it into the launched width B at run time.
+  // Checks the signal against the width the def's rule launches.
+  absl::Status AddLaunchWidth(const CollectiveDef& c, const CallPtr& call,
+                              const ir::DistributedTensorType& signal,
+                              const std::vector<ExprPtr>& args, int64_t n, AttrList& kwargs,
+                              AttrList& extra_attrs) {
+    const Span& span = call->span();
+    const ops::CoreNum l = ops::CollectiveCoreNum(c, *call);
+    if (!TakesCoreNum(c.launch_width)) {
+      if (l.value != std::optional<int64_t>(1)) {
+        return UserErrorF(span, "HOST ", c.op, c.mode.empty() ? "" : " mode=\"", c.mode,
+                          c.mode.empty() ? "" : "\"", " does not support core_num > 1, got core_num=",
+                          l.value ? pto::StrCat(*l.value) : std::string("a dynamic value"),
+                          c.ring_signal ? "; use mode=\"mesh\" for a multi-core AllReduce"
+                                        : "");
+      }
+      if (c.ring_signal) {
+        // The ring's signal is one row per step (CheckRingAllReduce).
+        if (n > 0) RETURN_IF_ERROR(CheckRingAllReduce(*DistType(args[0]), signal, n, span));
+      } else {
+        RETURN_IF_ERROR(CheckStaticSignalCapacity(c.op, signal, n, 1, c.wider_signal, span));
+      }
+    } else if (c.launch_width == ops::LaunchWidthRule::kOneShot) {
+      if (!l.value) return UserErrorF(span, c.op, " core_num must be a compile-time int");
+      if (options_.backend_aiv_core_count && *l.value > *options_.backend_aiv_core_count) {
+        return UserErrorF(span, c.op, " core_num (", *l.value,
+                          ") exceeds the backend AIV core count (",
+                          *options_.backend_aiv_core_count, ")");
+      }
+      // B = min(L, P + 1) <= L lanes run, so [P, L] lanes always suffice.
+      RETURN_IF_ERROR(CheckStaticSignalCapacity(c.op, signal, n, *l.value, c.wider_signal, span));
+      kwargs.emplace_back(ir::kAttrCoreNum, *l.value);
+    } else {
+      // K2: an all_to_all_v signal may be wider than one lane; its entry
+      // checks the stride against the launched width B at run time (§4.9).
+      RETURN_IF_ERROR(CheckStaticSignalCapacity(c.op, signal, n, 1, c.wider_signal, span));
+      if (l.expr != nullptr) {
+        extra_attrs.emplace_back(ir::kAttrCoreNum, MutateExpr(l.expr));
+      } else if (ir::HasAttr(call->kwargs(), ir::kAttrCoreNum)) {
+        extra_attrs.emplace_back(ir::kAttrCoreNum, *l.value);
+      }
+    }
+    return absl::OkStatus();
   }
 
   // Two views of one allocation in one collective race across processes

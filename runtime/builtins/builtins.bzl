@@ -63,14 +63,11 @@ BUILTIN_VISIBILITY = [
 def host_rail_templates():
     """The filegroup `templates` of a HOST-rail builtin package.
 
-    LowerHostTensorCollectives renders these three templates per variant
+    A package holds its kernel template only: the HOST codegen renders it
+    per variant with the entry and kernel config of runtime/builtins/host_rail
     (docs/collectives.md).
     """
     native.filegroup(
         name = "templates",
-        srcs = [
-            "entry.cpp.in",
-            "kernel.cpp.in",
-            "kernel_config.textproto.in",
-        ],
+        srcs = ["kernel.cpp.in"],
     )

@@ -1,14 +1,14 @@
 // The HOST-rail chip orchestration entry every builtin collective but
 // all_to_all_v shares (docs/collectives.md): check the
 // dispatch's args, turn the requested block limit L into the launched width
-// B, check the signal's lanes and submit the AIV kernel once. Each rendered
-// entry.cpp.in is this call with its collective's operand list. Header-only:
-// the entries are compiled into every generated program.
+// B by the collective's LaunchWidthRule, check the signal's lanes and submit
+// the AIV kernel once. runtime/builtins/host_rail/entry.cpp.in renders this
+// call with a CollectiveDef's operands. Header-only: the entries are compiled
+// into every generated program.
 #ifndef PTO_RUNTIME_BUILTINS_COLLECTIVE_ENTRY_H_
 #define PTO_RUNTIME_BUILTINS_COLLECTIVE_ENTRY_H_
 
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -22,18 +22,13 @@
 
 namespace pto::builtins {
 
-// How L becomes B (common/launch_width.h).
-enum class EntryWidth {
-  kOneBlock,  // B = 1; L must be 1
-  kOneShot,   // B = CalOneShotAllReduceBlocks(P, L); needs S >= B lanes
-  kPerPeer,   // B = P, one block per peer on the rank's [P] signal; L must be 1
-};
-
 struct CollectiveEntry {
   const char* variant;             // for messages and the LOG_TIMING line
   std::vector<bool> read_only;     // per tensor operand: input (true) or inout
   int signal_index = 0;            // the INT32 signal among the operands
-  EntryWidth width = EntryWidth::kOneBlock;
+  // The collective's rule, rendered from its CollectiveDef: the entry applies
+  // it (common/launch_width.h) and keeps no copy of it.
+  LaunchWidthRule width = LaunchWidthRule::kOneBlock;
   int64_t root = -1;               // broadcast's root, checked against P
 };
 
@@ -66,8 +61,8 @@ inline void RunCollectiveEntry(const CollectiveEntry& e, rt::Orchestrator& orch,
     return;
   }
   const int64_t l = static_cast<int64_t>(args.scalars[1]);
-  if (l < 1 || l > std::numeric_limits<int32_t>::max()) {
-    reject(absl::StrCat("core_num=", l, " outside [1, INT32_MAX]"));
+  if (absl::Status range = CheckRequestedCoreNum(l); !range.ok()) {
+    reject(std::string(range.message()));
     return;
   }
   const int64_t p = ctx->rankNum;
@@ -75,22 +70,16 @@ inline void RunCollectiveEntry(const CollectiveEntry& e, rt::Orchestrator& orch,
     reject(absl::StrCat("root=", e.root, " outside [0, nranks=", p, ")"));
     return;
   }
-  int64_t b = 1;
-  if (e.width == EntryWidth::kOneShot) {
-    absl::StatusOr<int64_t> w = CalOneShotAllReduceBlocks(p, l);
-    if (!w.ok()) {
-      reject(absl::StrCat("nranks=", p, ": ", w.status().message()));
-      return;
-    }
-    b = *w;
-  } else if (l != 1) {
-    // kOneBlock and kPerPeer: the width is the collective's, not requested.
-    reject(absl::StrCat("core_num=", l, " but this collective launches one block"));
+  const absl::StatusOr<int64_t> width = LaunchedBlocks(e.width, p, l);
+  if (!width.ok()) {
+    // One-block rules: the width is the collective's, not requested.
+    reject(TakesCoreNum(e.width) ? absl::StrCat("nranks=", p, ": ", width.status().message())
+                                 : std::string(width.status().message()));
     return;
   }
-  if (e.width == EntryWidth::kPerPeer) b = p;
+  const int64_t b = *width;
   const int64_t lanes = SignalLanes(args.tensors[e.signal_index]);
-  if (e.width == EntryWidth::kOneShot && lanes < b) {
+  if (NeedsLanePerBlock(e.width) && lanes < b) {
     // A lane past S would count into the next peer's row (§4.7).
     reject(absl::StrCat("signal lanes ", lanes, " < launched_core_num=", b,
                         " (requested_core_num=", l, " nranks=", p,

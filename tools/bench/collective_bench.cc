@@ -25,8 +25,7 @@ bool IsReduction(const std::string& c) {
 // block (the per-peer ones launch P blocks on their [P] signal).
 bool HasLanes(const std::string& c) {
   const ops::CollectiveDef* def = Def(c);
-  return def != nullptr && def->launch_width != ops::LaunchWidthRule::kOneBlock &&
-         def->launch_width != ops::LaunchWidthRule::kPerPeer;
+  return def != nullptr && TakesCoreNum(def->launch_width);
 }
 
 // A collective that reads a separate input window (allgather, all_to_all,
@@ -56,40 +55,26 @@ std::string SignalShape(const BenchSpec& s) {
   if (HasLanes(s.collective)) {
     return absl::StrCat("[", n, ", ", s.lanes, "]");  // one lane per launched block
   }
-  if (s.collective == "allreduce_ring") return absl::StrCat("[", 2 * (n - 1) + 1, ", ", n, "]");
+  if (Def(s.collective)->ring_signal) return absl::StrCat("[", 2 * (n - 1) + 1, ", ", n, "]");
   if (HasStage(s.collective)) return absl::StrCat("[", n, ", 1]");
   return absl::StrCat("[", n, "]");
 }
 
-// The HOST-rail call of the collective on size k's views.
+// The HOST-rail call of the collective on size k's views (its syntax from
+// the def).
 std::string Call(const BenchSpec& s, int k) {
-  const std::string d = absl::StrCat("data", k);
-  const std::string op = absl::StrCat("op=", OpIndex(s.op));
-  const std::string& c = s.collective;
-  if (c == "allreduce") {
-    return absl::StrCat(d, " = pld.tensor.allreduce(", d, ", signal, ", op, ", core_num=", s.lanes,
-                        ")");
-  }
-  if (c == "allreduce_ring") {
-    return absl::StrCat(d, " = pld.tensor.allreduce(", d, ", signal, ", op, ", mode=\"ring\")");
-  }
-  if (c == "reduce_scatter") {
-    return absl::StrCat(d, " = pld.tensor.reduce_scatter(", d, ", signal, ", op, ")");
-  }
-  if (c == "broadcast") {
-    return absl::StrCat(d, " = pld.tensor.broadcast(", d, ", signal, root=", s.root, ")");
-  }
-  if (c == "allgather") {
-    return absl::StrCat(d, " = pld.tensor.allgather(row", k, ", ", d, ", signal)");
-  }
-  if (c == "all_to_all") {
-    return absl::StrCat(d, " = pld.tensor.all_to_all(stage", k, ", ", d, ", signal)");
-  }
-  if (c == "all_to_all_v") {
-    return absl::StrCat(d, " = pld.tensor.all_to_all_v(stage", k, ", ", d,
-                        ", signal, counts, recv, core_num=", s.lanes, ")");
-  }
-  return "signal = pld.tensor.barrier(signal)";
+  ops::CallSpelling spell;
+  spell.operand = [k](const ops::CollectiveOperand& o) -> std::string {
+    if (o.role == "target") return absl::StrCat("data", k);
+    if (o.role == "input") return absl::StrCat(o.row ? "row" : "stage", k);
+    if (o.role == "send_counts") return "counts";
+    if (o.role == "recv_counts") return "recv";
+    return std::string(o.role);  // signal
+  };
+  spell.op = OpIndex(s.op);
+  spell.root = s.root;
+  spell.core_num = s.lanes;
+  return ops::CollectiveCallText(*Def(s.collective), ops::CollectiveRail::kHost, spell);
 }
 
 }  // namespace

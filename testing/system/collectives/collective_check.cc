@@ -5,8 +5,8 @@
 // the last call (the builtins' signals are self-clearing).
 //
 // Usage: collective_check COLLECTIVE DTYPE NR SIZE CALLS OP ROOT OUTDIR
-//   COLLECTIVE: allreduce | allreduce_ring | reduce_scatter | broadcast |
-//               allgather | all_to_all | barrier
+//   COLLECTIVE: a builtin name with a registered golden
+//               (testing/reference/collective_goldens.h)
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -19,7 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/device/device_api.h"
-#include "testing/reference/collectives.h"
+#include "testing/reference/collective_goldens.h"
 
 namespace {
 
@@ -60,30 +60,13 @@ struct Args {
   std::string out;
 };
 
+// The collective's registered golden (testing/reference/collective_goldens.h).
 template <typename T>
 absl::Status Golden(const Args& a, ref::PerRank<T>* data) {
-  const auto op = static_cast<ref::ReduceOp>(a.op);
-  const size_t n = static_cast<size_t>(a.nr) * a.size;
-  if (a.coll == "allreduce") return ref::AllReduce(op, data);
-  if (a.coll == "allreduce_ring") return ref::RingAllReduce(op, data);
-  if (a.coll == "reduce_scatter") return ref::ReduceScatter(op, data);
-  if (a.coll == "broadcast") return ref::Broadcast(a.root, data);
-  if (a.coll == "barrier") return absl::OkStatus();
-  if (a.coll == "allgather") {
-    ref::PerRank<T> rows;
-    for (const std::vector<T>& d : *data) rows.emplace_back(d.begin(), d.begin() + a.size);
-    absl::StatusOr<ref::PerRank<T>> g = ref::AllGather(rows);
-    if (!g.ok()) return g.status();
-    *data = *g;
-    return absl::OkStatus();
-  }
-  if (a.coll == "all_to_all") {
-    absl::StatusOr<ref::PerRank<T>> g = ref::AllToAll(*data);
-    if (!g.ok()) return g.status();
-    *data = *g;
-    return n == (*data)[0].size() ? absl::OkStatus() : absl::InternalError("shape");
-  }
-  return absl::InvalidArgumentError("unknown collective " + a.coll);
+  const auto& goldens = ref::MatrixGoldens<T>();
+  auto it = goldens.find(a.coll);
+  if (it == goldens.end()) return absl::InvalidArgumentError("no golden for collective " + a.coll);
+  return it->second({static_cast<ref::ReduceOp>(a.op), a.root, a.size}, data);
 }
 
 template <typename T>

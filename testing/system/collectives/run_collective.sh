@@ -4,26 +4,24 @@
 # on NR chips, runs it with pto-run and checks every rank
 # against //testing/reference (collective_check).
 #
-# Usage: run_collective.sh PTO_RUN CHECK TEMPLATE COLLECTIVE DTYPE NR OP ROOT L CALLS \
+# Usage: run_collective.sh PTO_RUN CHECK CALL TEMPLATE COLLECTIVE DTYPE NR OP ROOT L CALLS \
 #          [EXPECT_ERROR]
+# CALL is collective_call: the HOST-rail call, the staged window and the
+# signal layout come from the collective's CollectiveDef.
 # With EXPECT_ERROR the run must fail and print that text.
 set -euo pipefail
-pto_run=$1 check=$2 template=$3 coll=$4 dtype=$5 nr=$6 op=$7 root=$8 l=$9 calls=${10}
-expect=${11:-}
+pto_run=$1 check=$2 callgen=$3 template=$4 coll=$5 dtype=$6 nr=$7 op=$8 root=$9 l=${10}
+calls=${11}
+expect=${12:-}
 size=${COLLECTIVE_SIZE:-64}  # row width; the environment may set another
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
-sig0=$nr sig1=1 fill=data
-case $coll in
-  allreduce) call="data = pld.tensor.allreduce(data, signal, op=$op, core_num=$l)"; sig1=$l ;;
-  allreduce_ring)
-    call="data = pld.tensor.allreduce(data, signal, op=$op, mode=\"ring\")"
-    sig0=$((2 * (nr - 1) + 1)) sig1=$nr ;;
-  reduce_scatter) call="data = pld.tensor.reduce_scatter(data, signal, op=$op)" ;;
-  broadcast) call="data = pld.tensor.broadcast(data, signal, root=$root)" ;;
-  allgather) call="data = pld.tensor.allgather(row0, data, signal)"; fill=stage ;;
-  all_to_all) call="data = pld.tensor.all_to_all(stage, data, signal)"; fill=stage ;;
-  barrier) call="signal = pld.tensor.barrier(signal)" ;;
-  *) echo "unknown collective $coll" >&2; exit 2 ;;
+sig0=$nr sig1=1
+call="" fill="" signal=""
+eval "$("$callgen" "$coll" "$op" "$root" "$l")"
+[[ -n $call ]] || { echo "collective_call gave no call for $coll" >&2; exit 2; }
+case $signal in
+  lanes) sig1=$l ;;                              # one lane per launched block
+  ring) sig0=$((2 * (nr - 1) + 1)) sig1=$nr ;;   # one row per ring step
 esac
 # The InCore rail (collective_incore.pto.in): the collective inside the
 # kernel, on the signals LowerCompositeOps checks ([P, 1], the ring
@@ -45,7 +43,7 @@ if [[ $(basename "$template") == *incore* ]]; then
   esac
 fi
 # barrier / broadcast / reduce_scatter builtins take a rank-1 [P] signal.
-if [[ -z $incall && $sig1 -eq 1 && $coll != allgather && $coll != all_to_all ]]; then
+if [[ -z $incall && $sig1 -eq 1 && $signal != nr1 ]]; then
   sigshape="[$sig0]" sigzero="[0]" sigdims="$sig0"
 else
   sigshape="[$sig0, $sig1]" sigzero="[0, 0]" sigdims="$sig0, $sig1"
