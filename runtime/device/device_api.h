@@ -76,6 +76,35 @@ void TLOAD(Tile<T>& dst, const GlobalTensor<T>& src) {
   c->Load(dst.data, src.data, dst.bytes());
 }
 
+// A box of an N-D GM view (elements): `slabs` 2-D boxes of `rows` x `cols`,
+// rows `row_stride` apart and slabs `slab_stride` apart in GM; they fill the
+// tile in order, each row `tile_cols` wide (0: cols).
+struct GmBox {
+  uint64_t slabs = 1;
+  uint64_t rows = 1;
+  uint64_t cols = 0;
+  uint64_t row_stride = 0;
+  uint64_t slab_stride = 0;
+  uint64_t tile_cols = 0;
+};
+
+// GM -> UB from an N-D view: one DMA per slab, as pto-isa's TLOAD issues
+// them (docs/simulator.md, "Per-instruction costs").
+template <typename T>
+void TLOAD(Tile<T>& dst, const GlobalTensor<T>& src, const GmBox& box) {
+  DeviceCore* c = CurrentCore();
+  const uint64_t pitch = box.tile_cols == 0 ? box.cols : box.tile_cols;
+  if (box.cols > pitch || box.cols > box.row_stride ||
+      box.slabs * box.rows * pitch > dst.count ||
+      (box.slabs - 1) * box.slab_stride + (box.rows - 1) * box.row_stride + box.cols > src.count) {
+    c->Fault("TLOAD: GM box outside the view or the tile");
+  }
+  for (uint64_t s = 0; s < box.slabs; ++s) {
+    c->LoadRows(dst.data + s * box.rows * pitch, pitch * sizeof(T), src.data + s * box.slab_stride,
+                box.row_stride * sizeof(T), box.rows, box.cols * sizeof(T));
+  }
+}
+
 // UB -> GM: writes the whole tile.
 template <typename T>
 void TSTORE(const GlobalTensor<T>& dst, const Tile<T>& src) {
@@ -194,85 +223,132 @@ void WriteGm(T* gm, T v) {
   CurrentCore()->ScalarWrite(gm, &v, sizeof(T));
 }
 
-// Vector instructions on UB tiles (elementwise over dst.count elements).
+// The 2-D view of a tile: its rows x cols (the UB layout, row-major) and the
+// valid box at its origin. An elementwise operator given none works on the
+// whole tile as one row.
+struct Dims2 {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t valid_rows = 0;
+  int64_t valid_cols = 0;
+};
+
+// Vector instructions on UB tiles: elementwise over the tile, or over the
+// valid box of `box` when one is given (its other elements are left as they
+// were). The box is also the instruction's shape for the backend's cost.
 namespace internal {
 template <typename T>
 void CheckSameShape(const Tile<T>& a, const Tile<T>& b, const char* op) {
   if (a.count != b.count) CurrentCore()->Fault(op);
 }
+
+template <typename T>
+void CheckDims(const Tile<T>& t, const Dims2& d, const char* op) {
+  if (d.rows < 0 || d.cols < 0 || d.valid_rows < 0 || d.valid_cols < 0 ||
+      d.valid_rows > d.rows || d.valid_cols > d.cols ||
+      static_cast<uint64_t>(d.rows * d.cols) != t.count) {
+    CurrentCore()->Fault(op);
+  }
+}
+
+// The shape of an instruction over `count` elements of T, or over `box`.
+template <typename T>
+VecShape ShapeOf(uint64_t count, const Dims2& box) {
+  if (box.rows == 0) {
+    return VecShape{sizeof(T), 1, static_cast<int64_t>(count), static_cast<int64_t>(count)};
+  }
+  return VecShape{sizeof(T), box.valid_rows, box.valid_cols, box.cols};
+}
+
+// f(e) for every element index e of the valid box (of the tile without one).
+template <typename T, typename F>
+void ForBox(const Tile<T>& t, const Dims2& box, const char* what, F f) {
+  if (box.rows == 0) {
+    for (uint64_t i = 0; i < t.count; ++i) f(i);
+    return;
+  }
+  CheckDims(t, box, what);
+  for (int64_t r = 0; r < box.valid_rows; ++r) {
+    for (int64_t c = 0; c < box.valid_cols; ++c) f(static_cast<uint64_t>(r * box.cols + c));
+  }
+}
+
+template <typename T, typename F>
+void Elementwise2(VecOp op, Tile<T>& dst, const Tile<T>& a, const Tile<T>& b, const Dims2& box,
+                  const char* what, F f) {
+  CheckSameShape(dst, a, what);
+  CheckSameShape(dst, b, what);
+  ForBox(dst, box, what, [&](uint64_t i) { dst.data[i] = static_cast<T>(f(a.data[i], b.data[i])); });
+  CurrentCore()->VectorShaped(op, dst.data, a.data, b.data, dst.bytes(), ShapeOf<T>(dst.count, box));
+}
+
+template <typename T, typename F>
+void Elementwise1(VecOp op, Tile<T>& dst, const Tile<T>& a, const Dims2& box, const char* what,
+                  F f) {
+  CheckSameShape(dst, a, what);
+  ForBox(dst, box, what, [&](uint64_t i) { dst.data[i] = static_cast<T>(f(a.data[i])); });
+  CurrentCore()->VectorShaped(op, dst.data, a.data, nullptr, dst.bytes(), ShapeOf<T>(dst.count, box));
+}
 }  // namespace internal
 
 template <typename T>
-void TADD(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b) {
-  internal::CheckSameShape(dst, a, "TADD: shape mismatch");
-  internal::CheckSameShape(dst, b, "TADD: shape mismatch");
-  for (uint64_t i = 0; i < dst.count; ++i) dst.data[i] = a.data[i] + b.data[i];
-  CurrentCore()->Vector(VecOp::kAdd, dst.data, a.data, b.data, dst.bytes());
+void TADD(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b, const Dims2& box = {}) {
+  internal::Elementwise2(VecOp::kAdd, dst, a, b, box, "TADD: shape mismatch",
+                         [](T x, T y) { return x + y; });
 }
 template <typename T>
-void TSUB(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b) {
-  internal::CheckSameShape(dst, a, "TSUB: shape mismatch");
-  internal::CheckSameShape(dst, b, "TSUB: shape mismatch");
-  for (uint64_t i = 0; i < dst.count; ++i) dst.data[i] = a.data[i] - b.data[i];
-  CurrentCore()->Vector(VecOp::kSub, dst.data, a.data, b.data, dst.bytes());
+void TSUB(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b, const Dims2& box = {}) {
+  internal::Elementwise2(VecOp::kSub, dst, a, b, box, "TSUB: shape mismatch",
+                         [](T x, T y) { return x - y; });
 }
 template <typename T>
-void TMUL(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b) {
-  internal::CheckSameShape(dst, a, "TMUL: shape mismatch");
-  internal::CheckSameShape(dst, b, "TMUL: shape mismatch");
-  for (uint64_t i = 0; i < dst.count; ++i) dst.data[i] = a.data[i] * b.data[i];
-  CurrentCore()->Vector(VecOp::kMul, dst.data, a.data, b.data, dst.bytes());
+void TMUL(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b, const Dims2& box = {}) {
+  internal::Elementwise2(VecOp::kMul, dst, a, b, box, "TMUL: shape mismatch",
+                         [](T x, T y) { return x * y; });
 }
 template <typename T>
-void TMAX(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b) {
-  internal::CheckSameShape(dst, a, "TMAX: shape mismatch");
-  internal::CheckSameShape(dst, b, "TMAX: shape mismatch");
-  for (uint64_t i = 0; i < dst.count; ++i) {
-    dst.data[i] = std::max(a.data[i], b.data[i]);
-  }
-  CurrentCore()->Vector(VecOp::kMax, dst.data, a.data, b.data, dst.bytes());
+void TMAX(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b, const Dims2& box = {}) {
+  internal::Elementwise2(VecOp::kMax, dst, a, b, box, "TMAX: shape mismatch",
+                         [](T x, T y) { return std::max(x, y); });
 }
 template <typename T>
-void TMIN(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b) {
-  internal::CheckSameShape(dst, a, "TMIN: shape mismatch");
-  internal::CheckSameShape(dst, b, "TMIN: shape mismatch");
-  for (uint64_t i = 0; i < dst.count; ++i) {
-    dst.data[i] = std::min(a.data[i], b.data[i]);
-  }
-  CurrentCore()->Vector(VecOp::kMin, dst.data, a.data, b.data, dst.bytes());
+void TMIN(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b, const Dims2& box = {}) {
+  internal::Elementwise2(VecOp::kMin, dst, a, b, box, "TMIN: shape mismatch",
+                         [](T x, T y) { return std::min(x, y); });
 }
 template <typename T>
-void TADDS(Tile<T>& dst, const Tile<T>& a, T s) {
-  internal::CheckSameShape(dst, a, "TADDS: shape mismatch");
-  for (uint64_t i = 0; i < dst.count; ++i) dst.data[i] = a.data[i] + s;
-  CurrentCore()->Vector(VecOp::kAddS, dst.data, a.data, nullptr, dst.bytes());
+void TADDS(Tile<T>& dst, const Tile<T>& a, T s, const Dims2& box = {}) {
+  internal::Elementwise1(VecOp::kAddS, dst, a, box, "TADDS: shape mismatch",
+                         [s](T x) { return x + s; });
 }
 template <typename T>
-void TMULS(Tile<T>& dst, const Tile<T>& a, T s) {
-  internal::CheckSameShape(dst, a, "TMULS: shape mismatch");
-  for (uint64_t i = 0; i < dst.count; ++i) dst.data[i] = a.data[i] * s;
-  CurrentCore()->Vector(VecOp::kMulS, dst.data, a.data, nullptr, dst.bytes());
+void TMULS(Tile<T>& dst, const Tile<T>& a, T s, const Dims2& box = {}) {
+  internal::Elementwise1(VecOp::kMulS, dst, a, box, "TMULS: shape mismatch",
+                         [s](T x) { return x * s; });
 }
 template <typename T>
 void TEXPANDS(Tile<T>& dst, T s) {
   for (uint64_t i = 0; i < dst.count; ++i) dst.data[i] = s;
-  CurrentCore()->Vector(VecOp::kFill, dst.data, nullptr, nullptr, dst.bytes());
+  CurrentCore()->VectorShaped(VecOp::kFill, dst.data, nullptr, nullptr, dst.bytes(),
+                              internal::ShapeOf<T>(dst.count, {}));
 }
 // Elementwise conversion (PyPTO's pl.tile.cast): C++ conversion, so a float
-// result rounds to nearest even and an integer source is exact. Charged as a
-// vector copy of the wider side.
+// result rounds to nearest even and an integer source is exact.
 template <typename D, typename S>
 void TCVT(Tile<D>& dst, const Tile<S>& src) {
   if (dst.count != src.count) CurrentCore()->Fault("TCVT: shape mismatch");
   for (uint64_t i = 0; i < dst.count; ++i) dst.data[i] = static_cast<D>(src.data[i]);
-  CurrentCore()->Vector(VecOp::kCopy, dst.data, src.data, nullptr,
-                        std::max(dst.bytes(), src.bytes()));
+  VecShape shape = internal::ShapeOf<D>(dst.count, {});
+  shape.src_elem_bytes = sizeof(S);
+  CurrentCore()->VectorShaped(VecOp::kCvt, dst.data, src.data, nullptr,
+                              std::max(dst.bytes(), src.bytes()), shape);
 }
 template <typename T>
 void TMOV(Tile<T>& dst, const Tile<T>& src) {
   internal::CheckSameShape(dst, src, "TMOV: shape mismatch");
   std::memmove(dst.data, src.data, dst.bytes());
-  CurrentCore()->Vector(VecOp::kCopy, dst.data, src.data, nullptr, dst.bytes());
+  CurrentCore()->VectorShaped(VecOp::kCopy, dst.data, src.data, nullptr, dst.bytes(),
+                              internal::ShapeOf<T>(dst.count, {}));
 }
 
 }  // namespace pto

@@ -17,16 +17,32 @@ enum DcciMode { SINGLE_CACHE_LINE, ENTIRE_DATA_CACHE, CACHELINE_OUT };
 enum class VecOp {
   kAdd, kSub, kMul, kMax, kMin, kAddS, kMulS, kFill, kCopy,
   kAbs,        // abs, not: one pass
-  kMath,       // exp, log, sqrt, rsqrt, sin, cos, recip
+  kMath,       // log, sin, cos
+  kExp,
+  kSqrt,
+  kRsqrt,
+  kRecip,
+  kCvt,        // an element type conversion (shape: the source's element size too)
   kDiv,        // div, fmod and their scalar forms
   kMaxS,       // maximum / minimum with a scalar
   kRowReduce,  // row_sum / max / min / prod (bytes = the source's)
   kColReduce,  // col_sum / max / min / prod (bytes = the source's)
   kArgReduce,  // row_argmax / argmin (bytes = the source's)
-  kExpand,     // row / col expand and their binary forms (bytes = the result's)
+  kExpand,     // row expand and its binary forms (bytes = the result's)
+  kColExpand,  // col expand and its binary forms (bytes = the result's)
   kFillPad,    // fillpad
   kTranspose,  // 2-D transpose
   kBoxCopy,    // slice, assemble, concat: a 2-D sub-box copy
+};
+// The shape of one vector instruction, for its cost: `elem_bytes` per
+// element, the valid box of `rows` x `cols` elements (rows of a tile `pitch`
+// elements apart; 0: cols), and for kCvt the source's element size.
+struct VecShape {
+  int elem_bytes = 4;
+  int64_t rows = 1;
+  int64_t cols = 0;
+  int64_t pitch = 0;
+  int src_elem_bytes = 0;
 };
 // TSTORE's atomic mode (pto-isa docs/isa/TSTORE.md, `AtomicType`).
 enum class AtomicType { AtomicNone, AtomicAdd };
@@ -58,6 +74,16 @@ class DeviceCore {
   // order and may return before the transfer completes; later operations on
   // the same UB bytes wait for it, and pipe_barrier waits for everything.
   virtual void Load(void* ub, const void* gm, uint64_t bytes) = 0;
+  // One MTE2 DMA of `rows` GM rows of `row_bytes`, `gm_pitch` bytes apart,
+  // to UB rows `ub_pitch` apart (a 2-D box of an N-D GM view). A backend
+  // without strided DMAs moves it row by row.
+  virtual void LoadRows(void* ub, uint64_t ub_pitch, const void* gm, uint64_t gm_pitch,
+                        uint64_t rows, uint64_t row_bytes) {
+    for (uint64_t r = 0; r < rows; ++r) {
+      Load(static_cast<uint8_t*>(ub) + r * ub_pitch,
+           static_cast<const uint8_t*>(gm) + r * gm_pitch, row_bytes);
+    }
+  }
   virtual void Store(void* gm, const void* ub, uint64_t bytes) = 0;
   // MTE3 with an atomic add at GM (TSTORE<AtomicAdd>): GM becomes GM + UB,
   // `add` doing the element arithmetic. Concurrent adds to the same GM never
@@ -85,6 +111,13 @@ class DeviceCore {
   // from `a` and `b` (null when unused), all in UB.
   virtual void Vector(VecOp op, const void* dst, const void* a, const void* b,
                       uint64_t bytes) = 0;
+  // The same with the instruction's shape (the device API calls this one);
+  // a backend that costs nothing by shape keeps the default.
+  virtual void VectorShaped(VecOp op, const void* dst, const void* a, const void* b,
+                            uint64_t bytes, const VecShape& shape) {
+    (void)shape;
+    Vector(op, dst, a, b, bytes);
+  }
   // URMA (A5): posts one WQE on the queue to the chip owning `remote`
   // (write = put, else get) and rings the doorbell. Returns the event handle
   // (dest << 32) | head_after_post.

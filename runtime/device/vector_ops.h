@@ -21,40 +21,23 @@
 
 namespace pto {
 
-// The 2-D view of a tile: its rows x cols (the UB layout, row-major) and the
-// valid box at its origin.
-struct Dims2 {
-  int64_t rows = 0;
-  int64_t cols = 0;
-  int64_t valid_rows = 0;
-  int64_t valid_cols = 0;
-};
-
 namespace internal {
 
+template <typename T, typename F>
+void Unary(Tile<T>& dst, const Tile<T>& a, VecOp op, const char* what, F f, const Dims2& box) {
+  Elementwise1(op, dst, a, box, what, f);
+}
+
+template <typename T, typename F>
+void Binary(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b, VecOp op, const char* what, F f,
+            const Dims2& box) {
+  Elementwise2(op, dst, a, b, box, what, f);
+}
+
+// The shape of an instruction over the valid box of `d`.
 template <typename T>
-void CheckDims(const Tile<T>& t, const Dims2& d, const char* op) {
-  if (d.rows < 0 || d.cols < 0 || d.valid_rows < 0 || d.valid_cols < 0 ||
-      d.valid_rows > d.rows || d.valid_cols > d.cols ||
-      static_cast<uint64_t>(d.rows * d.cols) != t.count) {
-    CurrentCore()->Fault(op);
-  }
-}
-
-template <typename T, typename F>
-void Unary(Tile<T>& dst, const Tile<T>& a, VecOp op, const char* what, F f) {
-  if (dst.count != a.count) CurrentCore()->Fault(what);
-  for (uint64_t i = 0; i < dst.count; ++i) dst.data[i] = static_cast<T>(f(a.data[i]));
-  CurrentCore()->Vector(op, dst.data, a.data, nullptr, dst.bytes());
-}
-
-template <typename T, typename F>
-void Binary(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b, VecOp op, const char* what, F f) {
-  if (dst.count != a.count || dst.count != b.count) CurrentCore()->Fault(what);
-  for (uint64_t i = 0; i < dst.count; ++i) {
-    dst.data[i] = static_cast<T>(f(a.data[i], b.data[i]));
-  }
-  CurrentCore()->Vector(op, dst.data, a.data, b.data, dst.bytes());
+VecShape BoxShape(const Dims2& d) {
+  return VecShape{sizeof(T), d.valid_rows, d.valid_cols, d.cols};
 }
 
 // Math in double for FP64, else in float (FP16 rounds once, at the result).
@@ -74,48 +57,48 @@ const T* Unaliased(const Tile<T>& dst, const Tile<T>& t, std::vector<T>* copy) {
 
 // ---------------------------------------------------------------- unary
 template <typename T>
-void TEXP(Tile<T>& dst, const Tile<T>& a) {
-  internal::Unary(dst, a, VecOp::kMath, "TEXP: shape mismatch",
-                  [](T x) { return std::exp(static_cast<internal::MathT<T>>(x)); });
+void TEXP(Tile<T>& dst, const Tile<T>& a, const Dims2& box = {}) {
+  internal::Unary(dst, a, VecOp::kExp, "TEXP: shape mismatch",
+                  [](T x) { return std::exp(static_cast<internal::MathT<T>>(x)); }, box);
 }
 template <typename T>
-void TLOG(Tile<T>& dst, const Tile<T>& a) {
+void TLOG(Tile<T>& dst, const Tile<T>& a, const Dims2& box = {}) {
   internal::Unary(dst, a, VecOp::kMath, "TLOG: shape mismatch",
-                  [](T x) { return std::log(static_cast<internal::MathT<T>>(x)); });
+                  [](T x) { return std::log(static_cast<internal::MathT<T>>(x)); }, box);
 }
 template <typename T>
-void TSQRT(Tile<T>& dst, const Tile<T>& a) {
-  internal::Unary(dst, a, VecOp::kMath, "TSQRT: shape mismatch",
-                  [](T x) { return std::sqrt(static_cast<internal::MathT<T>>(x)); });
+void TSQRT(Tile<T>& dst, const Tile<T>& a, const Dims2& box = {}) {
+  internal::Unary(dst, a, VecOp::kSqrt, "TSQRT: shape mismatch",
+                  [](T x) { return std::sqrt(static_cast<internal::MathT<T>>(x)); }, box);
 }
 template <typename T>
-void TRSQRT(Tile<T>& dst, const Tile<T>& a) {
-  internal::Unary(dst, a, VecOp::kMath, "TRSQRT: shape mismatch", [](T x) {
+void TRSQRT(Tile<T>& dst, const Tile<T>& a, const Dims2& box = {}) {
+  internal::Unary(dst, a, VecOp::kRsqrt, "TRSQRT: shape mismatch", [](T x) {
     using M = internal::MathT<T>;
     return M{1} / std::sqrt(static_cast<M>(x));
-  });
+  }, box);
 }
 template <typename T>
-void TSIN(Tile<T>& dst, const Tile<T>& a) {
+void TSIN(Tile<T>& dst, const Tile<T>& a, const Dims2& box = {}) {
   internal::Unary(dst, a, VecOp::kMath, "TSIN: shape mismatch",
-                  [](T x) { return std::sin(static_cast<internal::MathT<T>>(x)); });
+                  [](T x) { return std::sin(static_cast<internal::MathT<T>>(x)); }, box);
 }
 template <typename T>
-void TCOS(Tile<T>& dst, const Tile<T>& a) {
+void TCOS(Tile<T>& dst, const Tile<T>& a, const Dims2& box = {}) {
   internal::Unary(dst, a, VecOp::kMath, "TCOS: shape mismatch",
-                  [](T x) { return std::cos(static_cast<internal::MathT<T>>(x)); });
+                  [](T x) { return std::cos(static_cast<internal::MathT<T>>(x)); }, box);
 }
 template <typename T>
-void TRECIP(Tile<T>& dst, const Tile<T>& a) {
-  internal::Unary(dst, a, VecOp::kMath, "TRECIP: shape mismatch", [](T x) {
+void TRECIP(Tile<T>& dst, const Tile<T>& a, const Dims2& box = {}) {
+  internal::Unary(dst, a, VecOp::kRecip, "TRECIP: shape mismatch", [](T x) {
     using M = internal::MathT<T>;
     return M{1} / static_cast<M>(x);
-  });
+  }, box);
 }
 template <typename T>
-void TABS(Tile<T>& dst, const Tile<T>& a) {
+void TABS(Tile<T>& dst, const Tile<T>& a, const Dims2& box = {}) {
   internal::Unary(dst, a, VecOp::kAbs, "TABS: shape mismatch",
-                  [](T x) { return x < T{0} ? static_cast<T>(-x) : x; });
+                  [](T x) { return x < T{0} ? static_cast<T>(-x) : x; }, box);
 }
 // Bitwise not of an integer tile (pto-isa TNOT).
 template <typename T>
@@ -128,43 +111,43 @@ void TNOT(Tile<T>& dst, const Tile<T>& a) {
 // Float division (an integer tile has no defined quotient for the zeros of
 // its padding; code generation refuses it).
 template <typename T>
-void TDIV(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b) {
+void TDIV(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b, const Dims2& box = {}) {
   internal::Binary(dst, a, b, VecOp::kDiv, "TDIV: shape mismatch", [](T x, T y) {
     using M = internal::MathT<T>;
     return static_cast<M>(x) / static_cast<M>(y);
-  });
+  }, box);
 }
 // C's fmod: the remainder with the sign of the dividend (PyPTO's fmod).
 template <typename T>
-void TFMOD(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b) {
+void TFMOD(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b, const Dims2& box = {}) {
   internal::Binary(dst, a, b, VecOp::kDiv, "TFMOD: shape mismatch", [](T x, T y) {
     using M = internal::MathT<T>;
     return std::fmod(static_cast<M>(x), static_cast<M>(y));
-  });
+  }, box);
 }
 template <typename T>
-void TDIVS(Tile<T>& dst, const Tile<T>& a, T s) {
+void TDIVS(Tile<T>& dst, const Tile<T>& a, T s, const Dims2& box = {}) {
   internal::Unary(dst, a, VecOp::kDiv, "TDIVS: shape mismatch", [s](T x) {
     using M = internal::MathT<T>;
     return static_cast<M>(x) / static_cast<M>(s);
-  });
+  }, box);
 }
 template <typename T>
-void TFMODS(Tile<T>& dst, const Tile<T>& a, T s) {
+void TFMODS(Tile<T>& dst, const Tile<T>& a, T s, const Dims2& box = {}) {
   internal::Unary(dst, a, VecOp::kDiv, "TFMODS: shape mismatch", [s](T x) {
     using M = internal::MathT<T>;
     return std::fmod(static_cast<M>(x), static_cast<M>(s));
-  });
+  }, box);
 }
 template <typename T>
-void TMAXS(Tile<T>& dst, const Tile<T>& a, T s) {
+void TMAXS(Tile<T>& dst, const Tile<T>& a, T s, const Dims2& box = {}) {
   internal::Unary(dst, a, VecOp::kMaxS, "TMAXS: shape mismatch",
-                  [s](T x) { return x < s ? s : x; });
+                  [s](T x) { return x < s ? s : x; }, box);
 }
 template <typename T>
-void TMINS(Tile<T>& dst, const Tile<T>& a, T s) {
+void TMINS(Tile<T>& dst, const Tile<T>& a, T s, const Dims2& box = {}) {
   internal::Unary(dst, a, VecOp::kMaxS, "TMINS: shape mismatch",
-                  [s](T x) { return s < x ? s : x; });
+                  [s](T x) { return s < x ? s : x; }, box);
 }
 
 // ---------------------------------------------------------------- reduce
@@ -195,7 +178,8 @@ void TROWREDUCE(ReduceKind k, Tile<T>& dst, const Tile<T>& src, const Dims2& s) 
     for (int64_t j = 1; j < s.valid_cols; ++j) acc = internal::Combine(k, acc, row[j]);
     dst.data[i] = acc;
   }
-  CurrentCore()->Vector(VecOp::kRowReduce, dst.data, src.data, nullptr, src.bytes());
+  CurrentCore()->VectorShaped(VecOp::kRowReduce, dst.data, src.data, nullptr, src.bytes(),
+                              internal::BoxShape<T>(s));
 }
 
 // dst [1, cols]: element j is the reduction of the valid rows of column j
@@ -211,7 +195,8 @@ void TCOLREDUCE(ReduceKind k, Tile<T>& dst, const Tile<T>& src, const Dims2& s) 
     }
     dst.data[j] = acc;
   }
-  CurrentCore()->Vector(VecOp::kColReduce, dst.data, src.data, nullptr, src.bytes());
+  CurrentCore()->VectorShaped(VecOp::kColReduce, dst.data, src.data, nullptr, src.bytes(),
+                              internal::BoxShape<T>(s));
 }
 
 // dst [rows, 1] of int32: the column of the first maximum (max) or minimum
@@ -228,7 +213,8 @@ void TROWARG(bool max, Tile<int32_t>& dst, const Tile<T>& src, const Dims2& s) {
     }
     dst.data[i] = best;
   }
-  CurrentCore()->Vector(VecOp::kArgReduce, dst.data, src.data, nullptr, src.bytes());
+  CurrentCore()->VectorShaped(VecOp::kArgReduce, dst.data, src.data, nullptr, src.bytes(),
+                              internal::BoxShape<T>(s));
 }
 
 // ---------------------------------------------------------------- expand
@@ -271,7 +257,8 @@ void TEXPAND(ExpandKind k, bool by_col, Tile<T>& dst, const Tile<T>& src, const 
       dst.data[e] = internal::Expand(k, src.data[e], v[by_col ? j : i]);
     }
   }
-  CurrentCore()->Vector(VecOp::kExpand, dst.data, src.data, vec.data, dst.bytes());
+  CurrentCore()->VectorShaped(by_col ? VecOp::kColExpand : VecOp::kExpand, dst.data, src.data,
+                              vec.data, dst.bytes(), internal::BoxShape<T>(s));
 }
 
 // ---------------------------------------------------------------- layout
@@ -286,7 +273,8 @@ void TFILLPAD(Tile<T>& dst, const Tile<T>& src, const Dims2& s, T pad) {
       dst.data[e] = i < s.valid_rows && j < s.valid_cols ? src.data[e] : pad;
     }
   }
-  CurrentCore()->Vector(VecOp::kFillPad, dst.data, src.data, nullptr, dst.bytes());
+  CurrentCore()->VectorShaped(VecOp::kFillPad, dst.data, src.data, nullptr, dst.bytes(),
+                              VecShape{sizeof(T), s.rows, s.cols, s.cols});
 }
 
 // dst [cols, rows] = the transpose of src [rows, cols] (pto-isa TTRANS).
@@ -299,7 +287,8 @@ void TTRANS(Tile<T>& dst, const Tile<T>& src, const Dims2& s) {
   for (int64_t i = 0; i < s.rows; ++i) {
     for (int64_t j = 0; j < s.cols; ++j) dst.data[j * s.rows + i] = a[i * s.cols + j];
   }
-  CurrentCore()->Vector(VecOp::kTranspose, dst.data, src.data, nullptr, dst.bytes());
+  CurrentCore()->VectorShaped(VecOp::kTranspose, dst.data, src.data, nullptr, dst.bytes(),
+                              VecShape{sizeof(T), s.rows, s.cols, s.cols});
 }
 
 // Copies the rows x cols box at (src_r, src_c) of src (src_cols wide) to
@@ -322,8 +311,9 @@ void TCOPYBOX(Tile<T>& dst, int64_t dst_cols, int64_t dst_r, int64_t dst_c, cons
     std::memmove(dst.data + (dst_r + i) * dst_cols + dst_c, a + (src_r + i) * src_cols + src_c,
                  static_cast<size_t>(cols) * sizeof(T));
   }
-  CurrentCore()->Vector(VecOp::kBoxCopy, dst.data, src.data, nullptr,
-                        static_cast<uint64_t>(rows * cols) * sizeof(T));
+  CurrentCore()->VectorShaped(VecOp::kBoxCopy, dst.data, src.data, nullptr,
+                              static_cast<uint64_t>(rows * cols) * sizeof(T),
+                              VecShape{sizeof(T), rows, cols, src_cols});
 }
 
 }  // namespace pto

@@ -7,6 +7,7 @@
 #include "runtime/api/error_codes.h"
 #include "runtime/core/kernel_launch.h"
 #include "sim/common/sc_time.h"
+#include "sim/aiv/vector_cost.h"
 
 namespace pto::sim {
 
@@ -215,25 +216,41 @@ void AivCore::MteStore(void* gm, const void* ub, uint64_t bytes, bool copy) {
   MteMove(/*load=*/false, const_cast<void*>(ub), gm, bytes, copy);
 }
 
-void AivCore::MteMove(bool load, void* ub, void* gm, uint64_t bytes, bool copy,
-                      AddInto add) {
+void AivCore::LoadRows(void* ub, uint64_t ub_pitch, const void* gm, uint64_t gm_pitch,
+                       uint64_t rows, uint64_t row_bytes) {
+  if (rows == 0 || row_bytes == 0) return;
+  if (row_bytes > ub_pitch || row_bytes > gm_pitch) Fault("TLOAD: a row is wider than its pitch");
+  MteMove(/*load=*/true, ub, const_cast<void*>(gm), row_bytes, /*copy=*/true, nullptr,
+          DmaRows{rows, ub_pitch, gm_pitch});
+}
+
+void AivCore::MteMove(bool load, void* ub, void* gm, uint64_t row_bytes, bool copy,
+                      AddInto add, DmaRows dma) {
   const char* op = load ? "TLOAD" : add != nullptr ? "TSTORE AtomicAdd" : "TSTORE";
-  CheckUb(ub, bytes, op);
-  const int peer = OwnerOrFault(gm, bytes, op);
+  if (dma.rows == 1) dma.ub_pitch = dma.gm_pitch = row_bytes;
+  const uint64_t bytes = dma.rows * row_bytes;
+  const uint64_t ub_span = (dma.rows - 1) * dma.ub_pitch + row_bytes;
+  const uint64_t gm_span = (dma.rows - 1) * dma.gm_pitch + row_bytes;
+  CheckUb(ub, ub_span, op);
+  const int peer = OwnerOrFault(gm, gm_span, op);
   const bool tracing = mem_->trace().enabled();
   const auto& route = load ? mem_->Route(peer, chip_) : mem_->Route(chip_, peer);
   // In-order issue: a load waits until the tile is free (WAR/WAW on UB), a
   // store until it has arrived (RAW).
-  AdvanceTo(std::max(Now(), UbReady(ub, bytes)));
+  AdvanceTo(std::max(Now(), UbReady(ub, ub_span)));
   if (!route.empty()) Sync();  // link bandwidth is shared in time order
-  const uint64_t b = (bytes + p_.mte_burst_bytes() - 1) /
-                     p_.mte_burst_bytes() * p_.mte_burst_bytes();
+  // Every row moves whole bursts.
+  const uint64_t b = dma.rows * ((row_bytes + p_.mte_burst_bytes() - 1) / p_.mte_burst_bytes() *
+                                 p_.mte_burst_bytes());
   const Ps t = Now();
-  Slot pipe = (load ? mte2_ : mte3_).Reserve(t, b);
+  // The DMA's fixed cost holds the pipe: local GM's round trip is inside it
+  // (docs/simulator.md, "Per-instruction costs"), so only hops add latency.
+  Slot pipe = (load ? mte2_ : mte3_)
+                  .Reserve(t, b, Cycles(load ? p_.mte_dma_cycles() : p_.mte3_dma_cycles()));
   Ps end = pipe.end;
   Gm& gm_of_peer = mem_->GmOf(peer);
   end = std::max(end, gm_of_peer.port().Reserve(t, b).end);
-  Ps lat = gm_of_peer.latency();
+  Ps lat = 0;
   for (Link* l : route) {
     // The trace slice's args cost strings; built only when tracing.
     end = std::max(end, l->Transfer(t, b, tracing ? BlockArgs({{"peer", peer}}) : TraceArgs{}).end);
@@ -254,14 +271,18 @@ void AivCore::MteMove(bool load, void* ub, void* gm, uint64_t bytes, bool copy,
       gm_of_peer.MarkPayload(g, bytes);
     }
   } else if (copy) {
-    MoveBytes(load ? ub : gm, load ? gm : ub, bytes, load ? peer : -1, load ? -1 : peer);
+    for (uint64_t r = 0; r < dma.rows; ++r) {
+      uint8_t* u = static_cast<uint8_t*>(ub) + r * dma.ub_pitch;
+      uint8_t* g = static_cast<uint8_t*>(gm) + r * dma.gm_pitch;
+      MoveBytes(load ? u : g, load ? g : u, row_bytes, load ? peer : -1, load ? -1 : peer);
+    }
   }
   // Atomic adds commute: they are not ordered accesses for the race check.
-  if (add == nullptr) RecordAccess(gm, bytes, /*write=*/!load, t, end);
+  if (add == nullptr) RecordAccess(gm, gm_span, /*write=*/!load, t, end);
   if (!load) gm_of_peer.NotifyWrite();
   // A loaded tile is ready when its bytes arrive; a stored one is read until
   // the store has drained it (WAR for the next TLOAD).
-  UbBusy(ub, bytes, load ? end : pipe.end);
+  UbBusy(ub, ub_span, load ? end : pipe.end);
   Ps& done = load ? mte2_done_ : mte3_done_;
   done = std::max(done, end);
   if (tracing) {
@@ -635,28 +656,15 @@ void AivCore::ScalarWrite(void* gm, const void* in, int bytes) {
   Advance(cost + acc.writebacks * mem_->GmOf(chip_).latency());
 }
 
-// Cycles per 256-B repeat of each vector instruction kind: assumptions
-// (docs/simulator.md), to be calibrated. One pass for the elementwise and
-// copy kinds; two for the transcendental, division, argmax and transpose
-// kinds (a second pass for the iteration / index or scatter step).
-static double VectorPassesPerRepeat(VecOp op) {
-  switch (op) {
-    case VecOp::kMath:
-    case VecOp::kDiv:
-    case VecOp::kArgReduce:
-    case VecOp::kTranspose:
-      return 2;
-    default:
-      return 1;
-  }
-}
-
 void AivCore::Vector(VecOp op, const void* dst, const void* a, const void* b,
                      uint64_t bytes) {
-  const double cycles =
-      p_.vector_startup_cycles() +
-      VectorPassesPerRepeat(op) *
-          std::ceil(static_cast<double>(bytes) / p_.vector_bytes_per_cycle());
+  // No shape: the bytes as one row of 4-byte elements.
+  VectorShaped(op, dst, a, b, bytes, VecShape{4, 1, static_cast<int64_t>((bytes + 3) / 4), 0});
+}
+
+void AivCore::VectorShaped(VecOp op, const void* dst, const void* a, const void* b,
+                           uint64_t bytes, const VecShape& shape) {
+  const double cycles = VectorCycles(p_, op, shape);
   // Timing-only: the result is real when every operand is.
   if (mem_->GmOf(chip_).timing_only()) {
     auto real = [&](const void* p) {

@@ -35,6 +35,14 @@
 
 namespace pto::sim {
 
+// The rows of one MTE DMA: `rows` rows, `ub_pitch` / `gm_pitch` bytes apart
+// (one row: contiguous).
+struct DmaRows {
+  uint64_t rows = 1;
+  uint64_t ub_pitch = 0;
+  uint64_t gm_pitch = 0;
+};
+
 // "==", ">=", ... for reports.
 const char* WaitCmpName(WaitCmp c);
 
@@ -100,6 +108,8 @@ class AivCore : public sc_core::sc_module, public DeviceCore, public ChipCore {
   uint64_t UbBytes() override { return ub_bytes_; }
   void CheckUb(const void* p, uint64_t bytes, const char* what) override;
   void Load(void* ub, const void* gm, uint64_t bytes) override;
+  void LoadRows(void* ub, uint64_t ub_pitch, const void* gm, uint64_t gm_pitch, uint64_t rows,
+                uint64_t row_bytes) override;
   void Store(void* gm, const void* ub, uint64_t bytes) override;
   void StoreAdd(void* gm, const void* ub, uint64_t bytes, AddInto add) override;
   void Copy(void* dst_gm, const void* src_gm, uint64_t bytes, void* stage_ub,
@@ -115,6 +125,8 @@ class AivCore : public sc_core::sc_module, public DeviceCore, public ChipCore {
   void ScalarWrite(void* gm, const void* in, int bytes) override;
   void Vector(VecOp op, const void* dst, const void* a, const void* b,
               uint64_t bytes) override;
+  void VectorShaped(VecOp op, const void* dst, const void* a, const void* b, uint64_t bytes,
+                    const VecShape& shape) override;
   uint64_t UrmaPost(bool write, void* remote, void* local,
                     uint64_t bytes) override;
   void DeferCompletion(uint64_t handle) override;
@@ -143,8 +155,9 @@ class AivCore : public sc_core::sc_module, public DeviceCore, public ChipCore {
   // The shared body of both: MTE2 (load, GM -> UB) or MTE3 (store).
   // `add` (a store only): GM += UB at the destination, after one GM atomic
   // latency more than a plain store.
+  // `dma`: the DMA moves dma.rows rows of `bytes` (one row: contiguous).
   void MteMove(bool load, void* ub, void* gm, uint64_t bytes, bool copy,
-               AddInto add = nullptr);
+               AddInto add = nullptr, DmaRows dma = {});
   // The bytes of a DMA from chip `src_chip`'s GM to `dst_chip`'s (-1: UB):
   // copied; in timing-only mode only if the source holds real bytes, else
   // the destination is marked as payload.

@@ -35,9 +35,10 @@ class BandwidthResource {
   }
   static constexpr size_t kMaxIntervals = 64;
 
-  // Occupies the resource for `bytes`, starting no earlier than `t`.
-  Slot Reserve(Ps t, uint64_t bytes) {
-    const Ps d = Duration(bytes);
+  // Occupies the resource for `bytes` (plus `fixed`, a per-transfer cost),
+  // starting no earlier than `t`.
+  Slot Reserve(Ps t, uint64_t bytes, Ps fixed = 0) {
+    const Ps d = Duration(bytes) + fixed;
     Ps start = std::max(t, horizon_);
     auto it = std::upper_bound(busy_list_.begin(), busy_list_.end(), start,
                                [](Ps v, const Slot& s) { return v < s.end; });

@@ -52,7 +52,7 @@ TEST(FabricTest, A2a3IsAFullMeshOfOneLinkPerOrderedPair) {
   auto m = Routes("a2a3", 8, {{0, 7}, {7, 0}, {3, 3}});
   EXPECT_EQ(m[P(0, 7)].labels, "link c0->c7");
   EXPECT_EQ(m[P(7, 0)].labels, "link c7->c0");
-  EXPECT_EQ(m[P(0, 7)].latency_ns, 370);
+  EXPECT_EQ(m[P(0, 7)].latency_ns, 357);
   EXPECT_EQ(m[P(3, 3)].labels, "");  // no link to itself
   platforms::Platform p = *platforms::LoadPlatform("a2a3");
   Trace trace(false);
@@ -76,7 +76,7 @@ TEST(FabricTest, A3RoutesThroughL1InsideANodeAndL2Between) {
 TEST(FabricTest, A2a3ClusterUsesHccsInAServerAndTheNicBetween) {
   auto m = Routes("a2a3_cluster", 16, {{0, 7}, {0, 8}, {9, 1}});
   EXPECT_EQ(m[P(0, 7)].labels, "link c0->c7");
-  EXPECT_EQ(m[P(0, 7)].latency_ns, 370);
+  EXPECT_EQ(m[P(0, 7)].latency_ns, 357);
   EXPECT_EQ(m[P(0, 8)].labels, "RoCE port c0->switch | RoCE port switch->c8");
   EXPECT_EQ(m[P(0, 8)].latency_ns, 2000);
   EXPECT_EQ(m[P(9, 1)].labels, "RoCE port c9->switch | RoCE port switch->c1");
