@@ -133,19 +133,30 @@ Golden ComputeGolden(const std::vector<int32_t>& idx, bool with_outputs) {
     }
   }
   if (!with_outputs) return g;
-  // out[t] = sum over k of gate * fp32(fp16((fp32(x) * token scale) * expert
-  // scale)), in k order.
+  // Each destination rank d of token t reduces the token's rows there:
+  // part_d = fp16(sum over the k on d, in k order, of gate * fp32(y_k)),
+  // y_k = fp16((fp32(x) * token scale) * expert scale); the source sums the
+  // parts in FP32 in the order of each rank's first k.
   g.out.assign(static_cast<size_t>(kNr) * kT * kD, 0.0f);
   for (int r = 0; r < kNr; ++r) {
     for (int t = 0; t < kT; ++t) {
+      const int32_t* e = &idx[(r * kT + t) * kTopK];
       for (int d = 0; d < kD; ++d) {
+        const float xd = static_cast<float>(X(r, t, d)) * TokenScale(r, t);
         float acc = 0;
+        bool done[kTopK] = {};
         for (int k = 0; k < kTopK; ++k) {
-          const float scale = ExpertScale(idx[(r * kT + t) * kTopK + k]);
-          const float xd = static_cast<float>(X(r, t, d)) * TokenScale(r, t);
-          const _Float16 y = static_cast<_Float16>(xd * scale);
-          const float wy = static_cast<float>(y) * Gate(r, t, k);
-          acc = k == 0 ? wy : acc + wy;
+          if (done[k]) continue;
+          float part = 0;
+          for (int j = k; j < kTopK; ++j) {
+            if (e[j] / kL != e[k] / kL) continue;
+            done[j] = true;
+            const _Float16 y = static_cast<_Float16>(xd * ExpertScale(e[j]));
+            const float wy = static_cast<float>(y) * Gate(r, t, j);
+            part = j == k ? wy : part + wy;
+          }
+          const float p16 = static_cast<float>(static_cast<_Float16>(part));
+          acc = k == 0 ? p16 : acc + p16;
         }
         g.out[(static_cast<size_t>(r) * kT + t) * kD + d] = acc;
       }
@@ -350,10 +361,11 @@ int Main(int argc, char** argv) {
     }
   }
   const double pairs = kNr * (kNr - 1);
-  // Dispatch: the de-duplicated INT8 token rows, the T token scales and one
-  // layout row per (peer, local expert); combine: one FP16 row per route.
-  const double dispatch_peer = x_rows_off / pairs * kD + kT * 4.0 + kL * kLw * 4.0;
-  const double combine_peer = routes_off / pairs * kD * 2.0;
+  // Dispatch: the de-duplicated INT8 token rows, the T token scales, the
+  // routing and gates (INT32 and FP32 [T, TOPK]) and one layout row per
+  // (peer, local expert); combine: one FP16 row per (token, destination rank).
+  const double dispatch_peer = x_rows_off / pairs * kD + kT * 4.0 + kRoutes * 8.0 + kL * kLw * 4.0;
+  const double combine_peer = x_rows_off / pairs * kD * 2.0;
   const bench::LinkModel link = bench::LinkModelOf((*sys)->platform());
   const bool mesh = (*sys)->platform().fabric().kind() == platforms::FabricSpec::FULL_MESH;
   double t_dispatch = 0, t_expert = 0, t_combine = 0;
