@@ -40,6 +40,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "examples/example_main.h"
+#include "examples/moe_harness.h"
 #include "platforms/platform.h"
 #include "runtime/api/generated_program.h"
 #include "runtime/api/host.h"
@@ -72,35 +73,12 @@ constexpr int kExperts = kNr * kL;
 constexpr int kDispatchRouteBytes = kD + kWPad * 4 + kIdxPad * 4;  // 4,160
 constexpr int kCombineRouteBytes = kD * 2;                         // 8,192
 
-// The inputs, after PyPTO's test: an INT8 activation pattern, gate weights
-// (r + 1) * 0.01 + t * 0.1 + k * 0.001, and top-6 routing drawn without
-// replacement from the 128 experts (a fixed 64-bit LCG, so every run and
-// every machine routes the same; no expert exceeds the receive cap).
-int8_t X(int r, int t, int d) { return static_cast<int8_t>((r * 37 + t * 11 + d * 3) % 255 - 127); }
-float Weight(int r, int t, int k) {
-  return static_cast<float>((r + 1) * 0.01 + t * 0.1 + k * 0.001);
-}
-
-std::vector<int32_t> Routing() {
-  std::vector<int32_t> idx(kNr * kT * kTopK);
-  uint64_t state = 20260510;
-  auto next = [&state]() {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<uint32_t>(state >> 33);
-  };
-  for (int r = 0; r < kNr; ++r) {
-    for (int t = 0; t < kT; ++t) {
-      std::vector<int32_t> perm(kExperts);
-      for (int e = 0; e < kExperts; ++e) perm[e] = e;
-      for (int k = 0; k < kTopK; ++k) {  // partial Fisher-Yates
-        const int j = k + static_cast<int>(next() % (kExperts - k));
-        std::swap(perm[k], perm[j]);
-        idx[(r * kT + t) * kTopK + k] = perm[k];
-      }
-    }
-  }
-  return idx;
-}
+// The inputs, after PyPTO's test (moe_harness.h): an INT8 activation
+// pattern, gate weights (r + 1) * 0.01 + t * 0.1 + k * 0.001, and top-6
+// routing drawn without replacement from the 128 experts (no expert exceeds
+// the receive cap).
+using moe::X;
+float Weight(int r, int t, int k) { return moe::Gate(r, t, k); }
 
 // The whole layer replayed in plain C++.
 struct Golden {
@@ -165,18 +143,6 @@ Golden ComputeGolden(const std::vector<int32_t>& idx, bool with_outputs) {
   return g;
 }
 
-// Reads rank r's row of a HOST param (every device holds the whole logical
-// tensor; rank r writes only row r of its copy).
-template <typename T>
-absl::StatusOr<std::vector<T>> RankRow(sim::SimSystem& sys, const rt::Tensor& copy, int r,
-                                       size_t row_elems) {
-  std::vector<T> all(kNr * row_elems);
-  if (absl::Status st = sys.CopyFrom(all.data(), copy, all.size() * sizeof(T)); !st.ok()) {
-    return st;
-  }
-  return std::vector<T>(all.begin() + r * row_elems, all.begin() + (r + 1) * row_elems);
-}
-
 // Empty if rank r matches the golden, else the first mismatch.
 std::string CheckRank(int r, const std::vector<int32_t>& count, const std::vector<float>& w,
                       const std::vector<int32_t>& idx, const std::vector<float>& y,
@@ -206,90 +172,8 @@ std::string CheckRank(int r, const std::vector<int32_t>& count, const std::vecto
   return "";
 }
 
-// One phase's span and, for a phase that moves data, its traffic.
-// The bound is the full mesh's; a tiered fabric (a3) prints the bandwidth
-// alone.
-void PrintPhase(const sim::RunReport& report, const bench::LinkModel& link, bool full_mesh,
-                const char* kernel, const char* label, double mean_peer_bytes, int* failures) {
-  absl::StatusOr<bench::TaskSpan> span = bench::KernelSpan(report, kernel);
-  if (!span.ok()) {
-    std::printf("%-14s %s\n", label, std::string(span.status().message()).c_str());
-    ++*failures;
-    return;
-  }
-  const double t = span->seconds();
-  if (mean_peer_bytes == 0) {
-    std::printf("%-14s %9.2f us\n", label, t * 1e6);
-    return;
-  }
-  // What a rank sends to its n - 1 peers over the phase's span.
-  const double busbw = bench::AllToAllBusBandwidth((kNr - 1) * mean_peer_bytes, t);
-  std::printf("%-14s %9.2f us  %7.0f B per peer (mean)  busbw %6.2f GB/s", label, t * 1e6,
-              mean_peer_bytes, busbw / 1e9);
-  if (full_mesh) {
-    const double bound = bench::FullMeshBusBound(link, kNr);
-    std::printf(" of %3.0f GB/s (%.1f%%)", bound / 1e9, 100 * busbw / bound);
-  }
-  std::printf("\n");
-}
-
-int Main(int argc, char** argv) {
-  std::string trace_path = DefaultTracePath("moe_dispatch_combine_trace.json");
-  bool trace_asked = false;
-  std::string golden_path;
-  std::string platform = "a2a3";
-  bool timing_only = false;
-  double op_timeout_ms = 0;  // 0: the platform's
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind("--trace=", 0) == 0) {
-      trace_path = UserPath(arg.substr(8));
-      trace_asked = true;
-    } else if (arg.rfind("--record-golden=", 0) == 0) {
-      golden_path = UserPath(arg.substr(16));
-    } else if (arg.rfind("--platform=", 0) == 0) {
-      platform = arg.substr(11);
-    } else if (arg == "--timing-only") {
-      timing_only = true;
-    } else if (arg.rfind("--op-timeout-ms=", 0) == 0 &&
-               absl::SimpleAtod(arg.substr(16), &op_timeout_ms) && op_timeout_ms > 0) {
-    } else {
-      std::fprintf(stderr,
-                   "usage: %s [--trace=PATH] [--record-golden=FILE] [--platform=NAME] "
-                   "[--timing-only] [--op-timeout-ms=N]\n",
-                   argv[0]);
-      return 2;
-    }
-  }
-  if (timing_only && !golden_path.empty()) {
-    std::fprintf(stderr, "--record-golden needs the outputs, which --timing-only does not define\n");
-    return 2;
-  }
-  const std::vector<int32_t> routing = Routing();
-  const Golden golden = ComputeGolden(routing, !timing_only);
-  for (int c : golden.count) {
-    if (c > kR) {
-      std::fprintf(stderr, "routing: an expert receives %d rows, over the cap %d\n", c, kR);
-      return 1;
-    }
-  }
-
-  sim::SimOptions o;
-  o.platform = platform;
-  o.chips = kNr;
-  o.trace = !timing_only || trace_asked;
-  o.timing_only = timing_only;
-  if (op_timeout_ms > 0) {
-    o.tweak = [op_timeout_ms](platforms::Platform& p) {
-      p.mutable_timeouts()->set_op_timeout_ns(op_timeout_ms * 1e6);
-      p.mutable_timeouts()->set_op_deadline_factor(0);  // fixed: the floor alone
-    };
-  }
-  absl::StatusOr<std::unique_ptr<sim::SimSystem>> sys = sim::SimSystem::Create(o);
-  if (!sys.ok()) {
-    std::fprintf(stderr, "simulator: %s\n", std::string(sys.status().message()).c_str());
-    return 1;
-  }
+// The HOST params of host_orch, in its order.
+std::vector<moe::Param> ParamSpec(const std::vector<int32_t>& routing, bool timing_only) {
   std::vector<int8_t> x;
   std::vector<float> w_padded(kNr * kRoutes * kWPad, 0.0f);
   std::vector<int32_t> idx_padded(kNr * kRoutes * kIdxPad, 0);
@@ -304,13 +188,7 @@ int Main(int argc, char** argv) {
       }
     }
   }
-  struct Param {
-    std::string name, dtype;
-    std::vector<uint64_t> dims;
-    uint32_t elem;
-    std::string bytes;  // empty: a zeroed output
-  };
-  const std::vector<Param> spec = {
+  return {
       {"indices", "<i4", {kNr, kT, kTopK}, 4, Bytes(routing)},
       // Timing-only: x is payload (nothing steers control flow by it).
       {"x_norms", "|i1", {kNr, kT, kD}, 1, timing_only ? "" : Bytes(x)},
@@ -321,71 +199,47 @@ int Main(int argc, char** argv) {
       {"recv_count_outs", "<i4", {kNr, kL, 1}, 4, ""},
       {"routed_ys", "<f4", {kNr, kT, kD}, 4, ""},
   };
-  std::vector<std::vector<rt::Tensor>> params;
-  for (const Param& p : spec) {
-    absl::StatusOr<std::vector<rt::Tensor>> t = bench::StageParam(
-        **sys, p.dims, p.elem, p.name, [&](int) { return p.bytes; });
-    if (!t.ok()) {
-      std::fprintf(stderr, "staging %s: %s\n", p.name.c_str(),
-                   std::string(t.status().message()).c_str());
-      return 1;
-    }
-    params.push_back(*t);
-  }
-  if (absl::Status st = generated::RunHost(**sys, params); !st.ok()) {
-    std::fprintf(stderr, "host orchestration: %s\n", std::string(st.message()).c_str());
-    return 1;
-  }
-  const sim::RunReport report = (*sys)->Run();
+}
 
-  std::printf(
-      "MoE dispatch + combine (examples/moe_dispatch_combine.pto) on %d simulated %s chips%s: "
-      "%d tokens x top-%d per rank, hidden %d, %d local experts per rank, receive cap %d\n\n",
-      kNr, platform == "a2a3" ? "910B" : platform.c_str(), timing_only ? " (timing-only)" : "",
-      kT, kTopK, kD, kL, kR);
-  if (report.error_code() != 0) {
-    std::printf("run failed at %.2f us: error %d: %s\n", report.sim_time_ps() * 1e-6,
-                report.error_code(), report.error_text().c_str());
-    for (const std::string& b : report.blocked()) std::printf("  blocked: %s\n", b.c_str());
-    if (o.trace) {
-      std::ofstream(trace_path) << report.trace_json();
-      std::printf("trace: %s\n", trace_path.c_str());
-    }
-    return 1;
-  }
-
+// One line per rank, checked against the golden unless timing-only; the
+// outputs' bytes in rank order go to `merged` (for --record-golden). The
+// failing ranks.
+int CheckRanks(sim::SimSystem& sys, const std::vector<std::vector<rt::Tensor>>& params,
+               const Golden& golden, bool timing_only, std::vector<std::string>* merged) {
   std::printf("rank  routes out  rows in  check\n");
   int failures = 0;
-  std::vector<golden::Array> outputs;
-  std::vector<std::string> merged(4);  // the ranks' rows, in rank order
-  for (int r = 0; r < kNr && timing_only; ++r) {
+  merged->assign(4, "");
+  for (int r = 0; r < kNr; ++r) {
     int in = 0;
     for (int e = 0; e < kL; ++e) in += golden.count[r * kL + e];
-    std::printf("%4d  %10d  %7d  not checked (timing-only)\n", r, kRoutes, in);
-  }
-  for (int r = 0; r < kNr && !timing_only; ++r) {
-    auto w = RankRow<float>(**sys, params[4][r], r, kL * kR);
-    auto idx = RankRow<int32_t>(**sys, params[5][r], r, kL * kR);
-    auto count = RankRow<int32_t>(**sys, params[6][r], r, kL);
-    auto y = RankRow<float>(**sys, params[7][r], r, static_cast<size_t>(kT) * kD);
+    if (timing_only) {
+      std::printf("%4d  %10d  %7d  not checked (timing-only)\n", r, kRoutes, in);
+      continue;
+    }
+    auto w = moe::RankRow<float>(sys, params[4][r], kNr, r, kL * kR);
+    auto idx = moe::RankRow<int32_t>(sys, params[5][r], kNr, r, kL * kR);
+    auto count = moe::RankRow<int32_t>(sys, params[6][r], kNr, r, kL);
+    auto y = moe::RankRow<float>(sys, params[7][r], kNr, r, static_cast<size_t>(kT) * kD);
     std::string why;
     for (const absl::Status& s : {w.status(), idx.status(), count.status(), y.status()}) {
       if (!s.ok() && why.empty()) why = std::string(s.message());
     }
     if (why.empty()) {
       why = CheckRank(r, *count, *w, *idx, *y, golden);
-      merged[0] += Bytes(*w);
-      merged[1] += Bytes(*idx);
-      merged[2] += Bytes(*count);
-      merged[3] += Bytes(*y);
+      (*merged)[0] += Bytes(*w);
+      (*merged)[1] += Bytes(*idx);
+      (*merged)[2] += Bytes(*count);
+      (*merged)[3] += Bytes(*y);
     }
-    int in = 0;
-    for (int e = 0; e < kL; ++e) in += golden.count[r * kL + e];
     std::printf("%4d  %10d  %7d  %s\n", r, kRoutes, in,
                 why.empty() ? "OK" : ("FAIL: " + why).c_str());
     failures += why.empty() ? 0 : 1;
   }
+  return failures;
+}
 
+// The phase lines and the traffic per route; the phases without a span.
+int PrintPhases(const sim::RunReport& report, const sim::SimSystem& sys, const Golden& golden) {
   std::printf("\nsimulated time %9.2f us (end to end, from the first dispatch)\n",
               report.sim_time_ps() * 1e-6);
   double routes_off_rank = 0;
@@ -393,52 +247,115 @@ int Main(int argc, char** argv) {
     for (int d = 0; d < kNr; ++d) routes_off_rank += s == d ? 0 : golden.routes_to[s][d];
   }
   const double mean_peer_routes = routes_off_rank / (kNr * (kNr - 1));
-  const bench::LinkModel link = bench::LinkModelOf((*sys)->platform());
-  const bool full_mesh =
-      (*sys)->platform().fabric().kind() == platforms::FabricSpec::FULL_MESH;
-  PrintPhase(report, link, full_mesh, "dispatch_step", "dispatch",
-             mean_peer_routes * kDispatchRouteBytes, &failures);
-  PrintPhase(report, link, full_mesh, "local_expert_step", "local_expert", 0, &failures);
-  PrintPhase(report, link, full_mesh, "combine_step", "combine",
-             mean_peer_routes * kCombineRouteBytes, &failures);
+  int failures = 0;
+  double seconds = 0;
+  if (!moe::PrintPhase(report, sys, kNr, "dispatch_step", "dispatch",
+                       mean_peer_routes * kDispatchRouteBytes, &seconds)) {
+    ++failures;
+  }
+  if (!moe::PrintPhase(report, sys, kNr, "local_expert_step", "local_expert", 0, &seconds)) {
+    ++failures;
+  }
+  if (!moe::PrintPhase(report, sys, kNr, "combine_step", "combine",
+                       mean_peer_routes * kCombineRouteBytes, &seconds)) {
+    ++failures;
+  }
   std::printf(
       "per route: dispatch %d B (x INT8 + weight + index rows), combine %d B (FP16 row); "
       "%.1f routes per peer\n",
       kDispatchRouteBytes, kCombineRouteBytes, mean_peer_routes);
+  return failures;
+}
 
-  if (o.trace) {
-    if (!WriteTrace(report, trace_path)) return 1;
+// The run's sim golden (digests of the outputs, the kernel timings) to
+// `path`; false (said) if it cannot be written.
+bool RecordGolden(const std::string& path, const std::string& platform,
+                  const std::vector<moe::Param>& spec, const std::vector<std::string>& merged,
+                  const sim::RunReport& report) {
+  std::vector<golden::Array> inputs;
+  std::vector<golden::Array> outputs;
+  for (int i = 0; i < 4; ++i) inputs.push_back({spec[i].name, spec[i].dtype, spec[i].dims, spec[i].bytes});
+  for (int i = 0; i < 4; ++i) {
+    outputs.push_back({spec[4 + i].name, spec[4 + i].dtype, spec[4 + i].dims, merged[i]});
   }
-  if (timing_only) {
-    std::printf("%s\n", failures == 0 ? "result: timing-only run complete (outputs not checked)"
-                                      : absl::StrCat("result: ", failures, " failing").c_str());
-    return failures == 0 ? 0 : 1;
+  golden::RunInfo info;
+  info.program = "examples/moe_dispatch_combine.pto";
+  info.platform = platform;
+  info.ranks = kNr;
+  info.recorder = "//examples:moe_dispatch_combine";
+  info.command = "tools/update_goldens.sh";
+  absl::StatusOr<golden::Golden> g = golden::RecordGolden(info, inputs, report, outputs);
+  // Digests only: the data is checked against the C++ golden above, and
+  // 16 MiB of routed_y do not belong in the repository.
+  if (g.ok()) {
+    for (golden::Output& out : *g->mutable_outputs()) out.clear_inline_data();
   }
+  absl::Status st = g.ok() ? golden::WriteGoldenFile(path, *g) : g.status();
+  if (!st.ok()) {
+    std::printf("golden: %s\n", std::string(st.message()).c_str());
+    return false;
+  }
+  std::printf("golden: %s\n", path.c_str());
+  return true;
+}
 
-  if (!golden_path.empty() && failures == 0) {
-    std::vector<golden::Array> inputs;
-    for (int i = 0; i < 4; ++i) inputs.push_back({spec[i].name, spec[i].dtype, spec[i].dims, spec[i].bytes});
-    for (int i = 0; i < 4; ++i) {
-      outputs.push_back({spec[4 + i].name, spec[4 + i].dtype, spec[4 + i].dims, merged[i]});
-    }
-    golden::RunInfo info;
-    info.program = "examples/moe_dispatch_combine.pto";
-    info.platform = platform;
-    info.ranks = kNr;
-    info.recorder = "//examples:moe_dispatch_combine";
-    info.command = "tools/update_goldens.sh";
-    absl::StatusOr<golden::Golden> g = golden::RecordGolden(info, inputs, report, outputs);
-    // Digests only: the data is checked against the C++ golden above, and
-    // 16 MiB of routed_y do not belong in the repository.
-    if (g.ok()) {
-      for (golden::Output& out : *g->mutable_outputs()) out.clear_inline_data();
-    }
-    absl::Status st = g.ok() ? golden::WriteGoldenFile(golden_path, *g) : g.status();
-    if (!st.ok()) {
-      std::printf("golden: %s\n", std::string(st.message()).c_str());
+int Main(int argc, char** argv) {
+  moe::Flags flags;
+  if (!moe::ParseFlags(argc, argv, "moe_dispatch_combine_trace.json",
+                       {.record_golden = true, .race_detection = false}, &flags)) {
+    return 2;
+  }
+  if (flags.timing_only && !flags.golden_path.empty()) {
+    std::fprintf(stderr, "--record-golden needs the outputs, which --timing-only does not define\n");
+    return 2;
+  }
+  const std::vector<int32_t> routing = moe::Routing(kNr, kT, kTopK, kExperts);
+  const Golden golden = ComputeGolden(routing, !flags.timing_only);
+  for (int c : golden.count) {
+    if (c > kR) {
+      std::fprintf(stderr, "routing: an expert receives %d rows, over the cap %d\n", c, kR);
       return 1;
     }
-    std::printf("golden: %s\n", golden_path.c_str());
+  }
+  absl::StatusOr<std::unique_ptr<sim::SimSystem>> sys = moe::CreateSystem(flags, kNr);
+  if (!sys.ok()) {
+    std::fprintf(stderr, "simulator: %s\n", std::string(sys.status().message()).c_str());
+    return 1;
+  }
+  const std::vector<moe::Param> spec = ParamSpec(routing, flags.timing_only);
+  absl::StatusOr<std::vector<std::vector<rt::Tensor>>> params = moe::StageParams(**sys, spec);
+  if (!params.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(params.status().message()).c_str());
+    return 1;
+  }
+  if (absl::Status st = generated::RunHost(**sys, *params); !st.ok()) {
+    std::fprintf(stderr, "host orchestration: %s\n", std::string(st.message()).c_str());
+    return 1;
+  }
+  const sim::RunReport report = (*sys)->Run();
+
+  const std::string& platform = flags.platform;
+  const bool trace = !flags.timing_only || flags.trace_asked;
+  std::printf(
+      "MoE dispatch + combine (examples/moe_dispatch_combine.pto) on %d simulated %s chips%s: "
+      "%d tokens x top-%d per rank, hidden %d, %d local experts per rank, receive cap %d\n\n",
+      kNr, platform == "a2a3" ? "910B" : platform.c_str(), flags.timing_only ? " (timing-only)" : "",
+      kT, kTopK, kD, kL, kR);
+  if (moe::PrintRunFailure(report)) {
+    if (trace) {
+      std::ofstream(flags.trace_path) << report.trace_json();
+      std::printf("trace: %s\n", flags.trace_path.c_str());
+    }
+    return 1;
+  }
+  std::vector<std::string> merged;
+  int failures = CheckRanks(**sys, *params, golden, flags.timing_only, &merged);
+  failures += PrintPhases(report, **sys, golden);
+  if (trace && !WriteTrace(report, flags.trace_path)) return 1;
+  if (flags.timing_only) return moe::PrintTimingOnlyVerdict(failures);
+  if (!flags.golden_path.empty() && failures == 0 &&
+      !RecordGolden(flags.golden_path, platform, spec, merged, report)) {
+    return 1;
   }
   return PrintVerdict(failures);
 }

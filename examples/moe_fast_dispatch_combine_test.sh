@@ -4,16 +4,18 @@
 # bit), the phase lines are printed, the trace has the three SPMD kernels on
 # every chip with 48 blocks each, timing-only mode gives the same times, and
 # the simulated phases stay under the bounds the arguments give:
-#   moe_fast_dispatch_combine_test.sh BIN ROUTES_PER_RANK MAX_DISPATCH_US MAX_COMBINE_US MAX_SUM_US
-# (0: no bound; docs/moe.md says where each bound comes from).
+#   moe_fast_dispatch_combine_test.sh BIN ROUTES_PER_RANK MAX_DISPATCH_US MAX_COMBINE_US MAX_SUM_US [FLAG...]
+# (0: no bound; docs/moe.md says where each bound comes from); FLAGs go to
+# every run of BIN (--platform=a3).
 set -euo pipefail
 bin="$1"
 routes="$2"
 max_dispatch="$3"
 max_combine="$4"
 max_sum="$5"
+shift 5
 trace="${TEST_TMPDIR:-/tmp}/moe_fast_trace.json"
-out="$("$bin" --trace="$trace")" || { echo "$out"; echo "FAIL: exit status $?"; exit 1; }
+out="$("$bin" "$@" --trace="$trace")" || { echo "$out"; echo "FAIL: exit status $?"; exit 1; }
 echo "$out"
 fail() { echo "FAIL: $1"; exit 1; }
 for r in 0 1 2 3 4 5 6 7; do
@@ -39,7 +41,7 @@ for k in ["fast_dispatch", "fast_expert", "fast_combine"]:
     blocks = {(e["pid"], e["args"]["block"]) for e in xs if e.get("args", {}).get("kernel") == k and "blocks" in e["args"]}
     assert len(blocks) == 8 * 48, (k, len(blocks))
 PY
-tonly="$("$bin" --timing-only)" || { echo "$tonly"; fail "timing-only: exit status"; }
+tonly="$("$bin" "$@" --timing-only)" || { echo "$tonly"; fail "timing-only: exit status"; }
 for k in "simulated time" "dispatch " "local_expert " "combine "; do
   [ "$(grep "^$k" <<<"$out")" = "$(grep "^$k" <<<"$tonly")" ] || fail "timing-only differs: $k"
 done
@@ -47,7 +49,7 @@ grep -q "^result: timing-only run complete (outputs not checked)$" <<<"$tonly" |
 # The protocol orders every remote write before its reader: the simulator's
 # race detector finds no unordered pair (a wait for fewer arrivals than the
 # blocks that send finds hundreds).
-races="$("$bin" --timing-only --race-detection)" || { echo "$races"; fail "race detection run"; }
+races="$("$bin" "$@" --timing-only --race-detection)" || { echo "$races"; fail "race detection run"; }
 grep -q "^GM races: 0$" <<<"$races" || { echo "$races"; fail "GM races"; }
 if "$bin" --bogus >/dev/null 2>&1; then fail "accepted --bogus"; fi
 echo PASS
