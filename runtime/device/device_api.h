@@ -112,9 +112,9 @@ void TPUT(const GlobalTensor<T>& remote, const GlobalTensor<T>& local,
   c->Copy(remote.data, local.data, local.bytes(), stage.data, stage.bytes());
 }
 
-// Local GM -> peer window with an atomic mode (pto-isa's TPUT<AtomicAdd>):
-// each stage-sized piece is loaded into `stage` and added into the peer's GM
-// by an atomic-add store.
+// Local GM -> peer window with an atomic mode: as pto-isa's TPUT<AtomicAdd>
+// (include/pto/comm/TPut.hpp, TputTransferOnce), each stage-sized piece is
+// loaded into `stage` and added into the peer's GM by an atomic-add store.
 template <typename T>
 void TPUT(const GlobalTensor<T>& remote, const GlobalTensor<T>& local, Tile<T>& stage,
           AtomicType atomic) {
