@@ -394,8 +394,8 @@ class P:
 }
 
 // PyPTO's whole-window put / get (dst, peer, src): AllocateMemoryAddr stages
-// the window's whole box at offsets 0 (chunk_rows / chunk_cols accepted); a
-// form with another kwarg (pipeline=) stays unsupported.
+// the window's whole box at offsets 0 (chunk_rows / chunk_cols / pipeline
+// accepted); a form that gives only part of the box stays unsupported.
 TEST(KernelCodegenTest, WholeWindowPutAndGetAreStagedBoxes) {
   const std::string text = R"(import pypto.language as pl
 import pypto.language.distributed as pld
@@ -417,9 +417,26 @@ class P:
   EXPECT_THAT(*code, HasSubstr("CopyGmBox<float>(false, "));
   EXPECT_THAT(*code, HasSubstr("{0, 0}, {2, 64}"));
 
-  ir::ProgramPtr signalled = Lower(ReplaceAll(text, "chunk_rows=1)", "pipeline=True)"));
-  ASSERT_NE(signalled, nullptr);
-  code = GenerateKernel(signalled, "k");
+  // atomic=Add: pto-isa's TPUT<AtomicAdd>, an atomic-add store per piece.
+  ir::ProgramPtr atomic = Lower(ReplaceAll(text, "AtomicType.None_", "AtomicType.Add"));
+  ASSERT_NE(atomic, nullptr);
+  code = GenerateKernel(atomic, "k");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr(", pto::AtomicType::AtomicAdd);"));
+
+  // pipeline=True (ping-pong staging) moves the same box through one tile.
+  ir::ProgramPtr pipelined = Lower(ReplaceAll(text, "chunk_rows=1)", "pipeline=True)"));
+  ASSERT_NE(pipelined, nullptr);
+  code = GenerateKernel(pipelined, "k");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("CopyGmBox<float>(true, &"));
+
+  // The staged form's explicit box is not a whole-window form: with the box
+  // left out of a 6-operand call it stays unsupported.
+  ir::ProgramPtr partial = Lower(ReplaceAll(text, "src=a, atomic=pld.AtomicType.None_, chunk_rows=1)",
+                                            "src=a, dst_offsets=[0, 0])"));
+  ASSERT_NE(partial, nullptr);
+  code = GenerateKernel(partial, "k");
   ASSERT_FALSE(code.ok());
   EXPECT_THAT(std::string(code.status().message()),
               HasSubstr("code generation does not support pld.tensor.put of this form"));
@@ -512,9 +529,10 @@ class P:
   EXPECT_THAT(code.status().ToString(), HasSubstr("10:14:"));
 }
 
-// A put with an atomic mode has no device primitive yet.
-TEST(KernelCodegenTest, AtomicPutIsALocatedUserError) {
-  ir::ProgramPtr program = Lower(R"(import pypto.language as pl
+// A put with atomic=Add is pto-isa's TPUT<AtomicAdd>; a get has no atomic
+// mode, and one asked for is a located error.
+TEST(KernelCodegenTest, AtomicPutAddsAndAtomicGetIsALocatedUserError) {
+  const std::string text = R"(import pypto.language as pl
 import pypto.language.distributed as pld
 
 
@@ -525,13 +543,21 @@ class P:
         stage = pl.tile.create([1, 64], dtype=pl.FP32, target_memory="Vec")
         pld.tile.put(data, 1, src, stage, [0, 0], [0, 0], [1, 64], atomic=1)
         return
-)");
+)";
+  ir::ProgramPtr program = Lower(text);
   ASSERT_NE(program, nullptr);
   absl::StatusOr<std::string> code = GenerateKernel(program, "k");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr(", stage, pto::AtomicType::AtomicAdd);"));
+
+  program = Lower(ReplaceAll(ReplaceAll(text, "pld.tile.put(data, 1, src", "pld.tile.get(src, 1, data"),
+                             "pl.Tensor[[2, 64], pl.FP32]", "pl.InOut[pl.Tensor[[2, 64], pl.FP32]]"));
+  ASSERT_NE(program, nullptr);
+  code = GenerateKernel(program, "k");
   ASSERT_FALSE(code.ok());
   EXPECT_EQ(code.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(code.status().message()),
-              HasSubstr("code generation does not support pld.tile.put with an atomic mode in a "
+              HasSubstr("code generation does not support pld.tile.get with an atomic mode in a "
                         "kernel yet"));
   EXPECT_THAT(code.status().ToString(), HasSubstr("10:9:10:77:test.pto"));
 }

@@ -78,7 +78,7 @@ absl::Status Generator::EmitPutGet(const ir::CallPtr& call, int indent) {
   if (!staged && !(args.size() == 6 && tensor_form)) {
     return Unsupported(call->span(), op + " of this form");
   }
-  if (put && ir::GetAttr<int64_t>(call->kwargs(), "atomic").value_or(0) != 0) {
+  if (!put && ir::GetAttr<int64_t>(call->kwargs(), "atomic").value_or(0) != 0) {
     return Unsupported(call->span(), op + " with an atomic mode");
   }
   const size_t box = staged ? 4 : 3;  // the first of dst_offsets, src_offsets, shape
@@ -90,6 +90,11 @@ absl::Status Generator::EmitPutGet(const ir::CallPtr& call, int indent) {
     return Unsupported(call->span(), op + " between different dtypes");
   }
   ASSIGN_OR_RETURN(std::string elem, ElemType(window.dtype, call->span()));
+  // An atomic-add put (pto-isa's TPUT<AtomicAdd>) adds into the peer's box.
+  bool atomic_add = false;
+  if (put) {
+    ASSIGN_OR_RETURN(atomic_add, AtomicAdd(call, window.dtype));
+  }
   const std::string in = Indent(indent);
   Value stage;
   if (staged) {
@@ -120,8 +125,8 @@ absl::Status Generator::EmitPutGet(const ir::CallPtr& call, int indent) {
                  ", static_cast<int64_t>(", peer, "));\n", in,
                  "  pto::kernels::internal::CopyGmBox<", elem, ">(", put ? "true, &" : "false, ",
                  put ? remote : local.name, ", ", dst_off, ", ", put ? "" : "&",
-                 put ? local.name : remote, ", ", src_off, ", ", shape, ", ", stage.name, ");\n",
-                 in, "}\n");
+                 put ? local.name : remote, ", ", src_off, ", ", shape, ", ", stage.name,
+                 atomic_add ? ", pto::AtomicType::AtomicAdd" : "", ");\n", in, "}\n");
   return absl::OkStatus();
 }
 

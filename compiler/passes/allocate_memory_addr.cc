@@ -50,12 +50,16 @@ class MaxMemRefId : public ir::IRVisitor {
 // operand, so the box is placed and counted like every other buffer. A box
 // with a dynamic shape is left for code generation to reject. PyPTO's
 // whole-window form (dst, peer, src) is the box of the window at offsets 0;
-// its `chunk_rows` / `chunk_cols` (pto-isa's staging chunk) are accepted, the
-// box moving through one tile. A form with other kwargs is left as it is.
+// its `chunk_rows` / `chunk_cols` (pto-isa's staging chunk) and `pipeline`
+// (ping-pong staging) are accepted, the box moving through one tile (a second
+// tile only buys overlap, as the staged form's `stage2`). A form with other
+// kwargs is left as it is.
 std::vector<ir::ExprPtr> WholeWindowBox(const ir::CallPtr& call, bool put) {
   const std::vector<ir::ExprPtr>& args = call->args();
   for (const auto& [key, value] : call->kwargs()) {
-    if (key != "atomic" && key != "chunk_rows" && key != "chunk_cols") return args;
+    if (key != "atomic" && key != "chunk_rows" && key != "chunk_cols" && key != "pipeline") {
+      return args;
+    }
   }
   auto window = ir::AsTensorTypeLike(args[put ? 0 : 2]->type());
   if (window == nullptr) return args;

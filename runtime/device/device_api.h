@@ -141,6 +141,24 @@ void TPUT(const GlobalTensor<T>& remote, const GlobalTensor<T>& local,
   c->Copy(remote.data, local.data, local.bytes(), stage.data, stage.bytes());
 }
 
+// Local GM -> peer window with an atomic mode: as pto-isa's TPUT<AtomicAdd>
+// (include/pto/comm/TPut.hpp, TputTransferOnce), each stage-sized piece is
+// loaded into `stage` and added into the peer's GM by an atomic-add store.
+template <typename T>
+void TPUT(const GlobalTensor<T>& remote, const GlobalTensor<T>& local, Tile<T>& stage,
+          AtomicType atomic) {
+  if (atomic == AtomicType::AtomicNone) return TPUT(remote, local, stage);
+  DeviceCore* c = CurrentCore();
+  if (remote.count != local.count) c->Fault("TPUT: element counts differ");
+  if (stage.count == 0) c->Fault("TPUT: empty staging tile");
+  for (uint64_t done = 0; done < local.count; done += stage.count) {
+    const uint64_t n = std::min<uint64_t>(stage.count, local.count - done);
+    Tile<T> piece{stage.data, n};
+    TLOAD(piece, GlobalTensor<T>{local.data + done, n});
+    TSTORE(GlobalTensor<T>{remote.data + done, n}, piece, atomic);
+  }
+}
+
 // Peer window -> local GM, staged through `stage` in UB.
 template <typename T>
 void TGET(const GlobalTensor<T>& local, const GlobalTensor<T>& remote,

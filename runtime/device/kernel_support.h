@@ -181,10 +181,12 @@ bool ContiguousBox(const pto::TensorDesc* t, const int64_t (&off)[N],
 // `dst_off` through the UB tile `stage`: TPUT when `dst` is the remote side,
 // else TGET. One transfer when the box is contiguous on both sides (the
 // builtin kernel's one TPUT per destination), else one per innermost row.
+// A put with `atomic` AtomicAdd adds the box into the peer's GM.
 template <typename T, size_t N>
 void CopyGmBox(bool put, const pto::TensorDesc* dst, const int64_t (&dst_off)[N],
                const pto::TensorDesc* src, const int64_t (&src_off)[N],
-               const int64_t (&shape)[N], pto::Tile<T>& stage) {
+               const int64_t (&shape)[N], pto::Tile<T>& stage,
+               pto::AtomicType atomic = pto::AtomicType::AtomicNone) {
   const bool contiguous =
       ContiguousBox(dst, dst_off, shape) & ContiguousBox(src, src_off, shape);
   int64_t count = 1;
@@ -207,7 +209,7 @@ void CopyGmBox(bool put, const pto::TensorDesc* dst, const int64_t (&dst_off)[N]
     // A transfer onto itself (e.g. the root's get of its own data) is a no-op.
     if (d.data == s.data) continue;
     if (put) {
-      pto::TPUT(d, s, stage);
+      pto::TPUT(d, s, stage, atomic);
     } else {
       pto::TGET(d, s, stage);
     }

@@ -228,6 +228,22 @@ void TPUT(const GlobalTensor<T>& remote, const GlobalTensor<T>& local, Tile<T>& 
   isa::StagedCopy(remote.data, local.data, local.count, stage);
 }
 
+// An atomic-add put: pto-isa's TPUT<AtomicAdd> is a TLOAD into the stage and
+// an atomic-add TSTORE per piece (include/pto/comm/TPut.hpp, TputTransferOnce).
+template <typename T>
+void TPUT(const GlobalTensor<T>& remote, const GlobalTensor<T>& local, Tile<T>& stage,
+          AtomicType atomic) {
+  if (atomic == AtomicType::AtomicNone) return TPUT(remote, local, stage);
+  if (remote.count != local.count) CurrentCore()->Fault("TPUT: element counts differ");
+  if (stage.count == 0) CurrentCore()->Fault("TPUT: empty staging tile");
+  for (uint64_t done = 0; done < local.count; done += stage.count) {
+    const uint64_t n = std::min<uint64_t>(stage.count, local.count - done);
+    Tile<T> piece{stage.data, n};
+    TLOAD(piece, GlobalTensor<T>{local.data + done, n});
+    TSTORE(GlobalTensor<T>{remote.data + done, n}, piece, atomic);
+  }
+}
+
 template <typename T>
 void TGET(const GlobalTensor<T>& local, const GlobalTensor<T>& remote, Tile<T>& stage) {
   if (remote.count != local.count) CurrentCore()->Fault("TGET: element counts differ");
