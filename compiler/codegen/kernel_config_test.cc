@@ -6,7 +6,10 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "compiler/codegen/chip_orchestration.h"
 #include "compiler/codegen/codegen_test_util.h"
+#include "compiler/codegen/program_codegen.h"
+#include "compiler/codegen/template_source.h"
 #include "compiler/parser/parser.h"
 #include "compiler/passes/pass_manager.h"
 #include "compiler/support/diagnostics.h"
@@ -148,6 +151,17 @@ class K:
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_THAT(*config, HasSubstr("name: \"mm\"\n  source: \"kernels/aic/mm.cpp\"\n  core_type: AIC"));
   EXPECT_THAT(*config, HasSubstr("name: \"add\"\n  source: \"kernels/aiv/add.cpp\"\n  core_type: AIV"));
+  // The orchestration submits it as an AIC task, the bundle holds it where
+  // the config says.
+  absl::StatusOr<std::string> orch = GenerateChipOrchestration(*lowered, "pipe");
+  ASSERT_TRUE(orch.ok()) << orch.status();
+  EXPECT_THAT(*orch, HasSubstr("orch.submit_aic_task(0, args0);"));
+  EXPECT_THAT(*orch, HasSubstr("orch.submit_aiv_task(1, args1);"));
+  MapTemplateSource templates({});
+  absl::StatusOr<Bundle> bundle = GenerateProgram(*lowered, templates);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_TRUE(bundle->contains("kernels/aic/mm.cpp"));
+  EXPECT_TRUE(bundle->contains("kernels/aiv/add.cpp"));
 }
 
 TEST(ChipKernelConfigTest, AnUnknownPipelineIsNotFound) {
