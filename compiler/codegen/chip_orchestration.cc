@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "compiler/codegen/aic_kernel.h"
 #include "compiler/codegen/chip_callees.h"
 #include "compiler/codegen/cpp_names.h"
 #include "compiler/ir/attrs.h"
@@ -606,8 +607,11 @@ class Generator {
         submit = "submit_aic_task";
         break;
       case ir::FunctionType::kAIV:
-      case ir::FunctionType::kInCore:
         submit = "submit_aiv_task";
+        break;
+      case ir::FunctionType::kInCore:
+        // Cube work only: an AIC kernel (kernel_config.cc lists it as AIC).
+        submit = IsAicKernel(*callee) ? "submit_aic_task" : "submit_aiv_task";
         break;
       default:
         return Unsupported(call.span(), pto::StrCat("a call of the non-kernel '", callee_name, "'"));

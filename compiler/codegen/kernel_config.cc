@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "compiler/codegen/aic_kernel.h"
 #include "compiler/codegen/chip_callees.h"
 #include "compiler/ir/type.h"
 #include "compiler/support/diagnostics.h"
@@ -65,8 +66,11 @@ absl::StatusOr<std::string> ChipKernelConfig(const ir::ProgramPtr& program,
         core = "AIC";
         break;
       case ir::FunctionType::kAIV:
-      case ir::FunctionType::kInCore:
         core = "AIV";
+        break;
+      case ir::FunctionType::kInCore:
+        // Cube work only (its tiles in the cube buffers): an AIC kernel.
+        core = IsAicKernel(*f) ? "AIC" : "AIV";
         break;
       default:
         return UserErrorF(callee.first_call->span(), "'", name, "' called from chip pipeline '", pipeline,

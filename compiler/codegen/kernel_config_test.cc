@@ -6,7 +6,10 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "compiler/codegen/chip_orchestration.h"
 #include "compiler/codegen/codegen_test_util.h"
+#include "compiler/codegen/program_codegen.h"
+#include "compiler/codegen/template_source.h"
 #include "compiler/parser/parser.h"
 #include "compiler/passes/pass_manager.h"
 #include "compiler/support/diagnostics.h"
@@ -110,6 +113,55 @@ TEST(ChipKernelConfigTest, ACalleeThatIsNotAKernelIsALocatedUserError) {
   std::optional<DiagnosticLocation> loc = GetDiagnosticLocation(status);
   ASSERT_TRUE(loc.has_value());
   EXPECT_EQ(loc->line, 16);  // `return self.pipe(x)`
+}
+
+// An InCore function whose tiles InferTileMemorySpace put in the cube
+// buffers is an AIC kernel; a vector one stays AIV.
+TEST(ChipKernelConfigTest, AnInCoreFunctionOfCubeWorkIsAnAicKernel) {
+  ir::ProgramPtr program = Parse(R"(import pypto.language as pl
+
+@pl.program
+class K:
+    @pl.function(type=pl.FunctionType.InCore)
+    def mm(self, a: pl.Tensor[[16, 16], pl.FP16], c: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t = pl.load(a, [0, 0], [16, 16], target_memory=pl.MemorySpace.Mat)
+        u = pl.matmul(t, t)
+        c = pl.store(u, [0, 0], c)
+        return c
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def add(self, c: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t = pl.load(c, [0, 0], [16, 16])
+        u = pl.add(t, t)
+        o = pl.store(u, [0, 0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def pipe(self, a: pl.Tensor[[16, 16], pl.FP16], c: pl.Out[pl.Tensor[[16, 16], pl.FP32]], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        c = self.mm(a, c)
+        o = self.add(c, o)
+        return o
+)");
+  ASSERT_NE(program, nullptr);
+  passes::PassManager pm;
+  ASSERT_TRUE(pm.AddPipeline("default").ok());
+  absl::StatusOr<ir::ProgramPtr> lowered = pm.Run(program);
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  absl::StatusOr<std::string> config = ChipKernelConfig(*lowered, "pipe");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_THAT(*config, HasSubstr("name: \"mm\"\n  source: \"kernels/aic/mm.cpp\"\n  core_type: AIC"));
+  EXPECT_THAT(*config, HasSubstr("name: \"add\"\n  source: \"kernels/aiv/add.cpp\"\n  core_type: AIV"));
+  // The orchestration submits it as an AIC task, the bundle holds it where
+  // the config says.
+  absl::StatusOr<std::string> orch = GenerateChipOrchestration(*lowered, "pipe");
+  ASSERT_TRUE(orch.ok()) << orch.status();
+  EXPECT_THAT(*orch, HasSubstr("orch.submit_aic_task(0, args0);"));
+  EXPECT_THAT(*orch, HasSubstr("orch.submit_aiv_task(1, args1);"));
+  MapTemplateSource templates({});
+  absl::StatusOr<Bundle> bundle = GenerateProgram(*lowered, templates);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_TRUE(bundle->contains("kernels/aic/mm.cpp"));
+  EXPECT_TRUE(bundle->contains("kernels/aiv/add.cpp"));
 }
 
 TEST(ChipKernelConfigTest, AnUnknownPipelineIsNotFound) {

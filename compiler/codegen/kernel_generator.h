@@ -172,6 +172,19 @@ class Generator {
   absl::Status EmitAssemble(const OpCall& c);
   absl::Status EmitTileReshape(const OpCall& c);
 
+  // ---------------------------------------------------------------- cube
+  // An AIC kernel (aic_kernel.h): every call goes to the cube emitters
+  // (kernel_cube_ops.cc).
+  absl::Status EmitCubeCall(const ir::VarPtr& var, const ir::CallPtr& call, int indent);
+  // `var` at the cube-buffer offset AllocateMemoryAddr gave its MemRef.
+  absl::StatusOr<std::string> NewCubeTile(const ir::VarPtr& var, int indent);
+  // The C++ view of `tensor` at `offsets` for TLOAD / TSTORE.
+  absl::StatusOr<std::string> CubeGmView(const ir::ExprPtr& tensor, const ir::ExprPtr& offsets,
+                                         const ir::ExprPtr& shapes, const Span& span);
+  // pto::MatTile<elem> ... for a tile in a cube buffer; nullopt otherwise.
+  static std::optional<std::string> CubeTileType(const ir::TypePtr& type,
+                                                 const std::string& elem);
+
   // ---------------------------------------------------------------- comm
 
   // A window operand of `call` whose communication context is known.
@@ -237,6 +250,7 @@ class Generator {
   ir::StmtPtr top_body_;
   std::string body_;
   int64_t ub_bytes_ = 0;
+  bool aic_ = false;
 };
 
 }  // namespace pto::codegen::kernel_internal

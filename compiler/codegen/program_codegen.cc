@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "compiler/codegen/aic_kernel.h"
 #include "compiler/codegen/builtin_kernels.h"
 #include "compiler/codegen/chip_callees.h"
 #include "compiler/codegen/cpp_names.h"
@@ -35,6 +36,12 @@ bool IsUserKernel(const ir::FunctionPtr& f) {
   using ir::FunctionType;
   return (f->func_type() == FunctionType::kInCore || f->func_type() == FunctionType::kAIV) &&
          !IsBuiltin(f);
+}
+
+// Where a user kernel's source goes: kernels/aic/ for an AIC kernel, as its
+// kernel config entry names it (kernel_config.cc), else kernels/aiv/.
+std::string KernelPath(const ir::Function& f) {
+  return std::string(IsAicKernel(f) ? "kernels/aic/" : "kernels/aiv/") + f.name() + ".cpp";
 }
 
 // A generated translation unit split into its #include lines and the rest.
@@ -116,7 +123,7 @@ absl::StatusOr<std::string> ProgramTranslationUnit(const ir::ProgramPtr& program
   // runtime/device/kernel_support.h.
   for (const auto& [gv, f] : program->functions()) {
     if (!IsUserKernel(f)) continue;
-    Piece p = Split(bundle.at("kernels/aiv/" + f->name() + ".cpp"));
+    Piece p = Split(bundle.at(KernelPath(*f)));
     add(p);
     body << "// ---- kernel " << f->name() << "\n" << p.body << "\n";
   }
@@ -276,7 +283,7 @@ absl::StatusOr<Bundle> GenerateProgram(const ir::ProgramPtr& program,
     } else if (IsUserKernel(f)) {
       absl::StatusOr<std::string> code = GenerateKernel(program, name);
       if (!code.ok()) return code.status();
-      (*bundle)["kernels/aiv/" + name + ".cpp"] = *code;
+      (*bundle)[KernelPath(*f)] = *code;
     }
   }
   absl::StatusOr<std::string> unit = ProgramTranslationUnit(program, *bundle);

@@ -455,10 +455,12 @@ class Comparer {
         const auto& x = static_cast<const TileType&>(*a);
         const auto& y = static_cast<const TileType&>(*b);
         if (!ShapedFields(x, y)) return false;
-        if (x.memory_space() != y.memory_space()) {
+        // The space a tile lives in (its MemRef's names it once it has one, and
+        // the printer then leaves the type's own out).
+        if (x.Space() != y.Space()) {
           auto name = [](const TileType& t) {
-            return t.memory_space() ? std::string(MemorySpacePyptoName(*t.memory_space()))
-                                    : std::string("unset");
+            return t.Space() ? std::string(MemorySpacePyptoName(*t.Space()))
+                             : std::string("unset");
           };
           return Fail(a.get(), b.get(), StrCat("tile memory space ", name(x), " vs ", name(y)));
         }

@@ -232,6 +232,23 @@ TEST(StructuralEqualTest, MemRefsCompareByFieldsThroughTheMapping) {
   EXPECT_FALSE(StructuralEqual(pair(m1, m1), pair(m1, m2)));
 }
 
+// A tile's memory space: its own, or its MemRef's (which the printer then
+// leaves out of the type), so a printed and re-parsed tile is equal.
+TEST(StructuralEqualTest, TilesCompareByTheSpaceTheyLiveIn) {
+  auto ub = std::make_shared<MemRef>("m", MemorySpace::kUB, ConstIndex(0), 512, 0);
+  auto tile = [](std::optional<MemRefPtr> m, std::optional<MemorySpace> s) {
+    return TypePtr(std::make_shared<TileType>(ShapeOf({16, 16}), DataType::kFP16, m,
+                                              std::vector<ExprPtr>{}, Span(), s));
+  };
+  EXPECT_TRUE(StructuralEqual(tile(ub, MemorySpace::kUB), tile(ub, std::nullopt)));
+  EXPECT_EQ(StructuralHash(tile(ub, MemorySpace::kUB)), StructuralHash(tile(ub, std::nullopt)));
+  EXPECT_EQ(StructuralDiff(tile(std::nullopt, MemorySpace::kL0A),
+                           tile(std::nullopt, MemorySpace::kL1)),
+            "<root>: tile memory space Left vs Mat");
+  EXPECT_FALSE(StructuralEqual(tile(std::nullopt, MemorySpace::kL0A),
+                               tile(std::nullopt, std::nullopt)));
+}
+
 TEST(StructuralEqualTest, ConstantsCompareByValueAndDtype) {
   EXPECT_FALSE(StructuralEqual(MakeConstInt(1, DataType::kInt32), ConstIndex(1)));
   EXPECT_EQ(StructuralDiff(MakeConstInt(1, DataType::kInt32), ConstIndex(1)),

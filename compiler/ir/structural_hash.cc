@@ -240,7 +240,7 @@ class Hasher {
       case NodeKind::kTileType: {
         const auto& x = static_cast<const TileType&>(*t);
         ShapedFields(x);
-        Add(x.memory_space() ? 1 + static_cast<uint64_t>(*x.memory_space()) : 0);
+        Add(x.Space() ? 1 + static_cast<uint64_t>(*x.Space()) : 0);
         return Exprs(x.valid_shape());
       }
       case NodeKind::kArrayType: {

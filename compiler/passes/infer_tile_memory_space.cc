@@ -409,7 +409,50 @@ class CrossCoreMove : public ir::IRVisitor {
   }
 };
 
+// The first tile without a space, or operand outside its required space.
+class SpaceChecker : public ir::IRVisitor {
+ public:
+  const ir::Node* found = nullptr;
+  std::string what;
+
+ protected:
+  void VisitVarDef(const ir::VarPtr& var) override {
+    auto t = var != nullptr ? ir::As<ir::TileType>(var->type()) : nullptr;
+    if (found == nullptr && t != nullptr && !t->Space()) {
+      found = var.get();
+      what = pto::StrCat("tile '", var->name_hint(), "' has no memory space");
+    }
+  }
+  void VisitCall(const ir::CallPtr& call) override {
+    if (found == nullptr && !ir::Is<ir::GlobalVar>(call->op())) {
+      std::vector<Space> want = InputSpaces(*call);
+      for (size_t i = 0; i < want.size() && i < call->args().size() && found == nullptr; ++i) {
+        auto t = ir::As<ir::TileType>(call->args()[i]->type());
+        if (!want[i] || t == nullptr || t->Space() == want[i]) continue;
+        found = call.get();
+        what = pto::StrCat("operand ", i, " of ", call->op()->name(), " is in ",
+                           t->Space() ? ir::MemorySpacePyptoName(*t->Space()) : "no space",
+                           ", not ", ir::MemorySpacePyptoName(*want[i]));
+      }
+    }
+    ir::IRVisitor::VisitCall(call);
+  }
+};
+
 }  // namespace
+
+absl::Status VerifyTileMemoryInferred(const ir::ProgramPtr& program) {
+  for (const auto& [gv, fn] : program->functions()) {
+    if (!HoldsTiles(fn)) continue;
+    SpaceChecker checker;
+    checker.VisitStmt(fn->body());
+    if (checker.found != nullptr) {
+      return InternalErrorF(checker.found->span(), "TileMemoryInferred: in '", fn->name(), "', ",
+                            checker.what, " (run InferTileMemorySpace)");
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::Status CheckNoMixedKernel(const ir::ProgramPtr& program) {
   for (const auto& [gv, fn] : program->functions()) {

@@ -35,6 +35,11 @@ std::unique_ptr<Pass> CreateInferTileMemorySpacePass();
 // error at the move).
 absl::Status CheckNoMixedKernel(const ir::ProgramPtr& program);
 
+// PyPTO's TileMemoryInferred verifier: every tile defined in a kernel has a
+// memory space, and every operand a cube or vector operator constrains is in
+// the space it needs (an internal error at the offender otherwise).
+absl::Status VerifyTileMemoryInferred(const ir::ProgramPtr& program);
+
 }  // namespace pto::passes
 
 #endif  // PTO_COMPILER_PASSES_INFER_TILE_MEMORY_SPACE_H_

@@ -16,8 +16,8 @@ namespace pto::passes {
 class InitMemRefPass : public Pass {
  public:
   std::string_view name() const override { return "InitMemRef"; }
-  // PyPTO also requires TileMemoryInferred (pass 17, out of scope): every
-  // tile here is an AIV tile in UB.
+  // PyPTO also requires TileMemoryInferred (InferTileMemorySpace, 17); here
+  // a tile without a space (a pass list without 17) is a UB tile.
   IRPropertySet required() const override {
     return {IRProperty::kSSAForm, IRProperty::kSplitIncoreOrch, IRProperty::kIncoreTileOps,
             IRProperty::kTileOps2D};

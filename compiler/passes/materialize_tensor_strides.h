@@ -20,8 +20,8 @@ namespace pto::passes {
 class MaterializeTensorStridesPass : public Pass {
  public:
   std::string_view name() const override { return "MaterializeTensorStrides"; }
-  // PyPTO also requires TileMemoryInferred, which only its pass 17
-  // InferTileMemorySpace (out of scope: every tile here is in UB) produces.
+  // PyPTO also requires TileMemoryInferred (InferTileMemorySpace, 17); this
+  // pass rewrites tensors only, so pass lists without 17 may run it.
   IRPropertySet required() const override {
     return {IRProperty::kSSAForm, IRProperty::kSplitIncoreOrch, IRProperty::kIncoreTileOps,
             IRProperty::kTileOps2D, IRProperty::kNormalizedStmtStructure};

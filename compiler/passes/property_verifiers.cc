@@ -7,6 +7,7 @@
 #include "compiler/ir/verifier.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/passes/classify_iter_arg_carry.h"
+#include "compiler/passes/infer_tile_memory_space.h"
 #include "compiler/passes/derive_call_directions.h"
 #include "compiler/passes/materialize_runtime_scopes.h"
 #include "compiler/support/diagnostics.h"
@@ -444,6 +445,8 @@ absl::Status VerifyProperty(IRProperty property, const ir::ProgramPtr& program) 
       return VerifyIterArgCarry(program);
     case IRProperty::kSSAForm:
       return VerifySSA(program);
+    case IRProperty::kTileMemoryInferred:
+      return VerifyTileMemoryInferred(program);
     case IRProperty::kNoNestedCalls:
     case IRProperty::kNormalizedStmtStructure:
       return VerifyStructure(property, program);
@@ -470,6 +473,7 @@ bool HasPropertyVerifier(IRProperty property) {
     case IRProperty::kRuntimeScopesMaterialized:
     case IRProperty::kIterArgCarryClassified:
     case IRProperty::kSSAForm:
+    case IRProperty::kTileMemoryInferred:
     case IRProperty::kNoNestedCalls:
     case IRProperty::kNormalizedStmtStructure:
     case IRProperty::kSplitIncoreOrch:
