@@ -1,9 +1,5 @@
 #include "sim/testing/module_harness.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -11,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "sim/common/fork_run.h"
 #include "sim/common/sc_time.h"
 
 namespace pto::sim::testing {
@@ -102,49 +99,20 @@ bool Parse(const std::string& bytes, ModuleRun* r) {
 }  // namespace
 
 ModuleRun RunModule(const std::function<void(ModuleRun&)>& body) {
+  absl::StatusOr<std::string> bytes = RunInChild(
+      [&] {
+        ModuleRun r;
+        body(r);
+        return Serialize(r);
+      },
+      "the module's process");
   ModuleRun failed;
-  int fds[2];
-  if (pipe(fds) != 0) {
-    failed.failure = "pipe() failed";
-    return failed;
-  }
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    failed.failure = "fork() failed";
-    return failed;
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    ModuleRun r;
-    body(r);
-    const std::string bytes = Serialize(r);
-    size_t done = 0;
-    while (done < bytes.size()) {
-      const ssize_t n = write(fds[1], bytes.data() + done, bytes.size() - done);
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
-    }
-    close(fds[1]);
-    std::fflush(nullptr);
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string bytes;
-  char buf[1 << 14];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof(buf))) > 0) bytes.append(buf, n);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    failed.failure = WIFSIGNALED(status)
-                         ? absl::StrCat("the module's process died with signal ", WTERMSIG(status))
-                         : absl::StrCat("the module's process exited with ", WEXITSTATUS(status));
+  if (!bytes.ok()) {
+    failed.failure = std::string(bytes.status().message());
     return failed;
   }
   ModuleRun r;
-  if (!Parse(bytes, &r)) {
+  if (!Parse(*bytes, &r)) {
     failed.failure = "the module's process sent an unreadable result";
     return failed;
   }

@@ -78,7 +78,12 @@ RunSummary Summarize(const RunReport& report, const SummaryOptions& options) {
     runs[t.chip()].insert(t.run());
   }
   for (const auto& [chip, rs] : runs) ranks[chip].dispatches = static_cast<int>(rs.size());
-  for (const CoreStat& c : report.cores()) ranks[c.chip()].wait_ps += c.wait_ps();
+  for (const CoreStat& c : report.cores()) {
+    RankSummary& r = ranks[c.chip()];
+    r.wait_ps += c.wait_ps();
+    r.cube_ps += c.cube_busy_ps();
+    r.vector_ps += c.vector_busy_ps();
+  }
   for (const ResourceStat& l : report.links()) {
     if (std::optional<int> from = LinkSender(l.name())) ranks[*from].sent_bytes += l.bytes();
     if (std::optional<int> to = LinkReceiver(l.name())) ranks[*to].received_bytes += l.bytes();
@@ -140,6 +145,17 @@ std::string FormatSummary(const RunSummary& s) {
     absl::StrAppend(&out, absl::StrFormat("%4d  %5d  %10d  %9s  %8s  %8s  %8s\n", r.rank, r.tasks,
                                           r.dispatches, Us(r.kernel_ps), Size(r.sent_bytes),
                                           Size(r.received_bytes), Us(r.wait_ps)));
+  }
+  // Cube against vector time, once a rank ran a cube kernel (a vector-only
+  // run prints the table above alone).
+  bool cube = false;
+  for (const RankSummary& r : s.ranks) cube = cube || r.cube_ps > 0;
+  if (cube) {
+    out += "rank    cube us  vector us\n";
+    for (const RankSummary& r : s.ranks) {
+      absl::StrAppend(&out,
+                      absl::StrFormat("%4d  %9s  %9s\n", r.rank, Us(r.cube_ps), Us(r.vector_ps)));
+    }
   }
   auto busy = [&](const char* what, const std::vector<BusyResource>& rs) {
     if (rs.empty()) return;

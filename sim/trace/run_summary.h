@@ -21,6 +21,8 @@ struct RankSummary {
   int64_t sent_bytes = 0;      // over links leaving the chip
   int64_t received_bytes = 0;  // over links arriving at the chip
   int64_t wait_ps = 0;         // its cores' time blocked in TWAIT
+  int64_t cube_ps = 0;         // its AICs' cube (M pipe) busy time
+  int64_t vector_ps = 0;       // its AIVs' vector busy time
   int dispatches = 0;          // chip dispatches (L3 -> L2 round trips)
 };
 

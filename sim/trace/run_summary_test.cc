@@ -10,6 +10,7 @@ namespace pto::sim {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // Two chips; chip 0 runs stage -> a2a -> consume, chip 1 runs stage -> a2a.
 // The a2a tasks hold the collective; links c0->c1 and c1->c0 carry its bytes.
@@ -102,9 +103,27 @@ TEST(RunSummaryTest, FormattedTable) {
   EXPECT_THAT(t, HasSubstr("rank  tasks  dispatches  kernel us      sent  received   wait us\n"
                            "   0      3           2      79.00    4096 B    8192 B      5.00\n"));
   EXPECT_THAT(t, HasSubstr("busiest links: link c1->c0 50.0% (8192 B), link c0->c1 25.0% (4096 B)"));
+  // No cube time: no cube / vector table.
+  EXPECT_THAT(t, Not(HasSubstr("cube us")));
   EXPECT_THAT(t, HasSubstr("busiest GM ports: gm c0 12.5% (100 B), gm c1 6.2% (200 B)"));
   EXPECT_THAT(t, HasSubstr("critical path (to 90.00 us): __builtin_a2a 40.00 us, consume 29.00 us"));
   EXPECT_THAT(t, HasSubstr("collective (__builtin_*): 42.00 us, busbw 0.15 GB/s of the 56 GB/s"));
+}
+
+TEST(RunSummaryTest, CubeAndVectorTimeSplitPerRank) {
+  RunReport r = Report();
+  CoreStat* aic = r.add_cores();
+  aic->set_chip(1);
+  aic->set_kind("AIC");
+  aic->set_cube_busy_ps(1500000);
+  r.mutable_cores(0)->set_vector_busy_ps(2000000);
+  const RunSummary s = Summarize(r, SummaryOptions{});
+  EXPECT_EQ(s.ranks[0].vector_ps, 2000000);
+  EXPECT_EQ(s.ranks[0].cube_ps, 0);
+  EXPECT_EQ(s.ranks[1].cube_ps, 1500000);
+  EXPECT_THAT(FormatSummary(s), HasSubstr("rank    cube us  vector us\n"
+                                          "   0       0.00       2.00\n"
+                                          "   1       1.50       0.00\n"));
 }
 
 }  // namespace
