@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "compiler/codegen/chip_callees.h"
+#include "compiler/codegen/cpp_emitter.h"
 #include "compiler/codegen/cpp_names.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ir/expr.h"
@@ -64,10 +65,13 @@ std::string CppString(std::string_view s) {
   return out + "\"";
 }
 
-class Generator {
+class Generator : public CppEmitter {
  public:
   Generator(const ir::ProgramPtr& program, std::string_view pipeline)
-      : program_(program), pipeline_(pipeline) {}
+      : CppEmitter("a chip orchestration", "an inline expression operand",
+                   {"orch", "args", "is_contiguous"}),
+        program_(program),
+        pipeline_(pipeline) {}
 
   absl::StatusOr<std::string> Run() {
     ir::FunctionPtr orch = program_->GetFunction(pipeline_);
@@ -157,27 +161,7 @@ class Generator {
     }
   }
 
-  absl::Status Unsupported(const Span& span, std::string_view construct) {
-    return UserErrorF(span, "code generation does not support ", construct,
-                      " in a chip orchestration yet");
-  }
-
-  // A C++ identifier from `hint`, unique in the entry.
-  std::string Fresh(std::string_view hint) { return FreshCppName(hint, &names_); }
-
-  void Line(int indent, std::string_view text) {
-    pto::StrAppend(&body_, std::string(2 * indent, ' '), text, "\n");
-  }
-
-  absl::StatusOr<Value> Lookup(const ir::ExprPtr& e) {
-    auto var = ir::As<ir::Var>(e);
-    if (var == nullptr) return Unsupported(e->span(), "an inline expression operand");
-    auto it = values_.find(var.get());
-    if (it == values_.end()) {
-      return InternalErrorF(e->span(), "'", var->name_hint(), "' used before it is bound");
-    }
-    return it->second;
-  }
+  absl::StatusOr<Value> Lookup(const ir::ExprPtr& e) { return LookupIn(values_, e); }
 
   absl::Status EmitStmt(const ir::StmtPtr& stmt, int indent) {
     if (auto seq = ir::As<ir::SeqStmts>(stmt)) {
@@ -921,8 +905,6 @@ class Generator {
   std::string pipeline_;
   std::map<std::string, int> func_ids_;
   std::map<const ir::Var*, Value> values_;
-  std::set<std::string> names_ = {"orch", "args", "is_contiguous"};
-  std::string body_;
   // Per open loop, the carry variable of each iter_arg ("" = trivial alias).
   std::vector<std::vector<std::string>> loops_;
   int next_task_ = 0;
