@@ -574,23 +574,29 @@ class Generator : public CppEmitter {
   }
 
   // Emits one task; returns what the call evaluates to.
+  // The orchestrator call that submits a kernel of `type`; "" for a
+  // function that is not a kernel.
+  static std::string_view SubmitFunction(ir::FunctionType type) {
+    switch (type) {
+      case ir::FunctionType::kAIC:
+        return "submit_aic_task";
+      case ir::FunctionType::kAIV:
+      case ir::FunctionType::kInCore:
+        return "submit_aiv_task";
+      default:
+        return "";
+    }
+  }
+
   absl::StatusOr<Value> EmitSubmit(const ir::Call& call, int indent) {
     const std::string& callee_name = call.op()->name();
     ir::FunctionPtr callee = program_->GetFunction(callee_name);
     if (callee == nullptr) {
       return InternalErrorF(call.span(), "call of '", callee_name, "', which is not in the program");
     }
-    std::string_view submit;
-    switch (callee->func_type()) {
-      case ir::FunctionType::kAIC:
-        submit = "submit_aic_task";
-        break;
-      case ir::FunctionType::kAIV:
-      case ir::FunctionType::kInCore:
-        submit = "submit_aiv_task";
-        break;
-      default:
-        return Unsupported(call.span(), pto::StrCat("a call of the non-kernel '", callee_name, "'"));
+    const std::string_view submit = SubmitFunction(callee->func_type());
+    if (submit.empty()) {
+      return Unsupported(call.span(), pto::StrCat("a call of the non-kernel '", callee_name, "'"));
     }
     auto dirs = ir::GetAttr<std::vector<ir::ArgDirection>>(call.attrs(), ir::kAttrArgDirections);
     if (!dirs.has_value()) {

@@ -598,6 +598,113 @@ Chunking ChunkStatic(int64_t numel, DataType dtype) {
   return ch;
 }
 
+// The mesh form: every rank folds every peer's chunk, in rank order.
+void EmitMeshAllReduce(Emitter& em, const ExprPtr& signal, const VarPtr& flat, int64_t numel,
+                       DataType dtype, OpId reduce) {
+  // Full chunks of the UB budget, then one static tail chunk.
+  const auto [chunk, full, tail] = ChunkStatic(numel, dtype);
+  ExprPtr shape = em.Tuple({em.Index(1), em.Index(chunk)});
+  ExprPtr stage = Stage(em, shape, dtype);
+  ExprPtr tail_shape = tail > 0 ? em.Tuple({em.Index(1), em.Index(tail)}) : nullptr;
+  ExprPtr tail_stage = tail > 0 ? Stage(em, tail_shape, dtype) : nullptr;
+  em.EmitBarrier(signal);  // ready: every rank's target is written
+  // One chunk at `start` (an INDEX expression) of `shape`, whose barrier
+  // generation is `gen` (INDEX).
+  auto emit_chunk = [&](const ExprPtr& start, const ExprPtr& shape, const ExprPtr& stage,
+                        const ExprPtr& gen) {
+    ExprPtr off = em.Tuple({em.Index(0), start});
+    // Fold in rank order from rank 0's chunk (ours when we are rank 0), as
+    // the HOST builtin does, so every rank and both rails get the same bits
+    // (a float Prod or Sum depends on the order).
+    VarPtr own = em.Let("acc", em.Call(OpId::kPlTileLoad, {flat, off, shape}));
+    em.Eval(em.Call(OpId::kPldTileRemoteLoad, {own, em.Index(0), flat, off, shape}));
+    VarPtr acc = em.ForCarry(
+        "peer", em.nranks_idx(), "acc", own, [&](const VarPtr& peer, const VarPtr& cur) -> ExprPtr {
+          return em.IfValue(
+              "acc", em.Bin(BinaryOp::kNe, peer, em.Index(0)),
+              [&]() -> ExprPtr {
+                em.Eval(em.Call(OpId::kPldTileRemoteLoad, {stage, peer, flat, off, shape}));
+                return em.Let("acc", em.Call(reduce, {cur, stage}));
+              },
+              [&]() -> ExprPtr { return cur; });
+        });
+    // Per-chunk barrier (hand-rolled: generation 2 + chunk): no peer still
+    // reads this chunk when it is overwritten.
+    em.NotifyAndWaitAll(signal, nullptr, em.Cast(gen, DataType::kInt32),
+                        /*row_is_sender=*/true);
+    em.Eval(em.Call(OpId::kPlTileStore, {acc, off, flat}));
+  };
+  em.For("chunk", em.Index(full), [&](const VarPtr& c) {
+    emit_chunk(em.Bin(BinaryOp::kMul, c, em.Index(chunk)), shape, stage,
+               em.Bin(BinaryOp::kAdd, c, em.Index(2)));
+  });
+  if (tail > 0) emit_chunk(em.Index(full * chunk), tail_shape, tail_stage, em.Index(full + 2));
+  em.EmitEpilogueReset(signal, em.Int32(1 + ChunkStatic(numel, dtype).count()));
+}
+
+// The ring form over NR = `nr` segments of the flattened target.
+void EmitRingAllReduce(Emitter& em, const ExprPtr& signal, const VarPtr& flat, int64_t numel,
+                       int64_t nr, DataType dtype, OpId reduce) {
+  // Ring: NR segments; step s < NR-1 pulls segment (my_rank - s - 1) from the
+  // left neighbour and reduces it, step s >= NR-1 pulls segment
+  // (my_rank - (s - NR + 1)) and copies it. Each (chunk, step) is bracketed
+  // by a ready and a read-complete credit round on signal row s.
+  const int64_t seg = numel / nr;
+  // Full chunks of the UB budget and one static tail, as the mesh form.
+  const Chunking ch = ChunkStatic(seg, dtype);
+  const int64_t chunk = ch.chunk, full = ch.full, tail = ch.tail;
+  const int64_t steps = 2 * (nr - 1);
+  ExprPtr full_shape = em.Tuple({em.Index(1), em.Index(chunk)});
+  ExprPtr full_stage = Stage(em, full_shape, dtype);
+  ExprPtr tail_shape = tail > 0 ? em.Tuple({em.Index(1), em.Index(tail)}) : nullptr;
+  ExprPtr tail_stage = tail > 0 ? Stage(em, tail_shape, dtype) : nullptr;
+  VarPtr rank_idx = em.Let("rank_idx", em.Cast(em.my_rank(), DataType::kIndex));
+  VarPtr left = em.Let("left", em.Bin(BinaryOp::kFloorMod,
+                                      em.Bin(BinaryOp::kAdd, rank_idx,
+                                             em.Bin(BinaryOp::kSub, em.nranks_idx(), em.Index(1))),
+                                      em.nranks_idx()));
+  // Chunk `c` (an INDEX expression) of `shape`, through `stage`.
+  auto emit_chunk = [&](const ExprPtr& c, const ExprPtr& shape, const ExprPtr& stage) {
+    em.For("step", em.Index(steps), [&](const VarPtr& s) {
+      ExprPtr ready =
+          em.Cast(em.Bin(BinaryOp::kAdd, em.Bin(BinaryOp::kMul, c, em.Index(2)), em.Index(1)),
+                  DataType::kInt32);
+      em.NotifyAndWaitAll(signal, s, ready, /*row_is_sender=*/false);
+      VarPtr reducing = em.Let("reducing", em.Bin(BinaryOp::kLt, s, em.Index(nr - 1)));
+      // back = s + 1 while reducing, s - NR + 1 while gathering.
+      VarPtr back = em.IfValue(
+          "back", reducing, [&] { return em.Bin(BinaryOp::kAdd, s, em.Index(1)); },
+          [&] { return em.Bin(BinaryOp::kSub, s, em.Index(nr - 1)); });
+      VarPtr segment = em.Let(
+          "segment", em.Bin(BinaryOp::kFloorMod,
+                            em.Bin(BinaryOp::kSub,
+                                   em.Bin(BinaryOp::kAdd, rank_idx,
+                                          em.Bin(BinaryOp::kMul, em.nranks_idx(), em.Index(2))),
+                                   back),
+                            em.nranks_idx()));
+      ExprPtr off = em.Tuple(
+          {em.Index(0), em.Bin(BinaryOp::kAdd, em.Bin(BinaryOp::kMul, segment, em.Index(seg)),
+                               em.Bin(BinaryOp::kMul, c, em.Index(chunk)))});
+      em.Eval(em.Call(OpId::kPldTileRemoteLoad, {stage, left, flat, off, shape}));
+      VarPtr own = em.Let("own", em.Call(OpId::kPlTileLoad, {flat, off, shape}));
+      VarPtr value = em.IfValue(
+          "value", reducing,
+          [&] {
+            return em.Let("acc", em.Call(reduce, {own, stage}));
+          },
+          [&]() -> ExprPtr { return stage; });
+      em.Eval(em.Call(OpId::kPlTileStore, {value, off, flat}));
+      ExprPtr done =
+          em.Cast(em.Bin(BinaryOp::kMul, em.Bin(BinaryOp::kAdd, c, em.Index(1)), em.Index(2)),
+                  DataType::kInt32);
+      em.NotifyAndWaitAll(signal, s, done, /*row_is_sender=*/false);
+    });
+  };
+  em.For("chunk", em.Index(full), [&](const VarPtr& c) { emit_chunk(c, full_shape, full_stage); });
+  if (tail > 0) emit_chunk(em.Index(full), tail_shape, tail_stage);
+  em.EmitEpilogueReset(signal, em.Int32(2 * ch.count()), steps);
+}
+
 ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
   const std::vector<ExprPtr>& a = call->args();
   const Span& span = call->span();
@@ -669,108 +776,10 @@ ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
   VarPtr flat = em.Let(
       "flat", em.Call(OpId::kPlTensorReshape, {target, em.Tuple({em.Index(1), em.Index(numel)})}));
   if (mode == "mesh") {
-    // Full chunks of the UB budget, then one static tail chunk.
-    const auto [chunk, full, tail] = ChunkStatic(numel, dtype);
-    ExprPtr shape = em.Tuple({em.Index(1), em.Index(chunk)});
-    ExprPtr stage = Stage(em, shape, dtype);
-    ExprPtr tail_shape = tail > 0 ? em.Tuple({em.Index(1), em.Index(tail)}) : nullptr;
-    ExprPtr tail_stage = tail > 0 ? Stage(em, tail_shape, dtype) : nullptr;
-    em.EmitBarrier(signal);  // ready: every rank's target is written
-    // One chunk at `start` (an INDEX expression) of `shape`, whose barrier
-    // generation is `gen` (INDEX).
-    auto emit_chunk = [&](const ExprPtr& start, const ExprPtr& shape, const ExprPtr& stage,
-                          const ExprPtr& gen) {
-      ExprPtr off = em.Tuple({em.Index(0), start});
-      // Fold in rank order from rank 0's chunk (ours when we are rank 0), as
-      // the HOST builtin does, so every rank and both rails get the same bits
-      // (a float Prod or Sum depends on the order).
-      VarPtr own = em.Let("acc", em.Call(OpId::kPlTileLoad, {flat, off, shape}));
-      em.Eval(em.Call(OpId::kPldTileRemoteLoad, {own, em.Index(0), flat, off, shape}));
-      VarPtr acc = em.ForCarry(
-          "peer", em.nranks_idx(), "acc", own,
-          [&](const VarPtr& peer, const VarPtr& cur) -> ExprPtr {
-            return em.IfValue(
-                "acc", em.Bin(BinaryOp::kNe, peer, em.Index(0)),
-                [&]() -> ExprPtr {
-                  em.Eval(em.Call(OpId::kPldTileRemoteLoad, {stage, peer, flat, off, shape}));
-                  return em.Let("acc", em.Call(reduce, {cur, stage}));
-                },
-                [&]() -> ExprPtr { return cur; });
-          });
-      // Per-chunk barrier (hand-rolled: generation 2 + chunk): no peer still
-      // reads this chunk when it is overwritten.
-      em.NotifyAndWaitAll(signal, nullptr, em.Cast(gen, DataType::kInt32),
-                          /*row_is_sender=*/true);
-      em.Eval(em.Call(OpId::kPlTileStore, {acc, off, flat}));
-    };
-    em.For("chunk", em.Index(full), [&](const VarPtr& c) {
-      emit_chunk(em.Bin(BinaryOp::kMul, c, em.Index(chunk)), shape, stage,
-                 em.Bin(BinaryOp::kAdd, c, em.Index(2)));
-    });
-    if (tail > 0) emit_chunk(em.Index(full * chunk), tail_shape, tail_stage, em.Index(full + 2));
-    em.EmitEpilogueReset(signal, em.Int32(1 + ChunkStatic(numel, dtype).count()));
-    return target;
+    EmitMeshAllReduce(em, signal, flat, numel, dtype, reduce);
+  } else {
+    EmitRingAllReduce(em, signal, flat, numel, nr, dtype, reduce);
   }
-
-  // Ring: NR segments; step s < NR-1 pulls segment (my_rank - s - 1) from the
-  // left neighbour and reduces it, step s >= NR-1 pulls segment
-  // (my_rank - (s - NR + 1)) and copies it. Each (chunk, step) is bracketed
-  // by a ready and a read-complete credit round on signal row s.
-  const int64_t seg = numel / nr;
-  // Full chunks of the UB budget and one static tail, as the mesh form.
-  const Chunking ch = ChunkStatic(seg, dtype);
-  const int64_t chunk = ch.chunk, full = ch.full, tail = ch.tail;
-  const int64_t steps = 2 * (nr - 1);
-  ExprPtr full_shape = em.Tuple({em.Index(1), em.Index(chunk)});
-  ExprPtr full_stage = Stage(em, full_shape, dtype);
-  ExprPtr tail_shape = tail > 0 ? em.Tuple({em.Index(1), em.Index(tail)}) : nullptr;
-  ExprPtr tail_stage = tail > 0 ? Stage(em, tail_shape, dtype) : nullptr;
-  VarPtr rank_idx = em.Let("rank_idx", em.Cast(em.my_rank(), DataType::kIndex));
-  VarPtr left = em.Let("left", em.Bin(BinaryOp::kFloorMod,
-                                      em.Bin(BinaryOp::kAdd, rank_idx,
-                                             em.Bin(BinaryOp::kSub, em.nranks_idx(), em.Index(1))),
-                                      em.nranks_idx()));
-  // Chunk `c` (an INDEX expression) of `shape`, through `stage`.
-  auto emit_chunk = [&](const ExprPtr& c, const ExprPtr& shape, const ExprPtr& stage) {
-    em.For("step", em.Index(steps), [&](const VarPtr& s) {
-      ExprPtr ready =
-          em.Cast(em.Bin(BinaryOp::kAdd, em.Bin(BinaryOp::kMul, c, em.Index(2)), em.Index(1)),
-                  DataType::kInt32);
-      em.NotifyAndWaitAll(signal, s, ready, /*row_is_sender=*/false);
-      VarPtr reducing = em.Let("reducing", em.Bin(BinaryOp::kLt, s, em.Index(nr - 1)));
-      // back = s + 1 while reducing, s - NR + 1 while gathering.
-      VarPtr back = em.IfValue(
-          "back", reducing, [&] { return em.Bin(BinaryOp::kAdd, s, em.Index(1)); },
-          [&] { return em.Bin(BinaryOp::kSub, s, em.Index(nr - 1)); });
-      VarPtr segment = em.Let(
-          "segment", em.Bin(BinaryOp::kFloorMod,
-                            em.Bin(BinaryOp::kSub,
-                                   em.Bin(BinaryOp::kAdd, rank_idx,
-                                          em.Bin(BinaryOp::kMul, em.nranks_idx(), em.Index(2))),
-                                   back),
-                            em.nranks_idx()));
-      ExprPtr off = em.Tuple(
-          {em.Index(0), em.Bin(BinaryOp::kAdd, em.Bin(BinaryOp::kMul, segment, em.Index(seg)),
-                               em.Bin(BinaryOp::kMul, c, em.Index(chunk)))});
-      em.Eval(em.Call(OpId::kPldTileRemoteLoad, {stage, left, flat, off, shape}));
-      VarPtr own = em.Let("own", em.Call(OpId::kPlTileLoad, {flat, off, shape}));
-      VarPtr value = em.IfValue(
-          "value", reducing,
-          [&] {
-            return em.Let("acc", em.Call(reduce, {own, stage}));
-          },
-          [&]() -> ExprPtr { return stage; });
-      em.Eval(em.Call(OpId::kPlTileStore, {value, off, flat}));
-      ExprPtr done =
-          em.Cast(em.Bin(BinaryOp::kMul, em.Bin(BinaryOp::kAdd, c, em.Index(1)), em.Index(2)),
-                  DataType::kInt32);
-      em.NotifyAndWaitAll(signal, s, done, /*row_is_sender=*/false);
-    });
-  };
-  em.For("chunk", em.Index(full),
-         [&](const VarPtr& c) { emit_chunk(c, full_shape, full_stage); });
-  if (tail > 0) emit_chunk(em.Index(full), tail_shape, tail_stage);
-  em.EmitEpilogueReset(signal, em.Int32(2 * ch.count()), steps);
   return target;
 }
 
