@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "compiler/codegen/aic_kernel.h"
 #include "compiler/codegen/chip_callees.h"
+#include "compiler/codegen/cpp_emitter.h"
 #include "compiler/codegen/cpp_names.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ir/expr.h"
@@ -65,10 +66,13 @@ std::string CppString(std::string_view s) {
   return out + "\"";
 }
 
-class Generator {
+class Generator : public CppEmitter {
  public:
   Generator(const ir::ProgramPtr& program, std::string_view pipeline)
-      : program_(program), pipeline_(pipeline) {}
+      : CppEmitter("a chip orchestration", "an inline expression operand",
+                   {"orch", "args", "is_contiguous"}),
+        program_(program),
+        pipeline_(pipeline) {}
 
   absl::StatusOr<std::string> Run() {
     ir::FunctionPtr orch = program_->GetFunction(pipeline_);
@@ -158,27 +162,7 @@ class Generator {
     }
   }
 
-  absl::Status Unsupported(const Span& span, std::string_view construct) {
-    return UserErrorF(span, "code generation does not support ", construct,
-                      " in a chip orchestration yet");
-  }
-
-  // A C++ identifier from `hint`, unique in the entry.
-  std::string Fresh(std::string_view hint) { return FreshCppName(hint, &names_); }
-
-  void Line(int indent, std::string_view text) {
-    pto::StrAppend(&body_, std::string(2 * indent, ' '), text, "\n");
-  }
-
-  absl::StatusOr<Value> Lookup(const ir::ExprPtr& e) {
-    auto var = ir::As<ir::Var>(e);
-    if (var == nullptr) return Unsupported(e->span(), "an inline expression operand");
-    auto it = values_.find(var.get());
-    if (it == values_.end()) {
-      return InternalErrorF(e->span(), "'", var->name_hint(), "' used before it is bound");
-    }
-    return it->second;
-  }
+  absl::StatusOr<Value> Lookup(const ir::ExprPtr& e) { return LookupIn(values_, e); }
 
   absl::Status EmitStmt(const ir::StmtPtr& stmt, int indent) {
     if (auto seq = ir::As<ir::SeqStmts>(stmt)) {
@@ -595,26 +579,31 @@ class Generator {
   }
 
   // Emits one task; returns what the call evaluates to.
+  // The orchestrator call that submits a kernel of `type`; "" for a
+  // function that is not a kernel.
+  static std::string_view SubmitFunction(const ir::Function& callee) {
+    switch (callee.func_type()) {
+      case ir::FunctionType::kAIC:
+        return "submit_aic_task";
+      case ir::FunctionType::kAIV:
+        return "submit_aiv_task";
+      case ir::FunctionType::kInCore:
+        // Cube work only: an AIC kernel (kernel_config.cc lists it as AIC).
+        return IsAicKernel(callee) ? "submit_aic_task" : "submit_aiv_task";
+      default:
+        return "";
+    }
+  }
+
   absl::StatusOr<Value> EmitSubmit(const ir::Call& call, int indent) {
     const std::string& callee_name = call.op()->name();
     ir::FunctionPtr callee = program_->GetFunction(callee_name);
     if (callee == nullptr) {
       return InternalErrorF(call.span(), "call of '", callee_name, "', which is not in the program");
     }
-    std::string_view submit;
-    switch (callee->func_type()) {
-      case ir::FunctionType::kAIC:
-        submit = "submit_aic_task";
-        break;
-      case ir::FunctionType::kAIV:
-        submit = "submit_aiv_task";
-        break;
-      case ir::FunctionType::kInCore:
-        // Cube work only: an AIC kernel (kernel_config.cc lists it as AIC).
-        submit = IsAicKernel(*callee) ? "submit_aic_task" : "submit_aiv_task";
-        break;
-      default:
-        return Unsupported(call.span(), pto::StrCat("a call of the non-kernel '", callee_name, "'"));
+    const std::string_view submit = SubmitFunction(*callee);
+    if (submit.empty()) {
+      return Unsupported(call.span(), pto::StrCat("a call of the non-kernel '", callee_name, "'"));
     }
     auto dirs = ir::GetAttr<std::vector<ir::ArgDirection>>(call.attrs(), ir::kAttrArgDirections);
     if (!dirs.has_value()) {
@@ -929,8 +918,6 @@ class Generator {
   std::string pipeline_;
   std::map<std::string, int> func_ids_;
   std::map<const ir::Var*, Value> values_;
-  std::set<std::string> names_ = {"orch", "args", "is_contiguous"};
-  std::string body_;
   // Per open loop, the carry variable of each iter_arg ("" = trivial alias).
   std::vector<std::vector<std::string>> loops_;
   int next_task_ = 0;

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "compiler/codegen/builtin_kernels.h"
+#include "compiler/codegen/cpp_emitter.h"
 #include "compiler/codegen/cpp_names.h"
 #include "compiler/ir/attrs.h"
 #include "compiler/ir/expr.h"
@@ -97,10 +98,14 @@ bool IsWorldSize(const ir::ExprPtr& e) {
   return call != nullptr && ir::IsOp(call, ir::OpId::kPldSystemWorldSize);
 }
 
-class Generator {
+class Generator : public CppEmitter {
  public:
   Generator(const ir::ProgramPtr& program, std::string_view host_function)
-      : program_(program), host_function_(host_function) {}
+      : CppEmitter("a HOST orchestrator", "an inline expression operand",
+                   {"host", "callables", "world_size", "Typed", "RankOf", "Find", "d",
+                    "next_chip"}),
+        program_(program),
+        host_function_(host_function) {}
 
   absl::StatusOr<std::string> Run() {
     ir::FunctionPtr host = program_->GetFunction(host_function_);
@@ -198,26 +203,7 @@ class Generator {
     std::vector<Value> elements;  // kTuple
   };
 
-  absl::Status Unsupported(const Span& span, std::string_view construct) {
-    return UserErrorF(span, "code generation does not support ", construct,
-                      " in a HOST orchestrator yet");
-  }
-
-  std::string Fresh(std::string_view hint) { return FreshCppName(hint, &names_); }
-
-  void Line(int indent, std::string_view text) {
-    pto::StrAppend(&body_, std::string(2 * indent, ' '), text, "\n");
-  }
-
-  absl::StatusOr<Value> Lookup(const ir::ExprPtr& e) {
-    auto var = ir::As<ir::Var>(e);
-    if (var == nullptr) return Unsupported(e->span(), "an inline expression operand");
-    auto it = values_.find(var.get());
-    if (it == values_.end()) {
-      return InternalErrorF(e->span(), "'", var->name_hint(), "' used before it is bound");
-    }
-    return it->second;
-  }
+  absl::StatusOr<Value> Lookup(const ir::ExprPtr& e) { return LookupIn(values_, e); }
 
   // Element bytes, total bytes and `a, b` dims of a static tensor type.
   absl::Status TypeInfo(const ir::TypePtr& type, const Span& span, Value* v) {
@@ -780,15 +766,12 @@ class Generator {
   std::set<const ir::Expr*> world_size_vars_;  // vars holding pld.system.world_size()
   bool uses_scalar_ops_ = false;
   int scalar_indent_ = 1;
-  std::set<std::string> names_ = {"host",   "callables", "world_size", "Typed",
-                                  "RankOf", "Find",      "d",          "next_chip"};
   std::vector<std::string> domains_;      // C++ name per domain
   std::map<std::string, int> slots_;      // slot name -> domain
   std::map<int, std::string> rank_ctx_;   // domain -> this iteration's rank context
   std::string device_;                    // the device loop variable, if inside one
   const ir::Var* device_var_ = nullptr;
   int loop_indent_ = 0;
-  std::string body_;
 };
 
 }  // namespace

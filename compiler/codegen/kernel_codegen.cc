@@ -160,10 +160,6 @@ absl::StatusOr<std::string> Generator::Run() {
                      "}  // namespace pto::kernels\n");
 }
 
-absl::Status Generator::Unsupported(const Span& span, std::string_view construct) {
-  return UserErrorF(span, "code generation does not support ", construct, " in a kernel yet");
-}
-
 absl::StatusOr<std::string> Generator::ElemType(ir::DataType t, const Span& span) {
   std::optional<std::string> type = CppType(t);
   if (!type) return Unsupported(span, pto::StrCat("a ", ir::DataTypeName(t), " value"));
@@ -172,21 +168,6 @@ absl::StatusOr<std::string> Generator::ElemType(ir::DataType t, const Span& span
 
 std::string Generator::MaybeUnused(const ir::VarPtr& v) const {
   return used_.count(v.get()) != 0 ? "" : "[[maybe_unused]] ";
-}
-
-// A C++ identifier from `hint`, unique in the kernel.
-std::string Generator::Fresh(std::string_view hint) {
-  return FreshCppName(hint == "args" ? std::string_view("args_") : hint, &names_);
-}
-
-absl::StatusOr<Generator::Value> Generator::Lookup(const ir::ExprPtr& e) {
-  ir::VarPtr var = ir::As<ir::Var>(e);
-  if (var == nullptr) return Unsupported(e->span(), "an inline tensor or tile operand");
-  auto it = values_.find(var.get());
-  if (it == values_.end()) {
-    return InternalErrorF(e->span(), "'", var->name_hint(), "' used before it is bound");
-  }
-  return it->second;
 }
 
 absl::StatusOr<Generator::Value> Generator::LookupKind(const ir::ExprPtr& e, Kind kind,

@@ -20,16 +20,19 @@
 #include "compiler/ir/expr.h"
 #include "compiler/ir/function.h"
 #include "compiler/ir/stmt.h"
+#include "compiler/codegen/cpp_emitter.h"
 #include "compiler/codegen/kernel_op_table.h"
 #include "compiler/ir/type.h"
 #include "compiler/support/source.h"
 
 namespace pto::codegen::kernel_internal {
 
-class Generator {
+class Generator : public CppEmitter {
  public:
   Generator(const ir::ProgramPtr& program, std::string_view function)
-      : program_(program), function_(function) {}
+      : CppEmitter("a kernel", "an inline tensor or tile operand", {"args"}),
+        program_(program),
+        function_(function) {}
 
   absl::StatusOr<std::string> Run();
 
@@ -43,18 +46,17 @@ class Generator {
     std::string ctx;
   };
 
-  absl::Status Unsupported(const Span& span, std::string_view construct);
-
   absl::StatusOr<std::string> ElemType(ir::DataType t, const Span& span);
 
   std::string MaybeUnused(const ir::VarPtr& v) const;
 
-  // A C++ identifier from `hint`, unique in the kernel.
-  std::string Fresh(std::string_view hint);
+  // A C++ identifier from `hint`, unique in the kernel (`args` is the
+  // kernel's parameter, so a variable named args becomes args_).
+  std::string Fresh(std::string_view hint) {
+    return CppEmitter::Fresh(hint == "args" ? std::string_view("args_") : hint);
+  }
 
-  static std::string Indent(int n) { return std::string(2 * n, ' '); }
-
-  absl::StatusOr<Value> Lookup(const ir::ExprPtr& e);
+  absl::StatusOr<Value> Lookup(const ir::ExprPtr& e) { return LookupIn(values_, e); }
 
   absl::StatusOr<Value> LookupKind(const ir::ExprPtr& e, Kind kind, std::string_view what);
 
@@ -244,11 +246,9 @@ class Generator {
   std::map<const ir::Var*, Value> values_;
   // Scalar params by their IR name: the values of pl.dynamic symbols.
   std::map<std::string, std::string> dyn_params_;
-  std::set<std::string> names_ = {"args"};
   std::vector<std::vector<const ir::Var*>> yield_targets_;
   std::vector<ir::VarPtr> temps_;  // keeps the temporaries' keys alive
   ir::StmtPtr top_body_;
-  std::string body_;
   int64_t ub_bytes_ = 0;
   bool aic_ = false;
 };

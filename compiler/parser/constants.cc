@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
+#include "common/floor_div.h"
 #include "compiler/ir/arena.h"
 #include "compiler/parser/parser_impl.h"
 
@@ -341,16 +342,8 @@ absl::StatusOr<ConstVal> Parser::ConstEval(const Ast* a) {
 
 namespace {
 
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-int64_t FloorMod(int64_t a, int64_t b) {
-  int64_t m = a % b;
-  if (m != 0 && ((m < 0) != (b < 0))) m += b;
-  return m;
-}
+using ::pto::FloorDiv;
+using ::pto::FloorMod;
 
 }  // namespace
 

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/floor_div.h"
 #include "runtime/device/comm_context.h"
 #include "runtime/device/device_api.h"
 #include "runtime/device/kernel_abi.h"
@@ -216,19 +217,9 @@ void CopyGmBox(bool put, const pto::TensorDesc* dst, const int64_t (&dst_off)[N]
   }
 }
 
-template <typename T>
-T FloorDiv(T a, T b) {
-  T q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-template <typename T>
-T FloorMod(T a, T b) {
-  T r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
+// Generated kernels call pto::kernels::internal::FloorDiv / FloorMod.
+using ::pto::FloorDiv;
+using ::pto::FloorMod;
 
 }  // namespace pto::kernels::internal
 
