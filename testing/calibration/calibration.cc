@@ -32,19 +32,32 @@ constexpr int kWideCoreNum = 48;
 
 }  // namespace
 
+const char* SetName(Set s) { return s == Set::kFit ? "fit" : "held out"; }
+
+// Fit: the two largest rows, one per EP (every chunk local or remote, so
+// they fix MTE3's DMA cost and the hop); every other row is held out.
 const std::vector<Workload>& PublishedWorkloads() {
   static const std::vector<Workload>* kRows = new std::vector<Workload>{
       {"a2av_ep2_8kib", 8 << 10},
       {"a2av_ep2_64kib", 64 << 10},
-      {"a2av_ep2_1mib", 1 << 20},
+      {"a2av_ep2_1mib", 1 << 20, 256, Set::kFit},
       // 24,960 B is not a whole number of 256-element rows; the published
       // note does not say how that row was tiled. Simulated as 97 tiles and
-      // a 128-B tail; the gap is explained in docs/simulator.md.
-      {"a2av_ep8_24960b", 24960, 256, 0.35},
+      // a 128-B tail (NamedMisses).
+      {"a2av_ep8_24960b", 24960},
       {"a2av_ep8_64kib", 64 << 10},
-      {"a2av_ep8_1mib", 1 << 20},
+      {"a2av_ep8_1mib", 1 << 20, 256, Set::kFit},
   };
   return *kRows;
+}
+
+const std::map<std::string, std::string>& NamedMisses() {
+  static const auto* m = new std::map<std::string, std::string>{
+      {"a2av_ep8_24960b",
+       "the staging layout: 24,960 B is 97.5 rows of 256 elements, so the run cannot have "
+       "used [1, 256] tiles; with [1, 192] tiles the same per-chunk costs give -2 %"},
+  };
+  return *m;
 }
 
 absl::StatusOr<Simulated> Simulate(KernelKind kind, int ranks, const Workload& w,
@@ -219,7 +232,7 @@ std::string Payload(uint64_t b) {
 std::string FormatTable(const std::vector<Row>& rows) {
   const bool ours = !rows.empty() && rows[0].ours_ps > 0;
   std::string s =
-      "| Ranks | Payload | published p50 | simulated | error | tolerance |";
+      "| Ranks | Payload | published p50 | simulated | error | set |";
   if (ours) absl::StrAppend(&s, " ours, core_num=1 | vs published | ours, core_num=48 | vs published |");
   absl::StrAppend(&s, "\n| --- | --- | --- | --- | --- | --- |");
   if (ours) absl::StrAppend(&s, " --- | --- | --- | --- |");
@@ -228,7 +241,7 @@ std::string FormatTable(const std::vector<Row>& rows) {
     absl::StrAppend(&s, "| ", Ranks(r.published.ranks()), " | ", Payload(r.workload.payload_bytes),
                     " | ", Us(r.published_ps), " | ", Us(r.simulated_ps), " | ",
                     absl::StrFormat("%+.1f %%", r.error * 100), " | ",
-                    absl::StrFormat("%.0f %%", r.workload.tolerance * 100), " |");
+                    SetName(r.workload.set), " |");
     if (ours) {
       absl::StrAppend(&s, " ", Us(r.ours_ps), " | ",
                       absl::StrFormat("%.0fx", static_cast<double>(r.published_ps) / r.ours_ps),
@@ -237,6 +250,62 @@ std::string FormatTable(const std::vector<Row>& rows) {
                       " |");
     }
     absl::StrAppend(&s, "\n");
+  }
+  return s;
+}
+
+namespace {
+
+double BandError(double v, double lo, double hi) {
+  if (v < lo) return v / lo - 1;
+  if (v > hi) return v / hi - 1;
+  return 0;
+}
+
+// Remote egress of one rank in Gbit/s: (P - 1) blocks over the kernel time.
+double EgressGbps(int ranks, uint64_t payload, int64_t ps) {
+  return static_cast<double>(ranks - 1) * payload * 8 / (ps * 1e-3);
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<DerivedRow>> DeriveRows(const std::vector<Row>& rows) {
+  // ps[ranks][payload]
+  std::map<int, std::map<uint64_t, int64_t>> ps;
+  for (const Row& r : rows) ps[r.published.ranks()][r.workload.payload_bytes] = r.simulated_ps;
+  for (uint64_t payload : {uint64_t{64} << 10, uint64_t{1} << 20}) {
+    ASSIGN_OR_RETURN(Simulated s, Simulate(KernelKind::kMeasured, 4, Workload{"ep4", payload}));
+    ps[4][payload] = s.kernel_ps;
+  }
+  std::vector<DerivedRow> out;
+  auto add = [&](std::string name, std::string published, double lo, double hi, double v) {
+    DerivedRow d{std::move(name), std::move(published), lo, hi, v, BandError(v, lo, hi)};
+    out.push_back(std::move(d));
+  };
+  for (uint64_t payload : {uint64_t{64} << 10, uint64_t{1} << 20}) {
+    const std::string at = absl::StrCat(" at ", Payload(payload));
+    add("EP4 / EP2" + at, "~2.5x", 2.5, 2.5,
+        static_cast<double>(ps[4][payload]) / ps[2][payload]);
+    add("EP8 / EP4" + at, "~1.9-2.3x", 1.9, 2.3,
+        static_cast<double>(ps[8][payload]) / ps[4][payload]);
+  }
+  const std::map<int, std::pair<double, double>> bands = {
+      {2, {2.3, 2.5}}, {4, {2.6, 2.9}}, {8, {2.3, 3.3}}};
+  for (const auto& [ranks, band] : bands) {
+    for (uint64_t payload : {uint64_t{64} << 10, uint64_t{1} << 20}) {
+      add(absl::StrCat("EP", ranks, " remote egress at ", Payload(payload)),
+          absl::StrFormat("%.1f-%.1f Gbps", band.first, band.second), band.first, band.second,
+          EgressGbps(ranks, payload, ps[ranks][payload]));
+    }
+  }
+  return out;
+}
+
+std::string FormatDerived(const std::vector<DerivedRow>& rows) {
+  std::string s = "| Figure | published | simulated | error | set |\n| --- | --- | --- | --- | --- |\n";
+  for (const DerivedRow& r : rows) {
+    absl::StrAppendFormat(&s, "| %s | %s | %.2f | %+.1f %% | %s |\n", r.name, r.published,
+                          r.simulated, r.error * 100, SetName(r.set));
   }
   return s;
 }
