@@ -11,6 +11,7 @@
 #include "compiler/ir/expr.h"
 #include "compiler/ir/stmt.h"
 #include "compiler/ir/type.h"
+#include "compiler/ir/visitor.h"
 #include "compiler/support/diagnostics.h"
 
 namespace pto::tools::run {
@@ -21,6 +22,28 @@ bool IsUserKernel(const ir::FunctionPtr& f) {
   const FunctionType t = f->func_type();
   return (t == FunctionType::kInCore || t == FunctionType::kAIV || t == FunctionType::kAIC) &&
          ir::FindAttr(f->attrs(), "builtin_template_dir") == nullptr;
+}
+
+// Whether `f` has a scope to outline (`with pl.at(...)`, `with pl.incore()`).
+class HasExecScope : public ir::IRVisitor {
+ public:
+  bool found = false;
+
+ protected:
+  void VisitExecScopeStmt(const std::shared_ptr<const ir::ExecScopeStmt>& stmt) override {
+    found = true;
+  }
+};
+
+// PyPTO's single-chip `@pl.function(type=pl.FunctionType.Opaque)` with a
+// scope: the pipeline outlines the scope into a kernel and makes the function
+// the orchestration (OutlineIncoreScopes), so it is one here.
+bool IsChipOrchestration(const ir::FunctionPtr& f) {
+  if (f->IsChipOrch()) return true;
+  if (f->func_type() != ir::FunctionType::kOpaque || f->IsHostOrch()) return false;
+  HasExecScope scopes;
+  scopes.VisitStmt(f->body());
+  return scopes.found;
 }
 
 std::string Quoted(const std::vector<std::string>& names) {
@@ -40,7 +63,7 @@ absl::StatusOr<ChipEntry> ChooseChipEntry(const ir::ProgramPtr& program,
                                           std::string_view requested) {
   std::vector<std::string> orchestrations, kernels;
   for (const auto& [gv, f] : program->functions()) {
-    if (f->IsChipOrch()) orchestrations.push_back(f->name());
+    if (IsChipOrchestration(f)) orchestrations.push_back(f->name());
     if (IsUserKernel(f)) kernels.push_back(f->name());
   }
   auto candidates = [&] {

@@ -115,6 +115,24 @@ TEST(SingleChipTest, WrapKernelAvoidsATakenName) {
   EXPECT_EQ(orch, "k_entry2");
 }
 
+// PyPTO's Opaque function with a `pl.at` scope becomes the orchestration
+// once the pipeline outlines the scope, so it is the entry.
+TEST(SingleChipTest, AnOpaqueFunctionWithAScopeIsTheOrchestration) {
+  ir::ProgramPtr p = Parse(
+      "    @pl.function(type=pl.FunctionType.Opaque)\n"
+      "    def main(self, x: pl.Tensor[[64], pl.FP32], y: pl.Out[pl.Tensor[[64], pl.FP32]]) "
+      "-> pl.Tensor[[64], pl.FP32]:\n"
+      "        with pl.at(level=pl.Level.CORE_GROUP):\n"
+      "            t = pl.load(x, [0], [64])\n"
+      "            y = pl.store(t, [0], y)\n"
+      "        return y\n");
+  ASSERT_NE(p, nullptr);
+  absl::StatusOr<ChipEntry> e = ChooseChipEntry(p, "");
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->name, "main");
+  EXPECT_FALSE(e->kernel);
+}
+
 TEST(SingleChipTest, NothingToRunIsAnError) {
   absl::StatusOr<ChipEntry> e = ChooseChipEntry(
       Parse("    @pl.function(type=pl.FunctionType.Opaque)\n"
