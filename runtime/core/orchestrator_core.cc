@@ -178,8 +178,22 @@ TaskOutputs OrchestratorCore::submit_dummy_task(const TaskArgs& args) {
   return Submit(/*func_id=*/-1, args, CoreShape::kAiv, /*dummy=*/true);
 }
 
+TaskOutputs OrchestratorCore::submit_mix_task(const MixKernels& k, const TaskArgs& args) {
+  if (latch_.fatal()) return {};
+  const int n = backend_->kernel_count();
+  auto bad = [n](int id) { return id < -1 || id >= n; };
+  if (k.aic < 0 || k.aic >= n || bad(k.aiv0) || bad(k.aiv1) || (k.aiv0 < 0 && k.aiv1 < 0)) {
+    Fail(kErrorInvalidArgs,
+         absl::StrCat("MIX task kernels (aic ", k.aic, ", aiv0 ", k.aiv0, ", aiv1 ", k.aiv1,
+                      "): the AIC and at least one AIV lane must be kernels of the callable (", n,
+                      " kernels)"));
+    return {};
+  }
+  return Submit(k.aic, args, CoreShape::kMix, /*dummy=*/false, &k);
+}
+
 TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
-                                     CoreShape shape, bool dummy) {
+                                     CoreShape shape, bool dummy, const MixKernels* mix) {
   if (latch_.fatal()) return {};
   if (args.has_error()) {
     Fail(kErrorInvalidArgs, absl::StrCat("TaskArgs: ", args.error_msg()));
@@ -252,6 +266,7 @@ TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
   t.scope = scope_stack_.empty() ? -1 : scope_stack_.back();
   t.scalars = args.scalars();
   t.dummy = dummy;
+  if (mix != nullptr) t.mix = *mix;
   if (dummy) t.core_num = 0;
   // In a manual scope the explicit deps are the task's only producers.
   const bool manual = InManualScope();
