@@ -12,6 +12,15 @@
 
 namespace pto::rt {
 
+// The kernels of a MIX task, by slot of its 1C2V cluster (simpler's MIX
+// resource shape): the AIC's and the two AIV lanes' (-1: the lane is unused;
+// at least one AIV lane is used).
+struct MixKernels {
+  int aic = -1;
+  int aiv0 = -1;
+  int aiv1 = -1;
+};
+
 class Orchestrator {
  public:
   virtual ~Orchestrator() = default;
@@ -20,6 +29,12 @@ class Orchestrator {
   // (an index into the callable's kernels). A no-op once fatal.
   virtual TaskOutputs submit_aiv_task(int func_id, const TaskArgs& args) = 0;
   virtual TaskOutputs submit_aic_task(int func_id, const TaskArgs& args) = 0;
+  // A MIX task: each of its launch_spec.core_num blocks occupies one whole
+  // cluster (its AIC and the AIV lanes `kernels` uses), every core of the
+  // block running its slot's kernel with the same args, all started
+  // together; they talk through the cluster's TPUSH / TPOP pipes
+  // (runtime/device/pipe_api.h).
+  virtual TaskOutputs submit_mix_task(const MixKernels& kernels, const TaskArgs& args) = 0;
   // simpler's rt_submit_dummy_task: a dependency-only task (no kernel, no
   // core) that completes as soon as every task of args.deps() has. `args`
   // holds dependencies only (INVALID_ARGS otherwise).

@@ -178,48 +178,38 @@ TaskOutputs OrchestratorCore::submit_dummy_task(const TaskArgs& args) {
   return Submit(/*func_id=*/-1, args, CoreShape::kAiv, /*dummy=*/true);
 }
 
-namespace {
-
-// The kernel's view of a task tensor; a tensor without a shape is 1-D.
-TensorDesc DescOf(const Tensor& tensor) {
-  TensorDesc d{};
-  d.addr = tensor.base;
-  d.start_offset = tensor.offset;
-  d.bytes = tensor.bytes;
-  d.elem_bytes = tensor.elem_bytes == 0 ? 1 : tensor.elem_bytes;
-  if (tensor.ndims == 0) {
-    d.ndims = 1;
-    d.shape[0] = tensor.bytes / d.elem_bytes;
-  } else {
-    d.ndims = tensor.ndims;
-    std::copy(tensor.shape, tensor.shape + tensor.ndims, d.shape);
-    if (tensor.strided()) std::copy(tensor.strides, tensor.strides + tensor.ndims, d.strides);
+TaskOutputs OrchestratorCore::submit_mix_task(const MixKernels& k, const TaskArgs& args) {
+  if (latch_.fatal()) return {};
+  const int n = backend_->kernel_count();
+  auto bad = [n](int id) { return id < -1 || id >= n; };
+  if (k.aic < 0 || k.aic >= n || bad(k.aiv0) || bad(k.aiv1) || (k.aiv0 < 0 && k.aiv1 < 0)) {
+    Fail(kErrorInvalidArgs,
+         absl::StrCat("MIX task kernels (aic ", k.aic, ", aiv0 ", k.aiv0, ", aiv1 ", k.aiv1,
+                      "): the AIC and at least one AIV lane must be kernels of the callable (", n,
+                      " kernels)"));
+    return {};
   }
-  return d;
+  return Submit(k.aic, args, CoreShape::kMix, /*dummy=*/false, &k);
 }
 
-}  // namespace
-
-// The checks of a submit, before it takes a slot: false (with the error
-// latched) when the task cannot be submitted.
-bool OrchestratorCore::CheckSubmit(int func_id, const TaskArgs& args, CoreShape shape,
-                                   bool dummy) {
-  if (latch_.fatal()) return false;
+TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
+                                     CoreShape shape, bool dummy, const MixKernels* mix) {
+  if (latch_.fatal()) return {};
   if (args.has_error()) {
     Fail(kErrorInvalidArgs, absl::StrCat("TaskArgs: ", args.error_msg()));
-    return false;
+    return {};
   }
   if (!dummy && (func_id < 0 || func_id >= backend_->kernel_count())) {
     Fail(kErrorInvalidArgs,
          absl::StrCat("func_id ", func_id, " is not a kernel of the callable (",
                       backend_->kernel_count(), " kernels)"));
-    return false;
+    return {};
   }
   const LaunchSpec& ls = args.launch_spec;
   if (ls.core_num < 1 || ls.core_num > kMaxCoreNum) {
     Fail(kErrorInvalidArgs, absl::StrCat("core_num=", ls.core_num,
                                          " outside [1, ", kMaxCoreNum, "]"));
-    return false;
+    return {};
   }
   const int limit = shape == CoreShape::kAiv ? backend_->aiv_count()
                                              : backend_->aic_count();
@@ -228,19 +218,19 @@ bool OrchestratorCore::CheckSubmit(int func_id, const TaskArgs& args, CoreShape 
     Fail(kErrorRequireSyncStartInvalid,
          absl::StrCat("require_sync_start block_num=", ls.core_num,
                       " > limit=", limit, " (deadlock guaranteed)"));
-    return false;
+    return {};
   }
   if (args.deps().size() > kMaxExplicitDeps) {
     Fail(kErrorDepPoolOverflow,
          absl::StrCat(args.deps().size(), " explicit dependencies > ",
                       kMaxExplicitDeps));
-    return false;
+    return {};
   }
   for (TaskId d : args.deps()) {
     if (d < 0 || static_cast<size_t>(d) >= tasks_.size()) {
       Fail(kErrorInvalidArgs,
            absl::StrCat("explicit dependency on unknown task ", d));
-      return false;
+      return {};
     }
   }
   for (size_t i = 0; i < args.tensors().size(); ++i) {
@@ -251,7 +241,7 @@ bool OrchestratorCore::CheckSubmit(int func_id, const TaskArgs& args, CoreShape 
            absl::StrCat("tensor of device ", a.tensor.device,
                         " passed to a task on device ",
                         backend_->device_id()));
-      return false;
+      return {};
     }
     // Kernels size their loops from the shape, so it must describe exactly
     // the bytes the dependency tracking and the kernel are given.
@@ -260,16 +250,9 @@ bool OrchestratorCore::CheckSubmit(int func_id, const TaskArgs& args, CoreShape 
     if (!bad.empty()) {
       Fail(kErrorInvalidArgs,
            absl::StrCat("tensor argument ", i, ": ", bad));
-      return false;
+      return {};
     }
   }
-  return true;
-}
-
-TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
-                                     CoreShape shape, bool dummy) {
-  if (!CheckSubmit(func_id, args, shape, dummy)) return {};
-  const LaunchSpec& ls = args.launch_spec;
   if (!AcquireSlot()) return {};
   backend_->ChargeSubmit();
 
@@ -283,6 +266,7 @@ TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
   t.scope = scope_stack_.empty() ? -1 : scope_stack_.back();
   t.scalars = args.scalars();
   t.dummy = dummy;
+  if (mix != nullptr) t.mix = *mix;
   if (dummy) t.core_num = 0;
   // In a manual scope the explicit deps are the task's only producers.
   const bool manual = InManualScope();
@@ -318,7 +302,20 @@ TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
         a.dir == ArgDirection::kOutputExisting) {
       writes.push_back(tensor);
     }
-    t.descs.push_back(DescOf(tensor));
+    TensorDesc d{};
+    d.addr = tensor.base;
+    d.start_offset = tensor.offset;
+    d.bytes = tensor.bytes;
+    d.elem_bytes = tensor.elem_bytes == 0 ? 1 : tensor.elem_bytes;
+    if (tensor.ndims == 0) {
+      d.ndims = 1;
+      d.shape[0] = tensor.bytes / d.elem_bytes;
+    } else {
+      d.ndims = tensor.ndims;
+      std::copy(tensor.shape, tensor.shape + tensor.ndims, d.shape);
+      if (tensor.strided()) std::copy(tensor.strides, tensor.strides + tensor.ndims, d.strides);
+    }
+    t.descs.push_back(d);
   }
   for (TaskId d : args.deps()) producers.push_back(d);
   for (const Tensor& w : writes) {

@@ -18,7 +18,7 @@
 
 namespace pto::rt {
 
-enum class CoreShape { kAiv, kAic };
+enum class CoreShape { kAiv, kAic, kMix };
 enum class TaskState { kPending, kReady, kRunning, kCompleted };
 
 struct Task {
@@ -37,6 +37,7 @@ struct Task {
   int blocks_dispatched = 0;
   int blocks_done = 0;
   bool dummy = false;             // submit_dummy_task: no kernel, no blocks
+  MixKernels mix;                 // kMix: the kernel of each cluster slot
 };
 
 class ChipBackend {
@@ -74,6 +75,7 @@ class OrchestratorCore : public Orchestrator {
   TaskOutputs submit_aic_task(int func_id, const TaskArgs& args) override {
     return Submit(func_id, args, CoreShape::kAic);
   }
+  TaskOutputs submit_mix_task(const MixKernels& kernels, const TaskArgs& args) override;
   TaskOutputs submit_dummy_task(const TaskArgs& args) override;
   void scope_begin() override;
   void scope_end() override;
@@ -115,8 +117,8 @@ class OrchestratorCore : public Orchestrator {
   const std::vector<std::string>& log() const { return log_; }
 
  private:
-  TaskOutputs Submit(int func_id, const TaskArgs& args, CoreShape shape, bool dummy = false);
-  bool CheckSubmit(int func_id, const TaskArgs& args, CoreShape shape, bool dummy);
+  TaskOutputs Submit(int func_id, const TaskArgs& args, CoreShape shape, bool dummy = false,
+                     const MixKernels* mix = nullptr);
   bool InManualScope() const {
     return !scope_stack_.empty() && scope_manual_[scope_stack_.back()];
   }

@@ -249,6 +249,25 @@ TEST_F(OrchestratorCoreTest, AicAdmissionUsesTheAicCount) {
   EXPECT_NE(backend_.fatal_text.find("limit=24"), std::string::npos);
 }
 
+TEST_F(OrchestratorCoreTest, AMixTaskRecordsItsSlotKernels) {
+  ASSERT_TRUE(core_.submit_mix_task(MixKernels{1, 0, -1}, TaskArgs{}).ok());
+  const Task& t = *core_.task(0);
+  EXPECT_EQ(t.shape, CoreShape::kMix);
+  EXPECT_EQ(t.func_id, 1);
+  EXPECT_EQ(t.mix.aiv0, 0);
+  EXPECT_EQ(t.mix.aiv1, -1);
+}
+
+TEST_F(OrchestratorCoreTest, AMixTaskNeedsItsAicAndAnAivLane) {
+  EXPECT_FALSE(core_.submit_mix_task(MixKernels{0, -1, -1}, TaskArgs{}).ok());
+  EXPECT_EQ(core_.latch().code(), kErrorInvalidArgs);
+  EXPECT_NE(backend_.fatal_text.find("MIX task kernels (aic 0, aiv0 -1, aiv1 -1): the AIC and at "
+                                     "least one AIV lane must be kernels of the callable (2 "
+                                     "kernels)"),
+            std::string::npos)
+      << backend_.fatal_text;
+}
+
 TEST_F(OrchestratorCoreTest, WaveLaunchAboveTheCoreCountIsAccepted) {
   TaskArgs waves;
   waves.launch_spec.set_core_num(1000);

@@ -38,7 +38,9 @@
 #include "runtime/device/kernel_abi.h"
 #include "sim/aic/cube_cost.h"
 #include "sim/aiv/op_deadline.h"
+#include "runtime/device/pipe_core.h"
 #include "sim/common/chip_core.h"
+#include "sim/common/cross_core_pipe.h"
 #include "sim/common/lazy_buffer.h"
 #include "sim/common/ports.h"
 #include "sim/common/time.h"
@@ -46,7 +48,11 @@
 
 namespace pto::sim {
 
-class AicCore : public sc_core::sc_module, public DeviceCore, public CubeCore, public ChipCore {
+class AicCore : public sc_core::sc_module,
+                public DeviceCore,
+                public CubeCore,
+                public PipeCore,
+                public ChipCore {
  public:
   SC_HAS_PROCESS(AicCore);
   // Alone (the harness): `platform` must have a cube (CubeSpec); it outlives
@@ -81,6 +87,7 @@ class AicCore : public sc_core::sc_module, public DeviceCore, public CubeCore, p
   void Start(BlockAssignment block, Ps start_at) override;
   void set_observer(CoreObserver* o) override { observer_ = o; }
   void set_urma(UrmaPort*) override {}  // the AIC posts no URMA work
+  void set_pipes(PipePort* p) override { pipes_ = p; }
   void set_race_detector(RaceDetector* d, int agent) override {
     races_ = d;
     race_agent_ = agent;
@@ -117,6 +124,10 @@ class AicCore : public sc_core::sc_module, public DeviceCore, public CubeCore, p
   void CubeSetFlag(int src_pipe, int dst_pipe, int event_id) override;
   void CubeWaitFlag(int src_pipe, int dst_pipe, int event_id) override;
   void CubePipeBarrier(int pipe) override;
+
+  // PipeCore: the AIC pushes C2V from L0C and pops V2C into L1.
+  void* PipeAcquire(const PipeSpec& p, bool push) override;
+  void PipeRelease(const PipeSpec& p, bool push) override;
 
   // DeviceCore: the AIC has no UB and no vector unit; those calls fault.
   uint8_t* UbBase() override { return nullptr; }
@@ -191,6 +202,8 @@ class AicCore : public sc_core::sc_module, public DeviceCore, public CubeCore, p
   bool timed_out_ = false;
   OpDeadline deadline_info_;
   std::string waiting_pipe_;
+  PipePort* pipes_ = nullptr;
+  CrossCorePipe* GetPipe(const PipeSpec& p);
   // Trace tracks: the core's blocks, then MTE2, MTE1, CUBE (M) and FIXPIPE.
   int track_core_ = -1;
   int track_pipe_[kNumPipes];

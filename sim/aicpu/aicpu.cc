@@ -10,7 +10,25 @@
 namespace pto::sim {
 namespace {
 
-int ShapeSlot(rt::CoreShape s) { return s == rt::CoreShape::kAiv ? 0 : 1; }
+// Ready queues by core shape: AIV, AIC and MIX (a whole 1C2V cluster).
+int ShapeSlot(rt::CoreShape s) {
+  switch (s) {
+    case rt::CoreShape::kAiv:
+      return 0;
+    case rt::CoreShape::kAic:
+      return 1;
+    case rt::CoreShape::kMix:
+      return 2;
+  }
+  return 0;
+}
+const char* ShapeName(int slot) { return slot == 0 ? "AIV" : slot == 1 ? "AIC" : "MIX"; }
+
+// The cores one block of `t` occupies.
+int CoresPerBlock(const rt::Task& t) {
+  if (t.shape != rt::CoreShape::kMix) return 1;
+  return 1 + (t.mix.aiv0 >= 0 ? 1 : 0) + (t.mix.aiv1 >= 0 ? 1 : 0);
+}
 
 }  // namespace
 
@@ -186,6 +204,13 @@ void Aicpu::OnReady(rt::Task* task) {
     return;
   }
   const int s = ShapeSlot(task->shape);
+  if (task->shape == rt::CoreShape::kMix && task->sync_start) {
+    core_->report_fatal(rt::kErrorInvalidArgs,
+                        absl::StrCat("task ", task->id,
+                                     ": require_sync_start on a MIX task is not modelled (each "
+                                     "MIX block starts its cluster's cores together)"));
+    return;
+  }
   (task->sync_start ? sync_queue_[s] : ready_queue_[s]).push_back(task);
   ++ready_entries_[s];
   ready_max_[s] = std::max<int64_t>(
@@ -281,6 +306,9 @@ void Aicpu::ProcessCompletions() {
                   {{"task", static_cast<int64_t>(c.task)}, {"core", c.core->core_name()}});
     free_[c.core->is_aic() ? 1 : 0][ShapeIndex(c.core)] = true;
     rt::Task* t = core_->task(c.task);
+    // A MIX block is done when every core of its cluster is.
+    const int per = CoresPerBlock(*t);
+    if (per > 1 && ++times_[t->id].cores_done % per != 0) continue;
     if (++t->blocks_done == t->core_num) {
       if (times_[t->id].deferred.empty()) {
         CompleteTask(t, c.visible - NsToPs(p_.aicpu().completion_ns()));
@@ -376,8 +404,58 @@ void Aicpu::DispatchBlock(rt::Task* t, ChipCore* core, int block,
   (void)block;
 }
 
+BlockAssignment Aicpu::BlockOf(const rt::Task* t, int b, int func_id, int cluster) const {
+  BlockAssignment a;
+  a.kernel = current_.callable.kernels[func_id];
+  a.kernel_name = func_id < static_cast<int>(current_.callable.kernel_names.size())
+                      ? current_.callable.kernel_names[func_id]
+                      : absl::StrCat("kernel", func_id);
+  a.task = t->id;
+  a.block_idx = b;
+  a.block_num = t->core_num;
+  for (const TensorDesc& d : t->descs) a.tensors.push_back(&d);
+  a.scalars = t->scalars;
+  if (races_ != nullptr) a.start_clock = task_start_[t->id];
+  a.cluster = cluster;
+  return a;
+}
+
+void Aicpu::DispatchMix() {
+  // simpler's order: MIX before the single-core shapes. A block takes a
+  // cluster whose AIC and used AIV lanes are all idle; its cores start
+  // together (they talk through the cluster's pipes).
+  std::deque<rt::Task*>& q = ready_queue_[2];
+  while (!q.empty()) {
+    rt::Task* t = q.front();
+    const int lanes[2] = {t->mix.aiv0, t->mix.aiv1};
+    for (size_t i = 0; i < aic_.size() && t->blocks_dispatched < t->core_num; ++i) {
+      bool free = free_[1][i];
+      for (int l = 0; l < 2; ++l) {
+        if (lanes[l] >= 0) free = free && 2 * i + l < aiv_.size() && free_[0][2 * i + l];
+      }
+      if (!free) continue;
+      const int b = t->blocks_dispatched;
+      std::vector<std::pair<ChipCore*, int>> cores = {{aic_[i], t->mix.aic}};
+      for (int l = 0; l < 2; ++l) {
+        if (lanes[l] >= 0) cores.push_back({aiv_[2 * i + l], lanes[l]});
+      }
+      Ps start_at = 0;
+      for (auto& [c, f] : cores) {
+        DispatchBlock(t, c, b, &start_at);
+        --t->blocks_dispatched;  // one block, several cores
+      }
+      ++t->blocks_dispatched;
+      for (auto& [c, f] : cores) c->Start(BlockOf(t, b, f, static_cast<int>(i)), start_at);
+      if (times_[t->id].start < 0) times_[t->id].start = start_at;
+    }
+    if (t->blocks_dispatched < t->core_num) break;  // waits for a cluster
+    q.pop_front();
+  }
+}
+
 void Aicpu::Dispatch() {
   if (core_->is_fatal()) return;
+  DispatchMix();
   for (rt::CoreShape shape : {rt::CoreShape::kAiv, rt::CoreShape::kAic}) {
     const int s = ShapeSlot(shape);
     std::vector<ChipCore*>& cores = CoresOf(shape);
@@ -388,21 +466,7 @@ void Aicpu::Dispatch() {
       }
       return out;
     };
-    auto block_of = [&](rt::Task* t, int b) {
-      BlockAssignment a;
-      a.kernel = current_.callable.kernels[t->func_id];
-      a.kernel_name = t->func_id < static_cast<int>(
-                                       current_.callable.kernel_names.size())
-                          ? current_.callable.kernel_names[t->func_id]
-                          : absl::StrCat("kernel", t->func_id);
-      a.task = t->id;
-      a.block_idx = b;
-      a.block_num = t->core_num;
-      for (const TensorDesc& d : t->descs) a.tensors.push_back(&d);
-      a.scalars = t->scalars;
-      if (races_ != nullptr) a.start_clock = task_start_[t->id];
-      return a;
-    };
+    auto block_of = [&](rt::Task* t, int b) { return BlockOf(t, b, t->func_id, -1); };
     // Tier 0: a sync-start task takes all its cores at once or waits; while
     // it waits, regular tasks of the shape do not take cores (drain).
     bool draining = false;
@@ -447,9 +511,10 @@ void Aicpu::FillQueueStats(RunReport* r) const {
   f->set_name(absl::StrCat("dispatch fifo c", chip_));
   f->set_transfers(fifo_entries_);
   f->set_max_occupancy(fifo_max_);
-  for (int s = 0; s < 2; ++s) {
+  for (int s = 0; s < 3; ++s) {
+    if (s == 2 && ready_entries_[s] == 0) continue;  // no MIX task ran
     ResourceStat* q = r->add_queues();
-    q->set_name(absl::StrCat("ready ", s == 0 ? "AIV" : "AIC", " c", chip_));
+    q->set_name(absl::StrCat("ready ", ShapeName(s), " c", chip_));
     q->set_transfers(ready_entries_[s]);
     q->set_max_occupancy(ready_max_[s]);
   }
@@ -488,6 +553,11 @@ std::vector<std::string> Aicpu::DescribeState() const {
                                    " blocks) waits for idle ",
                                    s == 0 ? "AIV" : "AIC", " cores"));
       }
+    }
+    for (const rt::Task* t : ready_queue_[2]) {
+      out.push_back(absl::StrCat("chip ", chip_, " MIX task ", t->id, " has ",
+                                 t->core_num - t->blocks_dispatched, " of ", t->core_num,
+                                 " blocks waiting for an idle cluster"));
     }
   }
   if (!fifo_.empty()) {

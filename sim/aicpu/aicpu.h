@@ -135,6 +135,7 @@ class Aicpu : public sc_core::sc_module,
     Ps start = -1;
     Ps end = -1;
     std::vector<uint64_t> deferred;  // completion conditions still pending
+    int cores_done = 0;              // MIX: cores of its blocks that finished
   };
 
   void Orchestrate();
@@ -144,6 +145,8 @@ class Aicpu : public sc_core::sc_module,
   void CompleteDummies();
   void CompleteTask(rt::Task* t, Ps end);
   void Dispatch();
+  void DispatchMix();
+  BlockAssignment BlockOf(const rt::Task* t, int b, int func_id, int cluster) const;
   void DispatchBlock(rt::Task* t, ChipCore* core, int block, Ps* start_at);
   std::vector<ChipCore*>& CoresOf(rt::CoreShape s) {
     return s == rt::CoreShape::kAiv ? aiv_ : aic_;
@@ -182,13 +185,13 @@ class Aicpu : public sc_core::sc_module,
   std::vector<TaskStat> task_stats_;
 
   // Scheduler state. Sync-start tasks form a tier ahead of the others.
-  std::deque<rt::Task*> sync_queue_[2];
-  std::deque<rt::Task*> ready_queue_[2];
+  std::deque<rt::Task*> sync_queue_[3];  // MIX: unused (refused)
+  std::deque<rt::Task*> ready_queue_[3];  // AIV, AIC, MIX
   std::vector<Completion> completions_;
   std::vector<rt::TaskId> deferred_tasks_;
   std::deque<rt::Task*> dummy_ready_;  // dummy tasks whose deps completed
   int64_t fifo_entries_ = 0, fifo_max_ = 0;
-  int64_t ready_entries_[2] = {0, 0}, ready_max_[2] = {0, 0};  // all blocks FIN, awaiting CQEs
+  int64_t ready_entries_[3] = {0, 0, 0}, ready_max_[3] = {0, 0, 0};  // all blocks FIN, awaiting CQEs
   UrmaEngine* urma_ = nullptr;
   std::vector<Ps> sched_busy_;
   std::vector<bool> free_[2];  // by shape, index within the shape

@@ -699,6 +699,8 @@ std::string AivCore::DescribeState() const {
                                block_.block_idx, "/", block_.block_num, ": ");
   if (waiting_sq_) {
     absl::StrAppend(&s, "waits for space in a full URMA send queue");
+  } else if (!waiting_pipe_.empty()) {
+    absl::StrAppend(&s, waiting_pipe_);
   } else if (wait_signal_ != nullptr) {
     const uint64_t a = reinterpret_cast<uint64_t>(wait_signal_);
     absl::StrAppend(&s, "TWAIT on ", mem_->Describe(a), " for value ",

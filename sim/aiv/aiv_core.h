@@ -19,7 +19,9 @@
 
 #include "runtime/device/device_core.h"
 #include "runtime/device/kernel_abi.h"
+#include "runtime/device/pipe_core.h"
 #include "sim/common/chip_core.h"
+#include "sim/common/cross_core_pipe.h"
 #include "sim/aiv/dcache.h"
 #include "sim/common/interval_set.h"
 #include "sim/common/lazy_buffer.h"
@@ -46,7 +48,10 @@ struct DmaRows {
 // "==", ">=", ... for reports.
 const char* WaitCmpName(WaitCmp c);
 
-class AivCore : public sc_core::sc_module, public DeviceCore, public ChipCore {
+class AivCore : public sc_core::sc_module,
+                public DeviceCore,
+                public PipeCore,
+                public ChipCore {
  public:
   SC_HAS_PROCESS(AivCore);
   AivCore(sc_core::sc_module_name name, int chip, int core_id, bool is_aic,
@@ -57,6 +62,7 @@ class AivCore : public sc_core::sc_module, public DeviceCore, public ChipCore {
   void Start(BlockAssignment block, Ps start_at) override;
   void set_observer(CoreObserver* o) override { observer_ = o; }
   void set_urma(UrmaPort* u) override { urma_ = u; }
+  void set_pipes(PipePort* p) override { pipes_ = p; }
   // GM race detection (off unless set): this core is agent `agent`.
   void set_race_detector(RaceDetector* d, int agent) override {
     races_ = d;
@@ -89,7 +95,7 @@ class AivCore : public sc_core::sc_module, public DeviceCore, public ChipCore {
   int32_t wait_value() const override { return wait_value_; }
   WaitCmp wait_cmp() const override { return wait_cmp_; }
   bool waiting_sq() const override { return waiting_sq_; }
-  std::string waiting_pipe() const override { return ""; }
+  std::string waiting_pipe() const override { return waiting_pipe_; }
   uint64_t last_scalar_read() const override { return last_read_addr_; }
   int64_t scalar_reads() const override { return block_reads_; }
   // The last block ran past the op timeout (a livelock); its state stays
@@ -132,7 +138,15 @@ class AivCore : public sc_core::sc_module, public DeviceCore, public ChipCore {
   void DeferCompletion(uint64_t handle) override;
   [[noreturn]] void Fault(const char* what) override;
 
+  // PipeCore (sim/aiv/aiv_pipes.cc): an AIV lane pops C2V into UB and pushes
+  // V2C from UB.
+  void* PipeAcquire(const PipeSpec& p, bool push) override;
+  void PipeRelease(const PipeSpec& p, bool push) override;
+
  private:
+  CrossCorePipe* GetPipe(const PipeSpec& p);
+  PipePort* pipes_ = nullptr;
+  std::string waiting_pipe_;
   struct Abort {};  // unwinds a faulted kernel back to Run()
 
   void Run();

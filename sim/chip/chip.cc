@@ -9,6 +9,7 @@ Chip::Chip(sc_core::sc_module_name name, int chip, int chips,
            Trace* trace, bool timing_only, GmIndex* gm_index)
     : sc_core::sc_module(name) {
   gm_ = std::make_unique<Gm>("gm", chip, platform, timing_only, gm_index);
+  pipes_ = std::make_unique<CrossCorePipes>(chip, gm_.get(), trace);
   std::vector<ChipCore*> aic, aiv;
   const int b = static_cast<int>(platform.aic_cores());
   for (int i = 0; i < b; ++i) {
@@ -29,6 +30,7 @@ Chip::Chip(sc_core::sc_module_name name, int chip, int chips,
   for (ChipCore* c : cores_) {
     c->set_observer(aicpu_.get());
     c->set_world_chips(chips);
+    c->set_pipes(pipes_.get());
   }
   if (platform.urma().present()) {
     urma_ = std::make_unique<UrmaEngine>("urma", chip, chips, platform, mem);

@@ -10,6 +10,7 @@
 #include "sim/aic/aic_core.h"
 #include "sim/aicpu/aicpu.h"
 #include "sim/aiv/aiv_core.h"
+#include "sim/chip/cross_core_pipes.h"
 #include "sim/common/chip_core.h"
 #include "sim/gm/gm.h"
 #include "platforms/platform.pb.h"
@@ -26,6 +27,7 @@ class Chip : public sc_core::sc_module {
   Gm& gm() { return *gm_; }
   Aicpu& aicpu() { return *aicpu_; }
   UrmaEngine* urma() { return urma_.get(); }  // null without URMA
+  const CrossCorePipes& pipes() const { return *pipes_; }
   // Every core by flattened id: AIC [0, B), AIV [B, 3B).
   const std::vector<ChipCore*>& cores() const { return cores_; }
   const std::vector<std::unique_ptr<AicCore>>& aic_cores() const { return aic_; }
@@ -33,6 +35,7 @@ class Chip : public sc_core::sc_module {
 
  private:
   std::unique_ptr<Gm> gm_;
+  std::unique_ptr<CrossCorePipes> pipes_;
   std::vector<std::unique_ptr<AicCore>> aic_;
   std::vector<std::unique_ptr<AivCore>> aiv_;
   std::vector<ChipCore*> cores_;

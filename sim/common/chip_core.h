@@ -18,6 +18,7 @@
 namespace pto::sim {
 
 class CoreObserver;
+class PipePort;
 class UrmaPort;
 
 // One block of a task, as the scheduler hands it to a core.
@@ -42,6 +43,7 @@ class ChipCore {
   virtual void Start(BlockAssignment block, Ps start_at) = 0;
   virtual void set_observer(CoreObserver* o) = 0;
   virtual void set_urma(UrmaPort* u) = 0;
+  virtual void set_pipes(PipePort* p) = 0;
   virtual void set_race_detector(RaceDetector* d, int agent) = 0;
   virtual void set_world_chips(int chips) = 0;
   virtual int race_agent() const = 0;

@@ -179,6 +179,9 @@ class SimSystem::HangDiagnosis {
       if (first_spinner_ == nullptr) first_spinner_ = &core;
     } else if (core.waiting_sq()) {
       absl::StrAppend(&line, ": waits for space in a full URMA send queue");
+    } else if (!core.waiting_pipe().empty()) {
+      absl::StrAppend(&line, ": ", core.waiting_pipe());
+      pipe_waits_.push_back(line);
     } else if (w.cell == 0) {
       absl::StrAppend(&line, ": running");
     } else {
@@ -399,6 +402,10 @@ class SimSystem::HangDiagnosis {
                            first_spinner_->deadline_text());
     } else if (!cycle.empty()) {
       cause = CycleCause(cycle);
+    } else if (!pipe_waits_.empty()) {
+      // Nothing else blocks: the pipe's other end has finished or waits too.
+      cause = absl::StrCat("deadlock through a cross-core pipe: ",
+                           absl::StrJoin(pipe_waits_, "; "));
     } else if (!stopped_.empty()) {
       cause = absl::StrCat(RankList(waiting_on_missing_), " wait for notifies from ",
                            RankList(stopped_), ", which stopped on the error");
@@ -419,6 +426,7 @@ class SimSystem::HangDiagnosis {
   const SimSystem& sys_;
   RunReport* r_;
   const int n_;
+  std::vector<std::string> pipe_waits_;  // wait-for lines of blocked TPUSH / TPOP
   std::vector<Aicpu::State> state_;
   std::vector<std::vector<Wait>> waits_;
   // Wait-for graph: rank -> ranks it waits for that are blocked elsewhere.

@@ -302,6 +302,7 @@ RunReport SimSystem::Run() {
   }
   for (auto& c : chips_) {
     c->aicpu().FillQueueStats(&r);
+    c->pipes().FillStats(&r);
     if (c->urma() != nullptr) c->urma()->FillStats(&r);
   }
   for (const auto& l : fabric_->links()) {

@@ -30,6 +30,11 @@ class RecordingOrchestrator : public pto::rt::Orchestrator {
     ADD_FAILURE() << "the seed pipeline has no AIC kernel";
     return {};
   }
+  pto::rt::TaskOutputs submit_mix_task(const pto::rt::MixKernels&,
+                                       const pto::rt::TaskArgs&) override {
+    ADD_FAILURE() << "the seed pipeline has no MIX kernel";
+    return {};
+  }
   pto::rt::TaskOutputs submit_dummy_task(const pto::rt::TaskArgs&) override {
     ADD_FAILURE() << "the seed pipeline has no dummy task";
     return {};

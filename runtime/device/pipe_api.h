@@ -1,0 +1,83 @@
+// TPUSH / TPOP: tiles through the cross-core pipes of a 1C2V cluster, the
+// channels of a MIX task's AIC and AIVs (pto-isa include/pto/npu/a2a3/
+// TPush.hpp, TPop.hpp: TPipe<FlagID, DirType, SlotSize, SlotNum>).
+//
+// The reference semantics: a pipe is a ring of `slots` slots. TPUSH waits for
+// a free slot, writes the tile into it and publishes it; TPOP waits for the
+// oldest published slot, reads the tile out of it and frees it (TPOP
+// includes PyPTO's tfree). A full pipe blocks its producer, an empty one its
+// consumer. The slot's bytes move as on a2a3, where the slots are a GM
+// buffer (PyPTO's InjectGMPipeBuffer pass): the AIC's TPUSH is a FIXPIPE
+// TSTORE of its Acc tile into the slot and the AIV's TPOP a TLOAD into UB;
+// V2C is the AIV's TSTORE from UB and the AIC's TLOAD into L1. So a pushed
+// tile reads back with TSTORE's conversion, and costs what those moves cost
+// plus the cross-core flag.
+#ifndef PTO_RUNTIME_DEVICE_PIPE_API_H_
+#define PTO_RUNTIME_DEVICE_PIPE_API_H_
+
+#include <cstdint>
+#include <string>
+
+#include "runtime/device/cube_api.h"
+#include "runtime/device/device_api.h"
+#include "runtime/device/pipe_core.h"
+
+namespace pto {
+
+namespace pipe_internal {
+inline void Check(const PipeSpec& p, PipeDir want, uint64_t bytes, const char* what) {
+  if (p.dir != want) {
+    cube_internal::Fail(std::string(what) + ": pipe " + std::to_string(p.id) + " is " +
+                        (p.dir == PipeDir::kC2V ? "C2V" : "V2C") + ", this end cannot use it so");
+  }
+  if (p.slots == 0 || bytes > p.slot_bytes) {
+    cube_internal::Fail(std::string(what) + ": a tile of " + std::to_string(bytes) +
+                        " bytes does not fit pipe " + std::to_string(p.id) + "'s slots of " +
+                        std::to_string(p.slot_bytes) + " bytes");
+  }
+}
+}  // namespace pipe_internal
+
+// AIC, C2V: the Acc tile into the next slot, converted to D as TSTORE does.
+template <typename D, typename S>
+void TPUSH(const PipeSpec& p, const AccTile<S>& src) {
+  pipe_internal::Check(p, PipeDir::kC2V, src.count() * sizeof(D), "TPUSH Acc");
+  PipeCore* pc = CurrentPipeCore();
+  D* slot = static_cast<D*>(pc->PipeAcquire(p, /*push=*/true));
+  TSTORE(GlobalTensor<D>{slot, src.count()}, src);
+  pc->PipeRelease(p, /*push=*/true);
+}
+
+// AIV, C2V: the oldest slot into a UB tile.
+template <typename T>
+void TPOP(const PipeSpec& p, Tile<T>& dst) {
+  pipe_internal::Check(p, PipeDir::kC2V, dst.bytes(), "TPOP UB");
+  PipeCore* pc = CurrentPipeCore();
+  T* slot = static_cast<T*>(pc->PipeAcquire(p, /*push=*/false));
+  TLOAD(dst, GlobalTensor<T>{slot, dst.count});
+  pc->PipeRelease(p, /*push=*/false);
+}
+
+// AIV, V2C: a UB tile into the next slot.
+template <typename T>
+void TPUSH(const PipeSpec& p, const Tile<T>& src) {
+  pipe_internal::Check(p, PipeDir::kV2C, src.bytes(), "TPUSH UB");
+  PipeCore* pc = CurrentPipeCore();
+  T* slot = static_cast<T*>(pc->PipeAcquire(p, /*push=*/true));
+  TSTORE(GlobalTensor<T>{slot, src.count}, src);
+  pc->PipeRelease(p, /*push=*/true);
+}
+
+// AIC, V2C: the oldest slot into a Mat (L1) tile, rows x cols dense.
+template <typename T>
+void TPOP(const PipeSpec& p, MatTile<T>& dst) {
+  pipe_internal::Check(p, PipeDir::kV2C, dst.bytes(), "TPOP Mat");
+  PipeCore* pc = CurrentPipeCore();
+  T* slot = static_cast<T*>(pc->PipeAcquire(p, /*push=*/false));
+  TLOAD(dst, GlobalTensor<T>{slot, dst.count()});
+  pc->PipeRelease(p, /*push=*/false);
+}
+
+}  // namespace pto
+
+#endif  // PTO_RUNTIME_DEVICE_PIPE_API_H_
