@@ -59,6 +59,10 @@ inline constexpr char kAttrSubmit[] = "submit";
 // task ids the task waits for, Vars of Scalar[TASK_ID] or Array[N, TASK_ID]
 // (PyPTO's typed Submit::deps_).
 inline constexpr char kAttrDeps[] = "deps";
+// `with pl.at(...) as tid:` (an ExecScopeStmt attr, PyPTO's task_id_var): the
+// Var of Scalar[TASK_ID] bound to the task the outlined scope submits. The
+// printer writes it as the `as` target, not in the attrs dict.
+inline constexpr char kAttrTaskIdVar[] = "task_id_var";
 // pl.pipeline(n, stage=N): the pipeline depth of a ForKind::kPipeline loop.
 inline constexpr char kAttrPipelineStages[] = "pipeline_stages";
 

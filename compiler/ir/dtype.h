@@ -9,6 +9,10 @@
 
 namespace pto::ir {
 
+// PyPTO's list and order, so that its enum codes (printed in attrs and
+// passed to the runtime ABI) mean the same here. INDEX and TASK_ID are not
+// storage types: they type shapes, loop variables and task handles, which the
+// orchestration holds as 64-bit integers.
 enum class DataType : uint8_t {
   kBool,
   kInt4,
@@ -34,6 +38,7 @@ enum class DataType : uint8_t {
   kTaskId,  // runtime task handle
 };
 
+// For tables indexed by dtype (names, widths).
 inline constexpr int kNumDataTypes = static_cast<int>(DataType::kTaskId) + 1;
 
 // The DSL spelling without the `pl.` prefix, e.g. "FP32", "INT8", "INDEX".

@@ -9,6 +9,9 @@
 
 namespace pto::ir {
 
+// What a function is to the pipeline: an orchestration (runs on the host
+// CPU and submits tasks), a kernel (InCore, and AIC / AIV once split by core
+// type), or a form the pipeline removes (Inline, Opaque, Group, Spmd).
 enum class FunctionType : uint8_t {
   kOpaque = 0,
   kOrchestration = 1,
@@ -21,6 +24,8 @@ enum class FunctionType : uint8_t {
   kGraph = 8,
 };
 
+// Where in the machine's hierarchy a function or scope runs, lowest first;
+// the type implies the level (spec §1.2), so a conflicting pair is an error.
 enum class Level : uint8_t {
   kAIV = 0,
   kAIC = 1,
@@ -35,10 +40,17 @@ enum class Level : uint8_t {
   kUndefined = 255,
 };
 
+// At a level above the chip: the function that schedules (Orchestrator) or
+// one that does the work on a device (SubWorker).
 enum class Role : uint8_t { kOrchestrator = 0, kSubWorker = 1 };
 
+// A parameter's declared direction (pl.Out / pl.InOut); the runtime's
+// dependency tracking needs to know which tensors a task writes.
 enum class ParamDirection : uint8_t { kIn = 0, kOut = 1, kInOut = 2 };
 
+// A call argument's direction as the runtime ABI takes it (derived per call
+// by DeriveCallDirections): OutputExisting writes a tensor the caller
+// allocated, NoDep is passed without creating a dependency.
 enum class ArgDirection : uint8_t {
   kInput = 0,
   kOutput = 1,
@@ -66,6 +78,8 @@ enum class MemorySpace : uint8_t {
   kBias = 6
 };
 
+// The kind of a ScopeStmt; the values follow PyPTO's ScopeKind, with a gap
+// where PyPTO has a kind we do not build.
 enum class ScopeKind : uint8_t {
   kInCore = 0,
   kCluster = 2,

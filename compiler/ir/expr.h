@@ -14,6 +14,9 @@
 
 namespace pto::ir {
 
+// Every expression carries its type, computed once when it is built (by the
+// operator's deducer for a Call), so passes read types without re-deducing
+// and a verifier can check them against the operands.
 class Expr : public Node {
  public:
   static bool Matches(NodeKind k) { return k >= NodeKind::kVar && k <= NodeKind::kDynDim; }
@@ -48,6 +51,8 @@ class Var : public Expr {
 using VarPtr = std::shared_ptr<const Var>;
 
 // A loop-carried value of a For/While; `init_value` is its value on entry.
+// It is a Var (the body reads it by name) that also holds its initial value,
+// so a loop needs no separate phi list (PyPTO's IterArg).
 class IterArg : public Var {
  public:
   static bool Matches(NodeKind k) { return k == NodeKind::kIterArg; }
@@ -61,7 +66,10 @@ class IterArg : public Var {
 };
 using IterArgPtr = std::shared_ptr<const IterArg>;
 
-// A buffer placement in an on-chip or global memory space (InitMemRef).
+// A buffer placement in an on-chip or global memory space (InitMemRef). A
+// Var so that tiles sharing a buffer refer to one object (MemoryReuse (33)
+// merges them by pointing types at the same MemRef); `addr` is filled in by
+// AllocateMemoryAddr (34).
 class MemRef : public Var {
  public:
   static bool Matches(NodeKind k) { return k == NodeKind::kMemRef; }
@@ -99,7 +107,9 @@ class WindowBuffer : public Var {
   bool store_to_host_;
 };
 
-// An operator reference (`pld.tensor.window`, `pl.tensor.add`, ...).
+// An operator reference (`pld.tensor.window`, `pl.tensor.add`, ...). The
+// name is kept for printing and diagnostics; passes dispatch on the OpId so
+// that a renamed or aliased operator cannot silently miss a rewrite.
 class Op : public Expr {
  public:
   static bool Matches(NodeKind k) { return k == NodeKind::kOp || k == NodeKind::kGlobalVar; }
@@ -128,6 +138,8 @@ class GlobalVar : public Op {
 };
 using GlobalVarPtr = std::shared_ptr<const GlobalVar>;
 
+// Integer literals carry their dtype: an INDEX 4 and an INT32 4 are different
+// values, as the target's arithmetic and PyPTO's printer tell them apart.
 class ConstInt : public Expr {
  public:
   static bool Matches(NodeKind k) { return k == NodeKind::kConstInt; }
@@ -139,6 +151,7 @@ class ConstInt : public Expr {
   int64_t value_;
 };
 
+// Float literals; FP32 unless written pl.const(x, dtype) or annotated.
 class ConstFloat : public Expr {
  public:
   static bool Matches(NodeKind k) { return k == NodeKind::kConstFloat; }
@@ -184,6 +197,8 @@ class DynDim : public Expr {
   std::string name_;
 };
 
+// Scalar operators only: tensor and tile arithmetic are operator Calls, so
+// that each has a deducer, traits and code generation of its own.
 enum class BinaryOp : uint8_t {
   kAdd,
   kSub,
@@ -214,6 +229,8 @@ enum class UnaryOp : uint8_t { kNeg, kNot, kBitNot, kAbs };
 bool IsComparison(BinaryOp op);
 bool IsLogical(BinaryOp op);
 
+// Operands are scalars of one dtype (the builder inserts no promotion; the
+// parser reports a mismatch), so code generation maps each to one C++ op.
 class BinaryExpr : public Expr {
  public:
   static bool Matches(NodeKind k) { return k == NodeKind::kBinaryExpr; }
@@ -283,6 +300,8 @@ bool IsOp(const ExprPtr& e, OpId id);
 // The operator `e` calls; kUnknown when `e` is not an operator call.
 OpId OpIdOf(const ExprPtr& e);
 
+// A tuple value: several results of a call, or a shape / offset list passed
+// to an operator (the printer writes the latter as a list).
 class MakeTuple : public Expr {
  public:
   static bool Matches(NodeKind k) { return k == NodeKind::kMakeTuple; }

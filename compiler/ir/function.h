@@ -12,6 +12,10 @@
 
 namespace pto::ir {
 
+// A function of the program: an orchestration, a kernel or a helper the
+// pipeline inlines. Its parameters are Vars with a direction each, because
+// the runtime's dependency tracking and the generated task descriptors need
+// to know which tensors a call writes.
 class Function : public Node {
  public:
   static bool Matches(NodeKind k) { return k == NodeKind::kFunction; }
@@ -68,6 +72,9 @@ class Function : public Node {
 };
 using FunctionPtr = std::shared_ptr<const Function>;
 
+// The whole compilation unit. Functions are looked up by name on every call
+// (`self.f(...)` holds a GlobalVar), and kept in name order so that printing
+// and pass results do not depend on the order a pass created them in.
 class Program : public Node {
  public:
   static bool Matches(NodeKind k) { return k == NodeKind::kProgram; }

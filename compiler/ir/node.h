@@ -10,6 +10,10 @@
 
 namespace pto::ir {
 
+// One tag per concrete class, grouped so that each abstract base (Type, Expr,
+// Stmt) is a contiguous range: `Matches` is a range test and a switch over
+// the kind replaces dynamic_cast in every visitor. Adding a node means adding
+// its kind inside its group's range.
 enum class NodeKind : uint8_t {
   // Types.
   kUnknownType,
@@ -60,6 +64,8 @@ enum class NodeKind : uint8_t {
   kProgram,
 };
 
+// The span is where the node came from in the source (or the span of the
+// construct a pass lowered it from), so every later error can be located.
 class Node {
  public:
   virtual ~Node() = default;
@@ -85,6 +91,7 @@ std::shared_ptr<const T> As(const std::shared_ptr<const U>& node) {
   return nullptr;
 }
 
+// Kind test without the cast, for conditions that do not need the node.
 template <typename T, typename U>
 bool Is(const std::shared_ptr<const U>& node) {
   return node != nullptr && T::Matches(node->kind());

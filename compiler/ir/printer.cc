@@ -156,23 +156,8 @@ class Printer {
         out_ += '\n';
         return;
       }
-      case NodeKind::kYieldStmt: {
-        const auto& y = static_cast<const YieldStmt&>(*s);
-        Indent();
-        const std::vector<VarPtr>* targets =
-            yield_targets_.empty() ? nullptr : yield_targets_.back();
-        if (targets != nullptr && !targets->empty()) {
-          for (size_t i = 0; i < targets->size(); ++i) {
-            if (i > 0) out_ += ", ";
-            Name((*targets)[i]);
-          }
-          out_ += " = ";
-        }
-        out_ += "pl.yield_(";
-        ExprList(y.value());
-        out_ += ")\n";
-        return;
-      }
+      case NodeKind::kYieldStmt:
+        return Yield(static_cast<const YieldStmt&>(*s));
       case NodeKind::kIfStmt: {
         const auto& i = static_cast<const IfStmt&>(*s);
         Indent();
@@ -188,128 +173,14 @@ class Printer {
         yield_targets_.pop_back();
         return;
       }
-      case NodeKind::kForStmt: {
-        const auto& f = static_cast<const ForStmt&>(*s);
-        Indent();
-        out_ += "for ";
-        Name(f.loop_var());
-        if (!f.iter_args().empty()) {
-          out_ += ", (";
-          IterArgNames(f.iter_args());
-          out_ += ')';
-        }
-        out_ += " in pl.";
-        out_ += ForKindName(f.for_kind());
-        out_ += '(';
-        bool default_start = IsIndexConst(f.start(), 0);
-        bool default_step = IsIndexConst(f.step(), 1);
-        if (!default_start || !default_step) {
-          Expr(f.start());
-          out_ += ", ";
-        }
-        Expr(f.stop());
-        if (!default_step) {
-          out_ += ", ";
-          Expr(f.step());
-        }
-        if (!f.iter_args().empty()) {
-          out_ += ", init_values=";
-          IterArgInits(f.iter_args());
-        }
-        // The pipeline depth is written as PyPTO spells it, stage=N.
-        const AttrValue* stages = f.for_kind() == ForKind::kPipeline
-                                      ? FindAttr(f.attrs(), kAttrPipelineStages)
-                                      : nullptr;
-        if (stages != nullptr && !std::holds_alternative<int64_t>(*stages)) stages = nullptr;
-        if (stages == nullptr) {
-          if (!f.attrs().empty()) {
-            out_ += ", attrs=";
-            AttrDict(f.attrs());
-          }
-        } else {
-          StrAppend(&out_, ", stage=", std::get<int64_t>(*stages));
-          AttrList rest;
-          for (const auto& kv : f.attrs()) {
-            if (kv.first != kAttrPipelineStages) rest.push_back(kv);
-          }
-          if (!rest.empty()) {
-            out_ += ", attrs=";
-            AttrDict(rest);
-          }
-        }
-        out_ += "):\n";
-        yield_targets_.push_back(&f.return_vars());
-        Indented(f.body());
-        yield_targets_.pop_back();
-        return;
-      }
-      case NodeKind::kWhileStmt: {
-        const auto& w = static_cast<const WhileStmt&>(*s);
-        yield_targets_.push_back(&w.return_vars());
-        Indent();
-        if (w.iter_args().empty()) {
-          out_ += "while ";
-          Expr(w.condition());
-          out_ += ":\n";
-          Indented(w.body());
-        } else {
-          out_ += "for (";
-          IterArgNames(w.iter_args());
-          out_ += ") in pl.while_(init_values=";
-          IterArgInits(w.iter_args());
-          out_ += "):\n";
-          ++indent_;
-          Indent();
-          out_ += "pl.cond(";
-          Expr(w.condition());
-          out_ += ")\n";
-          Body(w.body());
-          --indent_;
-        }
-        yield_targets_.pop_back();
-        return;
-      }
-      case NodeKind::kCommDomainScopeStmt: {
-        const auto& c = static_cast<const CommDomainScopeStmt&>(*s);
-        Indent();
-        out_ += "with pld.comm_domain(";
-        Quote(c.name_hint());
-        out_ += ", devices=[";
-        for (size_t i = 0; i < c.devices().size(); ++i) {
-          if (i > 0) out_ += ", ";
-          StrAppend(&out_, c.devices()[i]);
-        }
-        out_ += "], slots=[";
-        for (size_t i = 0; i < c.slots().size(); ++i) {
-          if (i > 0) out_ += ", ";
-          Quote(WindowBufferName(c.slots()[i]));
-        }
-        out_ += ']';
-        if (!c.attrs().empty()) {
-          out_ += ", attrs=";
-          AttrDict(c.attrs());
-        }
-        out_ += "):\n";
-        Indented(c.body());
-        return;
-      }
-      case NodeKind::kRuntimeScopeStmt: {
-        const auto& r = static_cast<const RuntimeScopeStmt&>(*s);
-        Indent();
-        out_ += "with pl.runtime_scope(";
-        if (!r.name_hint().empty()) {
-          Quote(r.name_hint());
-          out_ += ", ";
-        }
-        out_ += r.manual() ? "manual=True" : "manual=False";
-        if (!r.attrs().empty()) {
-          out_ += ", attrs=";
-          AttrDict(r.attrs());
-        }
-        out_ += "):\n";
-        Indented(r.body());
-        return;
-      }
+      case NodeKind::kForStmt:
+        return For(static_cast<const ForStmt&>(*s));
+      case NodeKind::kWhileStmt:
+        return While(static_cast<const WhileStmt&>(*s));
+      case NodeKind::kCommDomainScopeStmt:
+        return CommDomainScope(static_cast<const CommDomainScopeStmt&>(*s));
+      case NodeKind::kRuntimeScopeStmt:
+        return RuntimeScope(static_cast<const RuntimeScopeStmt&>(*s));
       case NodeKind::kExecScopeStmt:
         return ExecScope(static_cast<const ExecScopeStmt&>(*s));
       case NodeKind::kBreakStmt:
@@ -321,6 +192,140 @@ class Printer {
       default:
         Line("pass  # <unprintable statement>");
     }
+  }
+
+  void Yield(const YieldStmt& y) {
+    Indent();
+    const std::vector<VarPtr>* targets =
+        yield_targets_.empty() ? nullptr : yield_targets_.back();
+    if (targets != nullptr && !targets->empty()) {
+      for (size_t i = 0; i < targets->size(); ++i) {
+        if (i > 0) out_ += ", ";
+        Name((*targets)[i]);
+      }
+      out_ += " = ";
+    }
+    out_ += "pl.yield_(";
+    ExprList(y.value());
+    out_ += ")\n";
+  }
+
+  void For(const ForStmt& f) {
+    Indent();
+    out_ += "for ";
+    Name(f.loop_var());
+    if (!f.iter_args().empty()) {
+      out_ += ", (";
+      IterArgNames(f.iter_args());
+      out_ += ')';
+    }
+    out_ += " in pl.";
+    out_ += ForKindName(f.for_kind());
+    out_ += '(';
+    bool default_start = IsIndexConst(f.start(), 0);
+    bool default_step = IsIndexConst(f.step(), 1);
+    if (!default_start || !default_step) {
+      Expr(f.start());
+      out_ += ", ";
+    }
+    Expr(f.stop());
+    if (!default_step) {
+      out_ += ", ";
+      Expr(f.step());
+    }
+    if (!f.iter_args().empty()) {
+      out_ += ", init_values=";
+      IterArgInits(f.iter_args());
+    }
+    // The pipeline depth is written as PyPTO spells it, stage=N.
+    const AttrValue* stages = f.for_kind() == ForKind::kPipeline
+                                  ? FindAttr(f.attrs(), kAttrPipelineStages)
+                                  : nullptr;
+    if (stages != nullptr && !std::holds_alternative<int64_t>(*stages)) stages = nullptr;
+    if (stages == nullptr) {
+      if (!f.attrs().empty()) {
+        out_ += ", attrs=";
+        AttrDict(f.attrs());
+      }
+    } else {
+      StrAppend(&out_, ", stage=", std::get<int64_t>(*stages));
+      AttrList rest;
+      for (const auto& kv : f.attrs()) {
+        if (kv.first != kAttrPipelineStages) rest.push_back(kv);
+      }
+      if (!rest.empty()) {
+        out_ += ", attrs=";
+        AttrDict(rest);
+      }
+    }
+    out_ += "):\n";
+    yield_targets_.push_back(&f.return_vars());
+    Indented(f.body());
+    yield_targets_.pop_back();
+  }
+
+  void While(const WhileStmt& w) {
+    yield_targets_.push_back(&w.return_vars());
+    Indent();
+    if (w.iter_args().empty()) {
+      out_ += "while ";
+      Expr(w.condition());
+      out_ += ":\n";
+      Indented(w.body());
+    } else {
+      out_ += "for (";
+      IterArgNames(w.iter_args());
+      out_ += ") in pl.while_(init_values=";
+      IterArgInits(w.iter_args());
+      out_ += "):\n";
+      ++indent_;
+      Indent();
+      out_ += "pl.cond(";
+      Expr(w.condition());
+      out_ += ")\n";
+      Body(w.body());
+      --indent_;
+    }
+    yield_targets_.pop_back();
+  }
+
+  void CommDomainScope(const CommDomainScopeStmt& c) {
+    Indent();
+    out_ += "with pld.comm_domain(";
+    Quote(c.name_hint());
+    out_ += ", devices=[";
+    for (size_t i = 0; i < c.devices().size(); ++i) {
+      if (i > 0) out_ += ", ";
+      StrAppend(&out_, c.devices()[i]);
+    }
+    out_ += "], slots=[";
+    for (size_t i = 0; i < c.slots().size(); ++i) {
+      if (i > 0) out_ += ", ";
+      Quote(WindowBufferName(c.slots()[i]));
+    }
+    out_ += ']';
+    if (!c.attrs().empty()) {
+      out_ += ", attrs=";
+      AttrDict(c.attrs());
+    }
+    out_ += "):\n";
+    Indented(c.body());
+  }
+
+  void RuntimeScope(const RuntimeScopeStmt& r) {
+    Indent();
+    out_ += "with pl.runtime_scope(";
+    if (!r.name_hint().empty()) {
+      Quote(r.name_hint());
+      out_ += ", ";
+    }
+    out_ += r.manual() ? "manual=True" : "manual=False";
+    if (!r.attrs().empty()) {
+      out_ += ", attrs=";
+      AttrDict(r.attrs());
+    }
+    out_ += "):\n";
+    Indented(r.body());
   }
 
   void Expr(const ExprPtr& e, bool op_arg = false) {
@@ -714,12 +719,28 @@ class Printer {
       Quote(x.name_hint());
       sep = ", ";
     }
-    if (!x.attrs().empty()) {
+    // The scope's task id is written as its `as` target, the other attrs as a dict.
+    AttrList attrs;
+    ExprPtr tid;
+    for (const auto& kv : x.attrs()) {
+      const auto* e = std::get_if<ExprPtr>(&kv.second);
+      if (kv.first == kAttrTaskIdVar && e != nullptr && Is<Var>(*e)) {
+        tid = *e;
+      } else {
+        attrs.push_back(kv);
+      }
+    }
+    if (!attrs.empty()) {
       out_ += sep;
       out_ += "attrs=";
-      AttrDict(x.attrs());
+      AttrDict(attrs);
     }
-    out_ += "):\n";
+    out_ += ")";
+    if (tid != nullptr) {
+      out_ += " as ";
+      Expr(tid);
+    }
+    out_ += ":\n";
     Indented(x.body());
   }
 

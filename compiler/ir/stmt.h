@@ -11,8 +11,13 @@
 
 namespace pto::ir {
 
+// Statements are immutable and shared: passes rebuild the path to a change
+// (IRMutator) instead of editing in place, so an unchanged subtree is reused
+// by every version of a program and structural equality stays cheap.
 class Stmt : public Node {
  public:
+  // The statement kinds are one contiguous range of NodeKind, so a kind test
+  // is two compares (spec §1.3).
   static bool Matches(NodeKind k) {
     return k >= NodeKind::kAssignStmt && k <= NodeKind::kContinueStmt;
   }
@@ -22,6 +27,9 @@ class Stmt : public Node {
 };
 using StmtPtr = std::shared_ptr<const Stmt>;
 
+// `var = value`. The IR is not SSA until ConvertToSSA (04): before it, a name
+// reassigned in a loop or branch is the same Var assigned twice, as in
+// PyPTO's front end; after it every Var has one AssignStmt.
 class AssignStmt : public Stmt {
  public:
   static bool Matches(NodeKind k) { return k == NodeKind::kAssignStmt; }
@@ -52,6 +60,9 @@ class EvalStmt : public Stmt {
   std::vector<std::string> leading_comments_;
 };
 
+// Leaves the function with its results; several values are a tuple result.
+// Comments above it are kept for the printer, as for EvalStmt, so that the
+// comment that explains a result survives a round trip.
 class ReturnStmt : public Stmt {
  public:
   static bool Matches(NodeKind k) { return k == NodeKind::kReturnStmt; }
@@ -68,6 +79,9 @@ class ReturnStmt : public Stmt {
   std::vector<std::string> leading_comments_;
 };
 
+// A block. Bodies are always one StmtPtr (a SeqStmts or a single statement),
+// so passes that replace one statement by several need not change the
+// parent's type; Flatten keeps the nesting from growing.
 class SeqStmts : public Stmt {
  public:
   static bool Matches(NodeKind k) { return k == NodeKind::kSeqStmts; }
@@ -82,7 +96,9 @@ class SeqStmts : public Stmt {
   std::vector<StmtPtr> stmts_;
 };
 
-// `return_vars` are defined by the trailing YieldStmt of each branch.
+// `return_vars` are defined by the trailing YieldStmt of each branch. They
+// are how a value leaves a branch in SSA form: the IR has no phi nodes, the
+// if statement itself is the join (PyPTO's IfStmt).
 class IfStmt : public Stmt {
  public:
   static bool Matches(NodeKind k) { return k == NodeKind::kIfStmt; }
@@ -105,6 +121,12 @@ class IfStmt : public Stmt {
   std::vector<VarPtr> return_vars_;
 };
 
+// A counted loop `for loop_var in pl.<kind>(start, stop, step)`. Values
+// carried from one iteration to the next are iter args (initialised before
+// the loop, updated by the body's trailing YieldStmt) and come out as
+// return_vars: the loop is its own join, as an IfStmt is. The kind says how
+// it may run (sequential, parallel, unrolled, pipelined); attrs keep the
+// pass-specific facts (e.g. pipeline_stages) without a field per pass.
 class ForStmt : public Stmt {
  public:
   static bool Matches(NodeKind k) { return k == NodeKind::kForStmt; }
@@ -143,6 +165,9 @@ class ForStmt : public Stmt {
   AttrList attrs_;
 };
 
+// `while condition:`, or PyPTO's `pl.while_(init_values=...)` with iter
+// args; the condition is evaluated over the iter args before each
+// iteration, so a loop-carried value can decide the exit.
 class WhileStmt : public Stmt {
  public:
   static bool Matches(NodeKind k) { return k == NodeKind::kWhileStmt; }
@@ -178,7 +203,10 @@ class YieldStmt : public Stmt {
   std::vector<ExprPtr> value_;
 };
 
-// Base of scoped regions.
+// Base of scoped regions. A scope holds a body and does not open a name
+// scope (its definitions are visible after it, as in Python); the subclasses
+// say what the region means to the runtime or the pipeline, and the passes
+// that lower them remove them.
 class ScopeStmt : public Stmt {
  public:
   static bool Matches(NodeKind k) {
@@ -261,6 +289,8 @@ class ExecScopeStmt : public ScopeStmt {
         core_num_(std::move(core_num)),
         sync_start_(sync_start) {}
   ScopeKind GetScopeKind() const override { return scope_kind_; }
+  // Only the fields of the scope's kind are set; the others are empty, so
+  // structural equality compares all of them without a per-kind switch.
   const std::optional<Level>& level() const { return level_; }  // kInCore, kHierarchy
   const std::optional<Role>& role() const { return role_; }     // kHierarchy
   const ExprPtr& core_num() const { return core_num_; }         // kSpmd, else nullptr
@@ -281,6 +311,9 @@ class BreakStmt : public Stmt {
   explicit BreakStmt(Span span = Span()) : Stmt(NodeKind::kBreakStmt, std::move(span)) {}
 };
 
+// Both are lowered by CtrlFlowTransform (03) into loop conditions and
+// guarded bodies, because the generated kernels and orchestrations have
+// structured loops only.
 class ContinueStmt : public Stmt {
  public:
   static bool Matches(NodeKind k) { return k == NodeKind::kContinueStmt; }

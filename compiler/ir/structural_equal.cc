@@ -159,59 +159,10 @@ class Comparer {
         }
         return true;
       }
-      case NodeKind::kIfStmt: {
-        const auto& x = static_cast<const IfStmt&>(*a);
-        const auto& y = static_cast<const IfStmt&>(*b);
-        {
-          Path p(this, "condition");
-          if (!Expr(x.condition(), y.condition())) return false;
-        }
-        {
-          Path p(this, "then");
-          if (!Stmt(x.then_body(), y.then_body())) return false;
-        }
-        if (x.else_body().has_value() != y.else_body().has_value()) {
-          return Fail(a.get(), b.get(),
-                      x.else_body().has_value() ? "else branch vs none" : "no else branch vs one");
-        }
-        if (x.else_body().has_value()) {
-          Path p(this, "else");
-          if (!Stmt(*x.else_body(), *y.else_body())) return false;
-        }
-        return VarDefs("return_vars", x.return_vars(), y.return_vars(), a.get(), b.get());
-      }
-      case NodeKind::kForStmt: {
-        const auto& x = static_cast<const ForStmt&>(*a);
-        const auto& y = static_cast<const ForStmt&>(*b);
-        if (x.for_kind() != y.for_kind()) {
-          return Fail(
-              a.get(), b.get(),
-              StrCat("loop kind ", ForKindName(x.for_kind()), " vs ", ForKindName(y.for_kind())));
-        }
-        {
-          Path p(this, "start");
-          if (!Expr(x.start(), y.start())) return false;
-        }
-        {
-          Path p(this, "stop");
-          if (!Expr(x.stop(), y.stop())) return false;
-        }
-        {
-          Path p(this, "step");
-          if (!Expr(x.step(), y.step())) return false;
-        }
-        if (!Attrs("attrs", x.attrs(), y.attrs(), a.get(), b.get())) return false;
-        {
-          Path p(this, "loop_var");
-          if (!VarDef(x.loop_var(), y.loop_var())) return false;
-        }
-        if (!IterArgs(x.iter_args(), y.iter_args(), a.get(), b.get())) return false;
-        {
-          Path p(this, "body");
-          if (!Stmt(x.body(), y.body())) return false;
-        }
-        return VarDefs("return_vars", x.return_vars(), y.return_vars(), a.get(), b.get());
-      }
+      case NodeKind::kIfStmt:
+        return IfEq(static_cast<const IfStmt&>(*a), static_cast<const IfStmt&>(*b), a, b);
+      case NodeKind::kForStmt:
+        return ForEq(static_cast<const ForStmt&>(*a), static_cast<const ForStmt&>(*b), a, b);
       case NodeKind::kWhileStmt: {
         const auto& x = static_cast<const WhileStmt&>(*a);
         const auto& y = static_cast<const WhileStmt&>(*b);
@@ -226,62 +177,116 @@ class Comparer {
         }
         return VarDefs("return_vars", x.return_vars(), y.return_vars(), a.get(), b.get());
       }
-      case NodeKind::kCommDomainScopeStmt: {
-        const auto& x = static_cast<const CommDomainScopeStmt&>(*a);
-        const auto& y = static_cast<const CommDomainScopeStmt&>(*b);
-        if (x.name_hint() != y.name_hint()) {
-          return Fail(a.get(), b.get(),
-                      StrCat("scope name '", x.name_hint(), "' vs '", y.name_hint(), "'"));
-        }
-        if (x.devices() != y.devices()) return Fail(a.get(), b.get(), "devices differ");
-        if (x.slots().size() != y.slots().size()) {
-          return SizeMismatch("slots", x.slots().size(), y.slots().size(), a, b);
-        }
-        for (size_t i = 0; i < x.slots().size(); ++i) {
-          Path p(this, "slots", i);
-          if (!Expr(x.slots()[i], y.slots()[i])) return false;
-        }
-        if (!Attrs("attrs", x.attrs(), y.attrs(), a.get(), b.get())) return false;
-        Path p(this, "body");
-        return Stmt(x.body(), y.body());
-      }
-      case NodeKind::kRuntimeScopeStmt: {
-        const auto& x = static_cast<const RuntimeScopeStmt&>(*a);
-        const auto& y = static_cast<const RuntimeScopeStmt&>(*b);
-        if (x.name_hint() != y.name_hint()) {
-          return Fail(a.get(), b.get(),
-                      StrCat("scope name '", x.name_hint(), "' vs '", y.name_hint(), "'"));
-        }
-        if (x.manual() != y.manual()) return Fail(a.get(), b.get(), "manual flag differs");
-        if (!Attrs("attrs", x.attrs(), y.attrs(), a.get(), b.get())) return false;
-        Path p(this, "body");
-        return Stmt(x.body(), y.body());
-      }
-      case NodeKind::kExecScopeStmt: {
-        const auto& x = static_cast<const ExecScopeStmt&>(*a);
-        const auto& y = static_cast<const ExecScopeStmt&>(*b);
-        if (x.GetScopeKind() != y.GetScopeKind()) return Fail(a.get(), b.get(), "scope kinds differ");
-        if (x.name_hint() != y.name_hint()) {
-          return Fail(a.get(), b.get(),
-                      StrCat("scope name '", x.name_hint(), "' vs '", y.name_hint(), "'"));
-        }
-        if (x.level() != y.level()) return Fail(a.get(), b.get(), "levels differ");
-        if (x.role() != y.role()) return Fail(a.get(), b.get(), "roles differ");
-        if (x.sync_start() != y.sync_start()) return Fail(a.get(), b.get(), "sync_start differs");
-        {
-          Path p(this, "core_num");
-          if ((x.core_num() == nullptr) != (y.core_num() == nullptr)) {
-            return Fail(a.get(), b.get(), "core_num present in one scope only");
-          }
-          if (x.core_num() != nullptr && !Expr(x.core_num(), y.core_num())) return false;
-        }
-        if (!Attrs("attrs", x.attrs(), y.attrs(), a.get(), b.get())) return false;
-        Path p(this, "body");
-        return Stmt(x.body(), y.body());
-      }
+      case NodeKind::kCommDomainScopeStmt:
+        return CommDomainEq(static_cast<const CommDomainScopeStmt&>(*a), static_cast<const CommDomainScopeStmt&>(*b), a, b);
+      case NodeKind::kRuntimeScopeStmt:
+        return RuntimeScopeEq(static_cast<const RuntimeScopeStmt&>(*a), static_cast<const RuntimeScopeStmt&>(*b), a, b);
+      case NodeKind::kExecScopeStmt:
+        return ExecScopeEq(static_cast<const ExecScopeStmt&>(*a), static_cast<const ExecScopeStmt&>(*b), a, b);
       default:
         return true;
     }
+  }
+
+  bool IfEq(const IfStmt& x, const IfStmt& y, const StmtPtr& a, const StmtPtr& b) {
+    {
+      Path p(this, "condition");
+      if (!Expr(x.condition(), y.condition())) return false;
+    }
+    {
+      Path p(this, "then");
+      if (!Stmt(x.then_body(), y.then_body())) return false;
+    }
+    if (x.else_body().has_value() != y.else_body().has_value()) {
+      return Fail(a.get(), b.get(),
+                  x.else_body().has_value() ? "else branch vs none" : "no else branch vs one");
+    }
+    if (x.else_body().has_value()) {
+      Path p(this, "else");
+      if (!Stmt(*x.else_body(), *y.else_body())) return false;
+    }
+    return VarDefs("return_vars", x.return_vars(), y.return_vars(), a.get(), b.get());
+  }
+
+  bool ForEq(const ForStmt& x, const ForStmt& y, const StmtPtr& a, const StmtPtr& b) {
+    if (x.for_kind() != y.for_kind()) {
+      return Fail(
+          a.get(), b.get(),
+          StrCat("loop kind ", ForKindName(x.for_kind()), " vs ", ForKindName(y.for_kind())));
+    }
+    {
+      Path p(this, "start");
+      if (!Expr(x.start(), y.start())) return false;
+    }
+    {
+      Path p(this, "stop");
+      if (!Expr(x.stop(), y.stop())) return false;
+    }
+    {
+      Path p(this, "step");
+      if (!Expr(x.step(), y.step())) return false;
+    }
+    if (!Attrs("attrs", x.attrs(), y.attrs(), a.get(), b.get())) return false;
+    {
+      Path p(this, "loop_var");
+      if (!VarDef(x.loop_var(), y.loop_var())) return false;
+    }
+    if (!IterArgs(x.iter_args(), y.iter_args(), a.get(), b.get())) return false;
+    {
+      Path p(this, "body");
+      if (!Stmt(x.body(), y.body())) return false;
+    }
+    return VarDefs("return_vars", x.return_vars(), y.return_vars(), a.get(), b.get());
+  }
+
+  bool CommDomainEq(const CommDomainScopeStmt& x, const CommDomainScopeStmt& y, const StmtPtr& a, const StmtPtr& b) {
+    if (x.name_hint() != y.name_hint()) {
+      return Fail(a.get(), b.get(),
+                  StrCat("scope name '", x.name_hint(), "' vs '", y.name_hint(), "'"));
+    }
+    if (x.devices() != y.devices()) return Fail(a.get(), b.get(), "devices differ");
+    if (x.slots().size() != y.slots().size()) {
+      return SizeMismatch("slots", x.slots().size(), y.slots().size(), a, b);
+    }
+    for (size_t i = 0; i < x.slots().size(); ++i) {
+      Path p(this, "slots", i);
+      if (!Expr(x.slots()[i], y.slots()[i])) return false;
+    }
+    if (!Attrs("attrs", x.attrs(), y.attrs(), a.get(), b.get())) return false;
+    Path p(this, "body");
+    return Stmt(x.body(), y.body());
+  }
+
+  bool RuntimeScopeEq(const RuntimeScopeStmt& x, const RuntimeScopeStmt& y, const StmtPtr& a, const StmtPtr& b) {
+    if (x.name_hint() != y.name_hint()) {
+      return Fail(a.get(), b.get(),
+                  StrCat("scope name '", x.name_hint(), "' vs '", y.name_hint(), "'"));
+    }
+    if (x.manual() != y.manual()) return Fail(a.get(), b.get(), "manual flag differs");
+    if (!Attrs("attrs", x.attrs(), y.attrs(), a.get(), b.get())) return false;
+    Path p(this, "body");
+    return Stmt(x.body(), y.body());
+  }
+
+  bool ExecScopeEq(const ExecScopeStmt& x, const ExecScopeStmt& y, const StmtPtr& a, const StmtPtr& b) {
+    if (x.GetScopeKind() != y.GetScopeKind()) return Fail(a.get(), b.get(), "scope kinds differ");
+    if (x.name_hint() != y.name_hint()) {
+      return Fail(a.get(), b.get(),
+                  StrCat("scope name '", x.name_hint(), "' vs '", y.name_hint(), "'"));
+    }
+    if (x.level() != y.level()) return Fail(a.get(), b.get(), "levels differ");
+    if (x.role() != y.role()) return Fail(a.get(), b.get(), "roles differ");
+    if (x.sync_start() != y.sync_start()) return Fail(a.get(), b.get(), "sync_start differs");
+    {
+      Path p(this, "core_num");
+      if ((x.core_num() == nullptr) != (y.core_num() == nullptr)) {
+        return Fail(a.get(), b.get(), "core_num present in one scope only");
+      }
+      if (x.core_num() != nullptr && !Expr(x.core_num(), y.core_num())) return false;
+    }
+    if (!Attrs("attrs", x.attrs(), y.attrs(), a.get(), b.get())) return false;
+    Path p(this, "body");
+    return Stmt(x.body(), y.body());
   }
 
   bool Expr(const ExprPtr& a, const ExprPtr& b) {

@@ -20,6 +20,9 @@ using ExprPtr = std::shared_ptr<const Expr>;
 using MemRefPtr = std::shared_ptr<const MemRef>;
 using WindowBufferPtr = std::shared_ptr<const WindowBuffer>;
 
+// Types are values: two types are the same when they are structurally equal,
+// never by identity, so passes may rebuild a type freely (the singletons
+// below only save allocations).
 class Type : public Node {
  public:
   static bool Matches(NodeKind k) {
@@ -52,7 +55,10 @@ class ScalarType : public Type {
   DataType dtype_;
 };
 
-// Stride/layout/valid-shape/pad of a tensor (empty valid_shape = full).
+// Stride/layout/valid-shape/pad of a tensor (empty valid_shape = full). Kept
+// beside the shape rather than folded into it, because a view of a larger
+// tensor (a slice, a window) is addressed with the parent's strides while its
+// shape is the box it covers.
 struct TensorView {
   std::vector<ExprPtr> stride;
   TensorLayout layout = TensorLayout::kND;
@@ -60,7 +66,9 @@ struct TensorView {
   PadValue pad = PadValue::kNull;
 };
 
-// Common base of tensors and tiles.
+// Common base of tensors and tiles. Dimensions are expressions, not
+// integers: a dynamic dimension (DynDim) or a scalar parameter may give a
+// size that is known only at run time.
 class ShapedType : public Type {
  public:
   static bool Matches(NodeKind k) {
@@ -85,7 +93,8 @@ class ShapedType : public Type {
   std::optional<MemRefPtr> memref_;
 };
 
-// A tensor in DDR (global memory).
+// A tensor in DDR (global memory). Orchestrations pass tensors between
+// tasks; kernels move their contents into tiles with loads and stores.
 class TensorType : public ShapedType {
  public:
   static bool Matches(NodeKind k) { return k == NodeKind::kTensorType; }
@@ -128,7 +137,10 @@ class DistributedTensorType : public TensorType {
 // Matches TensorType and DistributedTensorType.
 std::shared_ptr<const TensorType> AsTensorTypeLike(const TypePtr& type);
 
-// On-chip tile (appears inside kernels and composite lowerings).
+// On-chip tile (appears inside kernels and composite lowerings). The shape is
+// the buffer's (what UB placement sizes); valid_shape is the part that holds
+// data (PyPTO's partial tiles), which loads, stores and elementwise results
+// must respect or the padding would be written out.
 class TileType : public ShapedType {
  public:
   static bool Matches(NodeKind k) { return k == NodeKind::kTileType; }
@@ -153,6 +165,8 @@ class TileType : public ShapedType {
   std::optional<MemorySpace> memory_space_;
 };
 
+// Several results of one call (pl.submit, a multi-result function); taken
+// apart with TupleGetItem, since statements bind one Var each.
 class TupleType : public Type {
  public:
   static bool Matches(NodeKind k) { return k == NodeKind::kTupleType; }

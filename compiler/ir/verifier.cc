@@ -369,6 +369,18 @@ class Verifier : public IRVisitor {
     }
   }
 
+  void VisitExecScopeStmt(const std::shared_ptr<const ExecScopeStmt>& stmt) override {
+    IRVisitor::VisitExecScopeStmt(stmt);
+    VarPtr tid = ScopeTaskIdVar(*stmt);
+    if (!ok() || tid == nullptr) return;
+    // Like an assignment after the scope: a rebinding of a visible tid (a
+    // loop's previous task) defines nothing new.
+    auto it = defined_.find(tid.get());
+    if (it == defined_.end() || !it->second.visible) {
+      Define(tid, LocalDefKind(), DefSpan(tid, stmt->span()), /*assigned=*/true);
+    }
+  }
+
   void VisitCommDomainScopeStmt(const std::shared_ptr<const CommDomainScopeStmt>& stmt) override {
     for (const WindowBufferPtr& slot : stmt->slots()) {
       if (slot == nullptr) continue;

@@ -322,8 +322,24 @@ void IRVisitor::VisitRuntimeScopeStmt(const std::shared_ptr<const RuntimeScopeSt
 
 void IRVisitor::VisitExecScopeStmt(const std::shared_ptr<const ExecScopeStmt>& stmt) {
   VisitExpr(stmt->core_num());
-  VisitAttrs(stmt->attrs());
+  // `with pl.at(...) as tid:` defines tid after the body; the other attrs use.
+  VarPtr tid = ScopeTaskIdVar(*stmt);
+  if (tid == nullptr) {
+    VisitAttrs(stmt->attrs());
+  } else {
+    AttrList uses;
+    for (const auto& kv : stmt->attrs()) {
+      if (kv.first != kAttrTaskIdVar) uses.push_back(kv);
+    }
+    VisitAttrs(uses);
+  }
   VisitStmt(stmt->body());
+  if (tid != nullptr) VisitVarDef(tid);
+}
+
+VarPtr ScopeTaskIdVar(const ExecScopeStmt& stmt) {
+  std::optional<ExprPtr> e = GetAttr<ExprPtr>(stmt.attrs(), kAttrTaskIdVar);
+  return e.has_value() ? As<Var>(*e) : nullptr;
 }
 
 }  // namespace pto::ir

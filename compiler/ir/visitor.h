@@ -97,6 +97,10 @@ class IRVisitor {
   void VisitTensorFields(const TensorType& type);
 };
 
+// The Var `with pl.at(...) as tid:` binds (the scope's kAttrTaskIdVar), or
+// nullptr. Visitors see it as a definition after the scope's body.
+VarPtr ScopeTaskIdVar(const ExecScopeStmt& stmt);
+
 }  // namespace pto::ir
 
 #endif  // PTO_COMPILER_IR_VISITOR_H_

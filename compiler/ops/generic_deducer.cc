@@ -232,7 +232,13 @@ absl::StatusOr<TypePtr> Result(const std::string& op, const Signature& sig, cons
     std::swap(shape[*a], shape[*b]);
     return Reshaped(*shaped, std::move(shape), shaped->dtype());
   }
-  if (rule == "pair") {
+  if (rule == "gather" && s.args.size() >= 2) {
+    // PyPTO's index form gather(input, dim, index): index's shape, input's dtype.
+    if (auto index = ir::As<ir::ShapedType>(s.args[1]->type())) {
+      return Reshaped(*shaped, index->shape(), shaped->dtype());
+    }
+  }
+  if (rule == "pair" || rule == "gather") {
     TypePtr t = Reshaped(*shaped, shaped->shape(), shaped->dtype());
     return TypePtr(ir::MakeNode<ir::TupleType>(std::vector<TypePtr>{t, t}));
   }

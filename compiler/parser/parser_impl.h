@@ -130,7 +130,7 @@ enum class AstKind : uint8_t {
   kIf,     // if kid 0: kid 1 (block) [else: kid 2 (block, or a kIf for elif)]
   kFor,    // for kid 0 in kid 1: kid 2 (block)
   kWhile,  // while kid 0: kid 1 (block)
-  kWith,   // with kid 0: kid 1 (block)
+  kWith,   // with kid 0: kid 1 (block) [as kid 2 (a kName)]
 };
 
 enum class AstOp : uint8_t {
@@ -495,6 +495,8 @@ class Parser {
   absl::StatusOr<Ast*> ParseUnary();
   absl::StatusOr<Ast*> ParsePower();
   absl::StatusOr<Ast*> ParsePrimary();
+  absl::StatusOr<Ast*> ParseParenthesized(const Token& t);
+  absl::StatusOr<Ast*> ParseDict(const Token& t);
   absl::StatusOr<Ast*> ParseAtom();
   absl::StatusOr<Ast*> ParseCallTrailer(Ast* callee);
   absl::StatusOr<Ast*> ParseSubscriptTrailer(Ast* value);

@@ -740,7 +740,11 @@ TEST(ParserErrorTest, UnsupportedConstructs) {
             "pl.spmd(...), pl.cluster(...), pl.scope(...), pl.manual_scope(), "
             "pl.runtime_scope(...) and pld.comm_domain(...)");
   EXPECT_EQ(ParseError(InFunction("        with pl.runtime_scope() as s:\n            pass\n")),
-            "8:33: unsupported Python construct: with ... as (naming a scope's task id is not supported yet; drop `as name`)");
+            "8:36: `with pl.runtime_scope(...) as name` is not supported: only pl.at(...) and "
+            "pl.spmd(...) name their task id");
+  EXPECT_EQ(ParseError(InFunction("        with pl.at(level=pl.Level.CORE_GROUP) as t[0]:\n"
+                                  "            pass\n")),
+            "8:50: `as` target on `with pl.at(...)` must be a plain variable name");
   EXPECT_EQ(ParseError(std::string(kHeader) + "@pl.program\nclass P(Base):\n    pass\n"),
             "5:9: unsupported Python construct: class inheritance (write `class Name:`)");
   EXPECT_EQ(ParseError(std::string(kHeader) + "@pl.program\nclass P:\n    @staticmethod\n"
@@ -748,6 +752,41 @@ TEST(ParserErrorTest, UnsupportedConstructs) {
             "6:6: unsupported decorator: methods of a @pl.program class need @pl.function");
   EXPECT_EQ(ParseError(InFunction("        return n[0:2]\n")),
             "8:16: cannot subscript a value of type pl.Scalar[pl.INDEX]");
+}
+
+// PyPTO's `with pl.at(...) as tid:`: the scope's task id is a Scalar[TASK_ID]
+// of the enclosing block (the scope attr task_id_var), usable after the scope
+// (deps=[tid], a return) and printed back as the `as` target.
+TEST(ParserTest, ScopeTaskIdTarget) {
+  auto p = Parse(std::string(kHeader) +
+                 "@pl.program\nclass P:\n"
+                 "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+                 "    def f(self, x: pl.Tensor[[16], pl.FP32]) -> pl.Scalar[pl.TASK_ID]:\n"
+                 "        with pl.at(level=pl.Level.CORE_GROUP) as tid:\n"
+                 "            y = pl.add(x, x)\n"
+                 "        with pl.at(level=pl.Level.CORE_GROUP, deps=[tid]) as t2:\n"
+                 "            z = pl.add(x, x)\n"
+                 "        return t2\n");
+  ASSERT_NE(p, nullptr);
+  auto body = BodyOf(p->functions().begin()->second);
+  ASSERT_EQ(body.size(), 3u);
+  auto first = ir::As<ir::ExecScopeStmt>(body[0]);
+  ASSERT_NE(first, nullptr);
+  auto tid = ir::GetAttr<ir::ExprPtr>(first->attrs(), ir::kAttrTaskIdVar);
+  ASSERT_TRUE(tid.has_value());
+  auto var = ir::As<ir::Var>(*tid);
+  ASSERT_NE(var, nullptr);
+  EXPECT_EQ(var->name_hint(), "tid");
+  EXPECT_EQ(ir::PrintType(var->type()), "pl.Scalar[pl.TASK_ID]");
+  std::string printed = ir::PrintProgram(p);
+  EXPECT_NE(printed.find("with pl.at(level=pl.Level.CORE_GROUP) as tid:"), std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("attrs={\"deps\": [tid]}) as t2:"), std::string::npos) << printed;
+  ExpectRoundTrip(p);
+  // The name is the scope's result: its body does not see it.
+  EXPECT_EQ(ParseError(InFunction("        with pl.at(level=pl.Level.CORE_GROUP) as tid:\n"
+                                  "            u = tid\n")),
+            "9:17: unknown name 'tid'");
 }
 
 TEST(ParserErrorTest, TypeErrors) {

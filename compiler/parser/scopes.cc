@@ -20,9 +20,13 @@ absl::Status Parser::LowerWith(const Ast* stmt, std::vector<StmtPtr>* out, Yield
       DottedPath(Kid(item, 0))) {
     what = path_;
   }
-  if (what == "pl.at" || what == "pl.cluster" || what == "pl.spmd") {
-    return LowerExecScope(stmt, what, out, yield);
+  if (what == "pl.at" || what == "pl.spmd") return LowerExecScope(stmt, what, out, yield);
+  if (stmt->num_kids > 2) {
+    return ErrorAt(Kid(stmt, 2), pto::StrCat("`with ", what.empty() ? "..." : what,
+                                             "(...) as name` is not supported: only pl.at(...) "
+                                             "and pl.spmd(...) name their task id"));
   }
+  if (what == "pl.cluster") return LowerExecScope(stmt, what, out, yield);
   if (what == "pl.manual_scope" || what == "pl.scope") {
     return LowerScopeAlias(stmt, what, out, yield);
   }
@@ -272,6 +276,17 @@ absl::Status Parser::LowerExecScope(const Ast* stmt, std::string_view what,
         false, ir::MakeNode<ir::SeqStmts>(std::move(inner), header), ir::AttrList{}, header));
   } else {
     RETURN_IF_ERROR(LowerBlock(Kid(stmt, 1), &body, yield));
+  }
+  if (!for_form && stmt->num_kids > 2) {
+    // PyPTO's `with pl.at(...) as tid:` (ast_parser.py, task_id_var): a
+    // Scalar[TASK_ID] of the enclosing block, bound to the task the outlined
+    // scope submits; visible after the scope (e.g. `deps=[tid]`), not in it.
+    const Ast* target = Kid(stmt, 2);
+    bool reassigned = false;
+    VarPtr tid = AssignTarget(target->text, ir::ScalarType::Get(ir::DataType::kTaskId),
+                              SpanOf(target), &reassigned);
+    attrs.emplace_back(ir::kAttrTaskIdVar, ExprPtr(tid));
+    if (!reassigned) Define(target->text, std::move(tid), /*assigned=*/true);
   }
   out->push_back(ir::MakeNode<ir::ExecScopeStmt>(
       kind, std::move(name), level, role, std::move(core_num), sync_start,

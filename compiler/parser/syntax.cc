@@ -489,39 +489,8 @@ absl::StatusOr<Ast*> Parser::ParseAtom() {
       Advance();
       return a;
     }
-    case Op::kLParen: {
-      RETURN_IF_ERROR(EnterNesting());
-      NestingExit exit{&depth_};
-      Advance();
-      size_t base = scratch_.size();
-      if (AtOp(Op::kRParen)) {
-        Advance();
-        Ast* a = NewAst(AstKind::kTuple, t);
-        a->parenthesized = true;
-        RETURN_IF_ERROR(Seal(a, base));
-        return a;
-      }
-      if (AtKw(Keyword::kYield)) return UnsupportedKeyword(Cur());
-      if (AtOp(Op::kStar)) return ErrorAt(Cur(), "unsupported Python construct: star expression (write the elements out)");
-      ASSIGN_OR_RETURN(Ast * first, ParseTest());
-      if (AtOp(Op::kRParen)) {
-        Advance();
-        return first;  // parentheses only group
-      }
-      scratch_.push_back(first);
-      while (AtOp(Op::kComma)) {
-        Advance();
-        if (AtOp(Op::kRParen)) break;
-        if (AtOp(Op::kStar)) return ErrorAt(Cur(), "unsupported Python construct: star expression (write the elements out)");
-        ASSIGN_OR_RETURN(Ast * e, ParseTest());
-        scratch_.push_back(e);
-      }
-      RETURN_IF_ERROR(ExpectOp(Op::kRParen));
-      Ast* a = NewAst(AstKind::kTuple, t);
-      a->parenthesized = true;
-      RETURN_IF_ERROR(Seal(a, base));
-      return a;
-    }
+    case Op::kLParen:
+      return ParseParenthesized(t);
     case Op::kLBracket: {
       RETURN_IF_ERROR(EnterNesting());
       NestingExit exit{&depth_};
@@ -542,42 +511,81 @@ absl::StatusOr<Ast*> Parser::ParseAtom() {
       RETURN_IF_ERROR(Seal(a, base));
       return a;
     }
-    case Op::kLBrace: {
-      RETURN_IF_ERROR(EnterNesting());
-      NestingExit exit{&depth_};
-      Advance();
-      size_t base = scratch_.size();
-      while (!AtOp(Op::kRBrace)) {
-        if (AtOp(Op::kDoubleStar)) {
-          return ErrorAt(Cur(), "unsupported Python construct: dict unpacking (**)");
-        }
-        ASSIGN_OR_RETURN(Ast * k, ParseTest());
-        if (!AtOp(Op::kColon)) {
-          if (AtOp(Op::kComma) || AtOp(Op::kRBrace)) {
-            return ErrorAt(Cur(), "unsupported Python construct: set literal (use a list [a, b])");
-          }
-          return Unexpected("':'");
-        }
-        Advance();
-        ASSIGN_OR_RETURN(Ast * v, ParseTest());
-        scratch_.push_back(k);
-        scratch_.push_back(v);
-        if (AtOp(Op::kComma)) {
-          Advance();
-          continue;
-        }
-        if (!AtOp(Op::kRBrace)) return Unexpected("',' or '}'");
-      }
-      Advance();
-      Ast* a = NewAst(AstKind::kDict, t);
-      RETURN_IF_ERROR(Seal(a, base));
-      return a;
-    }
+    case Op::kLBrace:
+      return ParseDict(t);
     case Op::kStar:
       return ErrorAt(t, "unsupported Python construct: star expression (write the elements out)");
     default:
       return Unexpected("an expression");
   }
+}
+
+// `(`: a parenthesized expression or a tuple (`()`, `(a,)`, `(a, b)`).
+absl::StatusOr<Ast*> Parser::ParseParenthesized(const Token& t) {
+  RETURN_IF_ERROR(EnterNesting());
+  NestingExit exit{&depth_};
+  Advance();
+  size_t base = scratch_.size();
+  if (AtOp(Op::kRParen)) {
+    Advance();
+    Ast* a = NewAst(AstKind::kTuple, t);
+    a->parenthesized = true;
+    RETURN_IF_ERROR(Seal(a, base));
+    return a;
+  }
+  if (AtKw(Keyword::kYield)) return UnsupportedKeyword(Cur());
+  if (AtOp(Op::kStar)) return ErrorAt(Cur(), "unsupported Python construct: star expression (write the elements out)");
+  ASSIGN_OR_RETURN(Ast * first, ParseTest());
+  if (AtOp(Op::kRParen)) {
+    Advance();
+    return first;  // parentheses only group
+  }
+  scratch_.push_back(first);
+  while (AtOp(Op::kComma)) {
+    Advance();
+    if (AtOp(Op::kRParen)) break;
+    if (AtOp(Op::kStar)) return ErrorAt(Cur(), "unsupported Python construct: star expression (write the elements out)");
+    ASSIGN_OR_RETURN(Ast * e, ParseTest());
+    scratch_.push_back(e);
+  }
+  RETURN_IF_ERROR(ExpectOp(Op::kRParen));
+  Ast* a = NewAst(AstKind::kTuple, t);
+  a->parenthesized = true;
+  RETURN_IF_ERROR(Seal(a, base));
+  return a;
+}
+
+// `{`: a dict literal (set literals and `**` unpacking are errors).
+absl::StatusOr<Ast*> Parser::ParseDict(const Token& t) {
+  RETURN_IF_ERROR(EnterNesting());
+  NestingExit exit{&depth_};
+  Advance();
+  size_t base = scratch_.size();
+  while (!AtOp(Op::kRBrace)) {
+    if (AtOp(Op::kDoubleStar)) {
+      return ErrorAt(Cur(), "unsupported Python construct: dict unpacking (**)");
+    }
+    ASSIGN_OR_RETURN(Ast * k, ParseTest());
+    if (!AtOp(Op::kColon)) {
+      if (AtOp(Op::kComma) || AtOp(Op::kRBrace)) {
+        return ErrorAt(Cur(), "unsupported Python construct: set literal (use a list [a, b])");
+      }
+      return Unexpected("':'");
+    }
+    Advance();
+    ASSIGN_OR_RETURN(Ast * v, ParseTest());
+    scratch_.push_back(k);
+    scratch_.push_back(v);
+    if (AtOp(Op::kComma)) {
+      Advance();
+      continue;
+    }
+    if (!AtOp(Op::kRBrace)) return Unexpected("',' or '}'");
+  }
+  Advance();
+  Ast* a = NewAst(AstKind::kDict, t);
+  RETURN_IF_ERROR(Seal(a, base));
+  return a;
 }
 
 // Loop targets: NAME | '(' targets ')' | '[' targets ']', comma separated.
@@ -891,7 +899,15 @@ absl::StatusOr<Ast*> Parser::ReadWith() {
   Advance();  // with
   size_t base = scratch_.size();
   ASSIGN_OR_RETURN(Ast * item, ParseTest());
-  if (AtKw(Keyword::kAs)) return ErrorAt(Cur(), "unsupported Python construct: with ... as (naming a scope's task id is not supported yet; drop `as name`)");
+  // `with pl.at(...) as tid:` names the scope's task id (kid 2).
+  Ast* target = nullptr;
+  if (AtKw(Keyword::kAs)) {
+    Advance();
+    ASSIGN_OR_RETURN(target, ParseTest());
+    if (target->kind != AstKind::kName) {
+      return ErrorAt(target, "`as` target on `with pl.at(...)` must be a plain variable name");
+    }
+  }
   if (AtOp(Op::kComma)) {
     return ErrorAt(Cur(), "unsupported Python construct: several with-statement items (nest one with inside the other)");
   }
@@ -899,6 +915,7 @@ absl::StatusOr<Ast*> Parser::ReadWith() {
   const Token& header_end = Prev();
   ASSIGN_OR_RETURN(Ast * body, ReadBlock(start, "with"));
   scratch_.push_back(body);
+  if (target != nullptr) scratch_.push_back(target);
   Ast* s = NewStmt(AstKind::kWith, start);
   SealStmt(s, base, header_end);
   return s;

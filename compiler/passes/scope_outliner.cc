@@ -180,6 +180,12 @@ class Outliner {
   // The call (and result assignments) that replace scope `s` of `parent`.
   absl::StatusOr<ir::StmtPtr> Outline(const ir::FunctionPtr& parent, const VarUses& parent_uses,
                                       const std::shared_ptr<const ir::ExecScopeStmt>& s, int n) {
+    if (ir::GetAttr<ir::ExprPtr>(s->attrs(), ir::kAttrTaskIdVar).has_value()) {
+      // PyPTO's outliner makes such a call an ir.Submit bound to the name.
+      return UserError(s->span(), pto::StrCat(spec_.pass, ": `with ... as tid` (the scope's "
+                                              "task id) is not lowered yet; write the kernel "
+                                              "as a function and use tid = pl.submit(...)"));
+    }
     const ir::StmtPtr scope_body = spec_.body ? spec_.body(*s) : s->body();
     VarUses inside;
     inside.VisitStmt(scope_body);

@@ -6,6 +6,8 @@ skips, same sets: distributed and single-chip, `--set` picks one), keeps those t
 pipeline with every pass verified: `pto-opt FILE --pipeline=default
 --verify-each --platform=a2a3`. A program that fails on a2a3 is tried on a5
 (the A5-only programs, e.g. URMA collectives); it counts as compiled on a5.
+A program written inside `with pytest.raises(...)` (PyPTO rejects it) counts
+as a success when we reject it too, at parse or in the pipeline.
 Prints one line per program (compiled a2a3 / compiled a5 / fail with the first
 error), and per set the top failure causes and the rate over the programs
 that parse.
@@ -36,17 +38,29 @@ def compile_set(args, which):
     rows, causes = [], collections.Counter()
     parsed = on_a2a3 = on_a5 = 0
     for path in ep.source_files(args.checkout, which):
-        for rel, name, text, why, _ in ep.extracts(path, args.checkout):
+        for rel, name, text, why, rejected in ep.extracts(path, args.checkout):
             if text is None:
                 continue
             file = os.path.join(args.out, rel.replace(os.sep, "_")[:-3] + "__" + name + ".pto")
             with open(file, "w", encoding="utf-8") as f:
                 f.write(text)
-            if subprocess.run([args.pto_opt, file] + ep.extract_flags(file),
-                              capture_output=True).returncode != 0:
+            parses = subprocess.run([args.pto_opt, file] + ep.extract_flags(file),
+                                    capture_output=True).returncode == 0
+            if not parses and not rejected:
                 continue  # does not parse: extract_programs.py reports it
             parsed += 1
-            ok, err = compile_on(args.pto_opt, file, "a2a3")
+            ok, err = compile_on(args.pto_opt, file, "a2a3") if parses else (False, "")
+            if rejected:
+                # PyPTO's test expects an error: rejecting it (at parse or in
+                # the pipeline) is the right result, compiling it is not.
+                state = "rejected" if not ok else "fail"
+                if not ok:
+                    on_a2a3 += 1
+                else:
+                    err = "compiled, but PyPTO rejects it"
+                    causes[err] += 1
+                rows.append((f"{rel}::{name}{ep.REJECTED_TAG}", state, err))
+                continue
             state = "compiled a2a3"
             if ok:
                 on_a2a3 += 1

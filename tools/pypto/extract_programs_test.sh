@@ -31,11 +31,19 @@ grep -q "test_insert_comm_fence.py::Rejected (PyPTO rejects it)  *pass  *rejecte
 expect "we reject 1 of 1"
 expect "distributed: passed 4 of 5 programs: 80.0%"
 # The single-chip set: values the test gives its programs' names are substituted.
-for p in FromInit FromParametrize FromCallSite bare_add table_copy helper_copy FromNamedTable; do
+for p in FromInit FromParametrize FromCallSite bare_add table_copy helper_copy FromNamedTable compiled_copy mode_copy; do
   grep -q "test_values.py::$p  *pass" "$log" || { echo "$p did not pass"; fail=1; }
 done
 expect "depends on the test parameter or local 'fixture_value' (parameter 'fixture_value' has no default"
-expect "single-chip: passed 7 of 7 programs: 100.0%"
+expect "single-chip: passed 9 of 9 programs: 100.0%"
+# ... also through a loop over a dict of jit functions (`for n, fn in MODES.items()`).
+head -1 "$out"/tests_st_runtime_test_values__mode_copy.pto |
+  grep -qx "# pto-opt --bind: mode_copy.a=\[4,32\]:FP16 mode_copy.c=\[4,32\]:FP16" ||
+  { echo "mode_copy lacks its bindings"; fail=1; }
+# ... also at PyPTO's .compile(...), with copies of tensors and a 1-D torch.tensor.
+head -1 "$out"/tests_st_runtime_test_values__compiled_copy.pto |
+  grep -qx "# pto-opt --bind: compiled_copy.a=\[8,64\]:FP32 compiled_copy.c=\[8,64\]:FP32 compiled_copy.cfg=\[3\]:INT64" ||
+  { echo "compiled_copy lacks its bindings"; fail=1; }
 # ... and through a helper that returns the test's tensors (torch.zeros_like of one).
 head -1 "$out"/tests_st_runtime_test_values__helper_copy.pto |
   grep -qx "# pto-opt --bind: helper_copy.a=\[4,64\]:INT32 helper_copy.c=\[4,64\]:INT32" ||

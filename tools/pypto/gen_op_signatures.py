@@ -103,6 +103,8 @@ def result_rule(full, ret):
     short = full.rsplit(".", 1)[1]
     if ret in ("Call", "") or ret is None:
         return "none"
+    if short == "gather" and "tuple" in ret:
+        return "gather"  # a tensor (index and mask forms) or a pair (compare form)
     if "tuple" in ret:
         return "pair"
     if ret in ("Scalar",):
@@ -168,6 +170,23 @@ def signature_of(fn, ns, regs, skip_first_self=False):
     return ", ".join(out)
 
 
+def reexported_defs(root, tree):
+    """The functions a language module re-exports from PyPTO's IR builders
+    (`from pypto.ir.op.system_ops import aic_initialize_pipe, ...`): they are
+    operators of the module's namespace although they are defined there."""
+    out = []
+    for n in tree.body:
+        if not (isinstance(n, ast.ImportFrom) and (n.module or "").startswith("pypto.ir.op.")):
+            continue
+        path = os.path.join(root, "python", *n.module.split(".")) + ".py"
+        if not os.path.isfile(path):
+            continue
+        wanted = {a.name for a in n.names if a.name[0].islower() and a.asname is None}
+        src = ast.parse(open(path, encoding="utf-8").read())
+        out += [d for d in src.body if isinstance(d, ast.FunctionDef) and d.name in wanted]
+    return out
+
+
 def main():
     root = sys.argv[1]
     lang = os.path.join(root, "python/pypto/language")
@@ -176,7 +195,7 @@ def main():
     for mod, ns in MODULES:
         tree = ast.parse(open(os.path.join(lang, mod), encoding="utf-8").read())
         seen = set()
-        for n in tree.body:
+        for n in tree.body + reexported_defs(root, tree):
             if isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and len(n.targets) == 1:
                 rows.append(("alias", f"{ns}.{n.targets[0].id}", f"{ns}.{n.value.id}", ""))
             if not isinstance(n, ast.FunctionDef) or n.name.startswith("_") or n.name in seen:

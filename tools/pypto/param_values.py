@@ -245,6 +245,20 @@ class Evaluator:
         """`for fn, k in ((f, 128), (g, 32)): ... fn(a, b)`: each row's calls of
         its function, in a scope where the row's other names have its values."""
         target, rows = loop.target, loop.iter
+        # `for name, fn in MODES.items():` / `for fn in MODES.values():` over a
+        # dict literal of the file: its (key, value) rows.
+        if (isinstance(rows, ast.Call) and isinstance(rows.func, ast.Attribute) and
+                rows.func.attr in ("items", "values") and isinstance(rows.func.value, ast.Name)):
+            kind, stmt, _ = scope.lookup(rows.func.value.id)
+            table = stmt.value if kind == "const" else None
+            if not isinstance(table, ast.Dict) or None in table.keys:
+                return
+            if rows.func.attr == "values":
+                target = ast.Tuple(elts=[target])
+                rows = ast.List(elts=[ast.Tuple(elts=[v]) for v in table.values])
+            else:
+                rows = ast.List(elts=[ast.Tuple(elts=[k, v])
+                                      for k, v in zip(table.keys, table.values)])
         if not isinstance(target, ast.Tuple) or not isinstance(rows, (ast.Tuple, ast.List)):
             return
         names = [t.id if isinstance(t, ast.Name) else None for t in target.elts]
@@ -464,6 +478,10 @@ _TORCH_DTYPES = {"float32": "FP32", "float": "FP32", "float16": "FP16", "half": 
                  "int8": "INT8", "uint8": "UINT8", "int64": "INT64", "long": "INT64",
                  "bool": "BOOL", "float64": "FP64", "double": "FP64"}
 _TORCH_MAKERS = ("randn", "rand", "zeros", "ones", "empty", "full", "randint")
+_TORCH_COPIES = ("clone", "contiguous", "share_memory_")
+# PyPTO's JIT entry points that specialize a function to their tensors, as a
+# call does: `f.lower(a, b)`, `f.compile(a, b)`.
+_JIT_ENTRY_METHODS = ("lower", "compile")
 
 
 def _named_tensor(ev, name, scope, depth):
@@ -503,6 +521,20 @@ def _torch_tensor(ev, node, scope, depth=0):
     if not isinstance(node, ast.Call) or depth > 8:
         return None
     name = _dotted(node.func) or ""
+    # A copy of a tensor (`sample.clone()`, `torch.zeros(...).share_memory_()`)
+    # has its shape and dtype.
+    if isinstance(node.func, ast.Attribute) and node.func.attr in _TORCH_COPIES and not node.args:
+        if isinstance(node.func.value, ast.Name):
+            return _named_tensor(ev, node.func.value.id, scope, depth + 1)
+        return _torch_tensor(ev, node.func.value, scope, depth + 1)
+    # torch.tensor([a, b, c], dtype=...): a 1-D tensor of the list's length.
+    if name == "torch.tensor" and node.args and isinstance(node.args[0], (ast.List, ast.Tuple)):
+        if not node.args[0].elts or any(isinstance(e, (ast.List, ast.Tuple))
+                                        for e in node.args[0].elts):
+            return None
+        node = ast.Call(func=ast.Attribute(value=ast.Name(id="torch"), attr="empty"),
+                        args=[ast.Constant(len(node.args[0].elts))], keywords=node.keywords)
+        name = "torch.empty"
     if name.startswith("torch.") and name.endswith("_like") and node.args and isinstance(
             node.args[0], ast.Name) and name[6:-5] in _TORCH_MAKERS:
         like = _named_tensor(ev, node.args[0].id, scope, depth)
@@ -549,7 +581,10 @@ def call_bindings(ev, func_name, params, calls):
     """{param: '[d0,...]:DTYPE'} from the first call of `func_name` in `calls`
     ((call, scope) pairs) whose arguments are torch tensors built in the file."""
     for call, scope in calls:
-        if (_dotted(call.func) or "").split(".")[-1] != func_name:
+        callee = (_dotted(call.func) or "").split(".")
+        if callee[-1] in _JIT_ENTRY_METHODS and len(callee) >= 2:
+            callee = callee[:-1]
+        if callee[-1] != func_name:
             continue
         found = {}
         for i, arg in enumerate(call.args[:len(params)]):

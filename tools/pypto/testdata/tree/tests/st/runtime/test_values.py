@@ -126,3 +126,38 @@ def test_named_table(shape):
         @pl.function(type=pl.FunctionType.InCore)
         def k(self, x: pl.Tensor[[r, c], pl.FP32]) -> pl.Tensor[[r, c], pl.FP32]:
             return x
+
+
+@pl.jit
+def compiled_copy(a: pl.Tensor, cfg: pl.Tensor, c: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(a, [0, 0], [8, 64])
+        pl.store(t, [0, 0], c)
+    return c
+
+
+def test_compiled_copy():
+    # PyPTO's JIT specializes at .compile(...) / .lower(...) as at a call; a
+    # copy of a tensor (clone, share_memory_) has its shape and dtype, and
+    # torch.tensor([...]) is 1-D.
+    sample = torch.zeros((8, 64), dtype=torch.float32).share_memory_()
+    cfg = torch.tensor([1, 48, 64], dtype=torch.int64)
+    compiled_copy.compile(sample, cfg, sample.clone())
+
+
+@pl.jit
+def mode_copy(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(a, [0, 0], [4, 32])
+        pl.store(t, [0, 0], c)
+    return c
+
+
+_MODES = {"copy": mode_copy}
+
+
+def test_modes():
+    # A loop over a dict of jit functions calls each one.
+    x = torch.zeros(4, 32, dtype=torch.float16)
+    for name, kernel in _MODES.items():
+        kernel(x, torch.zeros_like(x))
