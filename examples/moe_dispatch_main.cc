@@ -120,6 +120,81 @@ std::string CheckRank(int r, const std::vector<float>& got, const Golden& g) {
   return "";
 }
 
+// Per rank: what it sent and received, and its rows against the golden.
+// Returns the number of ranks that fail.
+int CheckRanks(sim::SimSystem& sys, const std::vector<rt::Tensor>& outputs, const Golden& golden) {
+  std::printf("rank  sent  dropped  received  check\n");
+  int failures = 0;
+  for (int r = 0; r < kNr; ++r) {
+    std::vector<float> all(kNr * kSlots * kHidden);
+    std::string why;
+    if (absl::Status c = sys.CopyFrom(all.data(), outputs[r], all.size() * sizeof(float));
+        !c.ok()) {
+      why = std::string(c.message());
+    } else {
+      // Rank r writes only row r of its copy of `outputs`.
+      const std::vector<float> mine(all.begin() + r * kSlots * kHidden,
+                                    all.begin() + (r + 1) * kSlots * kHidden);
+      why = CheckRank(r, mine, golden);
+      for (size_t i = 0; why.empty() && i < all.size(); ++i) {
+        if (static_cast<int>(i / (kSlots * kHidden)) != r && all[i] != kOutputInit) {
+          why = absl::StrCat("wrote outside its row of outputs at element ", i);
+        }
+      }
+    }
+    int sent = 0, received = 0;
+    for (int e = 0; e < kNr; ++e) sent += golden.send_counts[r][e];
+    for (int s = 0; s < kNr; ++s) received += golden.recv_counts[r][s];
+    std::printf("%4d  %4d  %7d  %8d  %s\n", r, sent, golden.dropped[r], received,
+                why.empty() ? "OK" : ("FAIL: " + why).c_str());
+    failures += why.empty() ? 0 : 1;
+  }
+
+  return failures;
+}
+
+// The collective: bytes between chips, its time, busbw and the bounds.
+// Returns 1 when the run has no all_to_all_v span, else 0.
+int PrintCollective(const sim::RunReport& report, const sim::SimSystem& sys, const Golden& golden) {
+  int failures = 0;
+  const double row_bytes = kHidden * sizeof(float);
+  double peer_bytes = 0, max_pair = 0;
+  std::vector<double> in(kNr, 0);
+  for (int s = 0; s < kNr; ++s) {
+    for (int d = 0; d < kNr; ++d) {
+      if (s == d) continue;
+      const double b = golden.send_counts[s][d] * row_bytes;
+      peer_bytes += b;
+      in[d] += b;
+      max_pair = std::max(max_pair, b);
+    }
+  }
+  absl::StatusOr<bench::TaskSpan> a2a = bench::KernelSpan(report, "all_to_all_v");
+  if (a2a.ok()) {
+    const bench::LinkModel link = bench::LinkModelOf(sys.platform());
+    const double t = a2a->seconds();
+    const double busbw = bench::AllToAllBusBandwidth(peer_bytes / kNr, t);
+    const double t_bound = bench::FullMeshTimeBound(link, max_pair);
+    std::printf(
+        "all_to_all_v          %.2f us, %.0f KiB between chips (hot receiver %.2fx the "
+        "mean)\n",
+        t * 1e6, peer_bytes / 1024, *std::max_element(in.begin(), in.end()) / (peer_bytes / kNr));
+    std::printf("bus bandwidth         %.2f GB/s of the %.0f GB/s link bound (%.1f%%)\n",
+                busbw / 1e9, bench::FullMeshBusBound(link, kNr) / 1e9,
+                100 * busbw / bench::FullMeshBusBound(link, kNr));
+    std::printf(
+        "full-mesh time bound  %.2f us = alpha %.1f us + hottest pair %.0f B / %.0f GB/s "
+        "(%.0f%% of the bound reached)\n",
+        t_bound * 1e6, link.alpha_s * 1e6, max_pair, link.link_bytes_per_s / 1e9,
+        100 * t_bound / t);
+  } else {
+    std::printf("all_to_all_v          %s\n", std::string(a2a.status().message()).c_str());
+    ++failures;
+  }
+
+  return failures;
+}
+
 int Main(int argc, char** argv) {
   std::string trace_path = DefaultTracePath("moe_dispatch_trace.json");
   for (int i = 1; i < argc; ++i) {
@@ -194,34 +269,7 @@ int Main(int argc, char** argv) {
     return 1;
   }
 
-  // Per rank: what it sent and received, and its rows against the golden.
-  const std::vector<rt::Tensor>& outputs = params.back();
-  std::printf("rank  sent  dropped  received  check\n");
-  int failures = 0;
-  for (int r = 0; r < kNr; ++r) {
-    std::vector<float> all(kNr * kSlots * kHidden);
-    std::string why;
-    if (absl::Status c = (*sys)->CopyFrom(all.data(), outputs[r], all.size() * sizeof(float));
-        !c.ok()) {
-      why = std::string(c.message());
-    } else {
-      // Rank r writes only row r of its copy of `outputs`.
-      const std::vector<float> mine(all.begin() + r * kSlots * kHidden,
-                                    all.begin() + (r + 1) * kSlots * kHidden);
-      why = CheckRank(r, mine, *golden);
-      for (size_t i = 0; why.empty() && i < all.size(); ++i) {
-        if (static_cast<int>(i / (kSlots * kHidden)) != r && all[i] != kOutputInit) {
-          why = absl::StrCat("wrote outside its row of outputs at element ", i);
-        }
-      }
-    }
-    int sent = 0, received = 0;
-    for (int e = 0; e < kNr; ++e) sent += golden->send_counts[r][e];
-    for (int s = 0; s < kNr; ++s) received += golden->recv_counts[r][s];
-    std::printf("%4d  %4d  %7d  %8d  %s\n", r, sent, golden->dropped[r], received,
-                why.empty() ? "OK" : ("FAIL: " + why).c_str());
-    failures += why.empty() ? 0 : 1;
-  }
+  int failures = CheckRanks(**sys, params.back(), *golden);
 
   // Round trips: the CHIP rail runs the whole layer in one dispatch per card.
   const std::map<int, int> trips = bench::RoundTripsPerChip(report);
@@ -238,41 +286,7 @@ int Main(int argc, char** argv) {
     std::printf("L3 -> L2 round trips  %d to %d per card\n", min_trips, max_trips);
   }
 
-  // The collective: bytes between chips, its time, busbw and the bounds.
-  const double row_bytes = kHidden * sizeof(float);
-  double peer_bytes = 0, max_pair = 0;
-  std::vector<double> in(kNr, 0);
-  for (int s = 0; s < kNr; ++s) {
-    for (int d = 0; d < kNr; ++d) {
-      if (s == d) continue;
-      const double b = golden->send_counts[s][d] * row_bytes;
-      peer_bytes += b;
-      in[d] += b;
-      max_pair = std::max(max_pair, b);
-    }
-  }
-  absl::StatusOr<bench::TaskSpan> a2a = bench::KernelSpan(report, "all_to_all_v");
-  if (a2a.ok()) {
-    const bench::LinkModel link = bench::LinkModelOf((*sys)->platform());
-    const double t = a2a->seconds();
-    const double busbw = bench::AllToAllBusBandwidth(peer_bytes / kNr, t);
-    const double t_bound = bench::FullMeshTimeBound(link, max_pair);
-    std::printf(
-        "all_to_all_v          %.2f us, %.0f KiB between chips (hot receiver %.2fx the "
-        "mean)\n",
-        t * 1e6, peer_bytes / 1024, *std::max_element(in.begin(), in.end()) / (peer_bytes / kNr));
-    std::printf("bus bandwidth         %.2f GB/s of the %.0f GB/s link bound (%.1f%%)\n",
-                busbw / 1e9, bench::FullMeshBusBound(link, kNr) / 1e9,
-                100 * busbw / bench::FullMeshBusBound(link, kNr));
-    std::printf(
-        "full-mesh time bound  %.2f us = alpha %.1f us + hottest pair %.0f B / %.0f GB/s "
-        "(%.0f%% of the bound reached)\n",
-        t_bound * 1e6, link.alpha_s * 1e6, max_pair, link.link_bytes_per_s / 1e9,
-        100 * t_bound / t);
-  } else {
-    std::printf("all_to_all_v          %s\n", std::string(a2a.status().message()).c_str());
-    ++failures;
-  }
+  failures += PrintCollective(report, **sys, *golden);
 
   if (!WriteTrace(report, trace_path)) return 1;
   return PrintVerdict(failures);

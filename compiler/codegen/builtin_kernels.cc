@@ -291,7 +291,7 @@ absl::StatusOr<Bundle> RenderBuiltinKernels(const ir::ProgramPtr& program,
   }
   for (const auto& [call, v] : variants) {
     const ops::CollectiveDef* def =
-        ops::FindCollectiveByBuiltin(std::string_view(v.op_name).substr(kBuiltinOpPrefix.size()));
+        ops::FindCollectiveByBuiltin(std::string_view(v.op_name).substr(ops::names::kBuiltinTensorPrefix.size()));
     if (def == nullptr) return InternalErrorF(call->span(), v.op_name, " names no collective");
     RETURN_IF_ERROR(RenderHostVariant(v, *def, call->span(), templates, options, bundle));
   }

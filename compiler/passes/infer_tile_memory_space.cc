@@ -360,7 +360,7 @@ class Rewriter : public ir::FlatteningMutator {
     auto out = std::make_shared<ir::Var>(
         pto::StrCat(src_var->name_hint(), "_", ir::MemorySpacePyptoName(to)), type, span);
     auto call = ir::MakeOpCall(
-        "pl.tile.move", {src}, type,
+        ir::OpId::kPlTileMove, {src}, type,
         {{"target_memory", std::string(ir::MemorySpacePyptoName(to))}}, {}, span);
     pre->push_back(std::make_shared<ir::AssignStmt>(out, call, span));
     if (moves_.empty()) moves_.emplace_back();

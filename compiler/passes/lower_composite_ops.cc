@@ -610,10 +610,54 @@ Chunking ChunkStatic(int64_t numel, DataType dtype) {
   return ch;
 }
 
+// The mesh form: every rank folds every peer's chunk, in rank order.
+void EmitMeshAllReduce(Emitter& em, const ExprPtr& signal, const VarPtr& flat, int64_t numel,
+                       DataType dtype, OpId reduce) {
+  // Full chunks of the UB budget, then one static tail chunk.
+  const auto [chunk, full, tail] = ChunkStatic(numel, dtype);
+  ExprPtr shape = em.Tuple({em.Index(1), em.Index(chunk)});
+  ExprPtr stage = Stage(em, shape, dtype);
+  ExprPtr tail_shape = tail > 0 ? em.Tuple({em.Index(1), em.Index(tail)}) : nullptr;
+  ExprPtr tail_stage = tail > 0 ? Stage(em, tail_shape, dtype) : nullptr;
+  em.EmitBarrier(signal);  // ready: every rank's target is written
+  // One chunk at `start` (an INDEX expression) of `shape`, whose barrier
+  // generation is `gen` (INDEX).
+  auto emit_chunk = [&](const ExprPtr& start, const ExprPtr& shape, const ExprPtr& stage,
+                        const ExprPtr& gen) {
+    ExprPtr off = em.Tuple({em.Index(0), start});
+    // Fold in rank order from rank 0's chunk (ours when we are rank 0), as
+    // the HOST builtin does, so every rank and both rails get the same bits
+    // (a float Prod or Sum depends on the order).
+    VarPtr own = em.Let("acc", em.Call(OpId::kPlTileLoad, {flat, off, shape}));
+    em.Eval(em.Call(OpId::kPldTileRemoteLoad, {own, em.Index(0), flat, off, shape}));
+    VarPtr acc = em.ForCarry(
+        "peer", em.nranks_idx(), "acc", own, [&](const VarPtr& peer, const VarPtr& cur) -> ExprPtr {
+          return em.IfValue(
+              "acc", em.Bin(BinaryOp::kNe, peer, em.Index(0)),
+              [&]() -> ExprPtr {
+                em.Eval(em.Call(OpId::kPldTileRemoteLoad, {stage, peer, flat, off, shape}));
+                return em.Let("acc", em.Call(reduce, {cur, stage}));
+              },
+              [&]() -> ExprPtr { return cur; });
+        });
+    // Per-chunk barrier (hand-rolled: generation 2 + chunk): no peer still
+    // reads this chunk when it is overwritten.
+    em.NotifyAndWaitAll(signal, nullptr, em.Cast(gen, DataType::kInt32),
+                        /*row_is_sender=*/true);
+    em.Eval(em.Call(OpId::kPlTileStore, {acc, off, flat}));
+  };
+  em.For("chunk", em.Index(full), [&](const VarPtr& c) {
+    emit_chunk(em.Bin(BinaryOp::kMul, c, em.Index(chunk)), shape, stage,
+               em.Bin(BinaryOp::kAdd, c, em.Index(2)));
+  });
+  if (tail > 0) emit_chunk(em.Index(full * chunk), tail_shape, tail_stage, em.Index(full + 2));
+  em.EmitEpilogueReset(signal, em.Int32(1 + ChunkStatic(numel, dtype).count()));
+}
+
 // The ring form of an InCore allreduce over the flattened [1, numel] view
 // `flat`, with its [2*(NR-1), NR] signal.
 void EmitRingAllReduce(Emitter& em, const VarPtr& flat, const ExprPtr& signal, int64_t numel,
-                       int64_t nr, DataType dtype, std::string_view reduce) {
+                       int64_t nr, DataType dtype, OpId reduce) {
   // Ring: NR balanced segments (the first numel % NR one element longer, as
   // PyPTO's); step s < NR-1 pulls segment (my_rank - s - 1) from the left
   // neighbour and reduces it, step s >= NR-1 pulls segment
@@ -774,10 +818,8 @@ ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
   if (mode == "mesh") {
     EmitMeshAllReduce(em, signal, flat, numel, dtype, reduce);
   } else {
-    EmitRingAllReduce(em, signal, flat, numel, nr, dtype, reduce);
+    EmitRingAllReduce(em, flat, signal, numel, nr, dtype, reduce);
   }
-
-  EmitRingAllReduce(em, flat, signal, numel, nr, dtype, reduce);
   return target;
 }
 

@@ -406,91 +406,99 @@ struct Reject {
   bool user_error = true;
 };
 
-std::vector<Reject> Rejections() {
-  const std::string ar = "pld.tensor.allreduce(";
+// The rejection cases, built by theme; each case names its program, where the
+// error points and its message.
+struct RejectList {
   std::vector<Reject> r;
-  auto add = [&](std::string name, std::string text, std::string needle, std::string message,
-                 LowerHostTensorCollectivesOptions o = {}) {
+  void add(std::string name, std::string text, std::string needle, std::string message,
+           LowerHostTensorCollectivesOptions o = {}) {
     r.push_back({std::move(name), std::move(text), std::move(needle), std::move(message), o});
-  };
-  add("HostAllreduceRejectsStaticSignalSmallerThanExplicitDeviceCount",
+  }
+};
+
+constexpr char kAllreduceCall[] = "pld.tensor.allreduce(";
+
+// The allreduce forms: signal shapes, lanes, modes, ring constraints.
+void AllreduceRejections(RejectList& l) {
+  const std::string ar = kAllreduceCall;
+  l.add("HostAllreduceRejectsStaticSignalSmallerThanExplicitDeviceCount",
       Program("0, 1, 2", {"a", "s"}, {kData, kSig2},
               {"pld.tensor.allreduce(data, sig, op=0, core_num=1)"}),
       ar,
       "pld.tensor.allreduce: collective signal shape[0] (2) must be at least the participating "
       "device count (3)");
-  add("HostAllreduceRejectsRank2SignalWithDynamicSecondExtent",
+  l.add("HostAllreduceRejectsRank2SignalWithDynamicSecondExtent",
       Program("0, 1", {"a", "s"}, {kData, {"sig", "s", "[2, n]", "INT32"}},
               {"pld.tensor.allreduce(data, sig, op=0, core_num=1)"}, ", n: pl.Scalar[pl.INDEX]"),
       ar, "pld.tensor.allreduce: collective rank-2 signal shape[1] must be constant");
-  add("HostAllreduceMulticoreRejectsRank1Signal",
+  l.add("HostAllreduceMulticoreRejectsRank1Signal",
       Program("0, 1", {"a", "s"}, {kData, {"sig", "s", "[2]", "INT32"}},
               {"pld.tensor.allreduce(data, sig, op=0, core_num=2)"}),
       ar,
       "pld.tensor.allreduce: collective rank-1 signal has one lane per device but 2 lanes are "
       "required; use a rank-2 [world_size, signal_stride] signal");
-  add("HostAllreduceMulticoreRejectsNarrowRank2Signal",
+  l.add("HostAllreduceMulticoreRejectsNarrowRank2Signal",
       Program("", {"a", "s"}, {kData, {"sig", "s", "[2, 2]", "INT32"}},
               {"pld.tensor.allreduce(data, sig, op=0, core_num=4)"}),
       ar,
       "pld.tensor.allreduce: collective rank-2 signal shape[1] (2) must be at least the required "
       "lane count (4)");
-  add("HostAllreduceRejectsCoreNumAboveBackendCapacity",
+  l.add("HostAllreduceRejectsCoreNumAboveBackendCapacity",
       Program("", {"a", "s"}, {kData, {"sig", "s", "[2, 8]", "INT32"}},
               {"pld.tensor.allreduce(data, sig, op=0, core_num=8)"}),
       ar, "pld.tensor.allreduce core_num (8) exceeds the backend AIV core count (4)",
       {.backend_aiv_core_count = 4});
-  add("HostAllreduceRingRejectsMulticore",
+  l.add("HostAllreduceRingRejectsMulticore",
       Program("", {"a", "s"}, {kData, {"sig", "s", "[7, 4]", "INT32"}},
               {"pld.tensor.allreduce(data, sig, op=0, mode=\"ring\", core_num=2)"}),
       ar,
       "HOST pld.tensor.allreduce mode=\"ring\" does not support core_num > 1, got core_num=2; use "
       "mode=\"mesh\" for a multi-core AllReduce");
-  add("HostAllreduceRejectsAliasedSrcSignalWindows",
+  l.add("HostAllreduceRejectsAliasedSrcSignalWindows",
       Program("", {"a"}, {kData, {"sig", "a", "[2, 1]", "INT32"}},
               {"pld.tensor.allreduce(data, sig, op=0, core_num=1)"}),
       ar, std::string("pld.tensor.allreduce target and signal") + kAlias);
-  add("HostAllreduceRejectsUnknownMode",
+  l.add("HostAllreduceRejectsUnknownMode",
       Program("", {"a", "s"}, {kData, kSig2},
               {"pld.tensor.allreduce(data, sig, op=0, mode=\"tree\", core_num=1)"}),
       ar, "pld.tensor.allreduce mode must be \"ring\" or \"mesh\", got \"tree\"");
-  add("HostAllreduceRingRejectsMismatchedSignalShape",
+  l.add("HostAllreduceRingRejectsMismatchedSignalShape",
       Program("0, 1, 2, 3", {"a", "s"}, {kData, {"sig", "s", "[5, 4]", "INT32"}},
               {"pld.tensor.allreduce(data, sig, op=0, mode=\"ring\", core_num=1)"}),
       ar,
       "pld.tensor.allreduce: ring allreduce signal shape[0] (5) must be at least 2*(N-1)+1 = 7 "
       "for N=4 participating devices");
-  add("HostAllreduceRingRejectsSignalOfAnotherDeviceCount",
+  l.add("HostAllreduceRingRejectsSignalOfAnotherDeviceCount",
       Program("0, 1", {"a", "s"}, {kData, {"sig", "s", "[7, 4]", "INT32"}},
               {"pld.tensor.allreduce(data, sig, op=0, mode=\"ring\", core_num=1)"}),
       ar,
       "pld.tensor.allreduce: ring allreduce signal shape[1] must equal the participating device "
       "count (2)");
-  add("HostAllreduceRingRejectsNondivisibleNumel",
+  l.add("HostAllreduceRingRejectsNondivisibleNumel",
       Program("0, 1, 2, 3", {"a", "s"},
               {{"data", "a", "[3, 3]", "FP32"}, {"sig", "s", "[7, 4]", "INT32"}},
               {"pld.tensor.allreduce(data, sig, op=0, mode=\"ring\", core_num=1)"}),
       ar,
       "pld.tensor.allreduce: ring allreduce src element count (9) must be divisible by the "
       "participating device count (4)");
-  add("HostAllreduceRingRejectsTooManyRanks",
+  l.add("HostAllreduceRingRejectsTooManyRanks",
       Program("0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16", {"a", "s"},
               {{"data", "a", "[17, 64]", "FP32"}, {"sig", "s", "[33, 16]", "INT32"}},
               {"pld.tensor.allreduce(data, sig, op=0, mode=\"ring\", core_num=1)"}),
       ar,
       "pld.tensor.allreduce: ring allreduce requires 16 or fewer participating devices, got 17");
-  add("HostAllreduceRingRejectsSignalRowsOfAnotherLaneCount",
+  l.add("HostAllreduceRingRejectsSignalRowsOfAnotherLaneCount",
       Program("0, 1, 2, 3", {"a", "s"}, {kData, {"sig", "s", "[9, 4]", "INT32"}},
               {"pld.tensor.allreduce(data, sig, op=0, mode=\"ring\", core_num=1)"}),
       ar,
       "pld.tensor.allreduce: ring allreduce signal shape[0] (9) must equal 2*(shape[1]-1)+1 = 7");
-  add("HostAllreduceRingRejectsRank1Signal",
+  l.add("HostAllreduceRingRejectsRank1Signal",
       Program("0, 1", {"a", "s"}, {kData, {"sig", "s", "[3]", "INT32"}},
               {"pld.tensor.allreduce(data, sig, op=0, mode=\"ring\", core_num=1)"}),
       ar,
       "pld.tensor.allreduce mode=\"ring\" requires a rank-2 INT32 signal [2*(N-1)+1, N] = [3, 2], "
       "got rank 1");
-  add("HostAllreduceRingRejectsDynamicSrcShape",
+  l.add("HostAllreduceRingRejectsDynamicSrcShape",
       Program("0, 1", {"a", "s"},
               {{"data", "a", "[n, 64]", "FP32"}, {"sig", "s", "[3, 2]", "INT32"}},
               {"pld.tensor.allreduce(data, sig, op=0, mode=\"ring\", core_num=1)"},
@@ -498,33 +506,38 @@ std::vector<Reject> Rejections() {
       ar,
       "pld.tensor.allreduce: ring allreduce requires a statically-known src shape when the "
       "participating device count is known");
-  add("HostAllreduceWithoutSignalIsRejected",
+}
+
+// broadcast, reduce_scatter, barrier, allgather and all_to_all: roots and signals.
+void SignalRejections(RejectList& l) {
+  const std::string ar = kAllreduceCall;
+  l.add("HostAllreduceWithoutSignalIsRejected",
       Program("", {"a"}, {kData}, {"pld.tensor.allreduce(data, op=0, core_num=1)"}), ar,
       "pld.tensor.allreduce on the HOST rail needs an explicit signal; run "
       "SynthesizeAllReduceSignals before LowerHostTensorCollectives");
   for (std::string op : {"broadcast", "reduce_scatter"}) {
-    add("Host" + op + "RejectsAliasedTargetSignalWindows",
+    l.add("Host" + op + "RejectsAliasedTargetSignalWindows",
         Program("", {"a"}, {{"t", "a", "[2, 64]", "FP32"}, {"sig", "a", "[2, 1]", "INT32"}},
                 {"pld.tensor." + op + "(t, sig)"}),
         "pld.tensor." + op, "pld.tensor." + op + " target and signal" + kAlias);
   }
-  add("HostBroadcastRejectsOutOfRangeRootOnExplicitDeviceSubset",
+  l.add("HostBroadcastRejectsOutOfRangeRootOnExplicitDeviceSubset",
       Program("0, 1", {"a", "s"}, {{"t", "a", "[2, 64]", "FP32"}, {"sig", "s", "[2]", "INT32"}},
               {"pld.tensor.broadcast(t, sig, root=5)"}),
       "pld.tensor.broadcast",
       "pld.tensor.broadcast root (5) must be a valid rank in [0, 2) for this explicit device "
       "subset");
-  add("HostBarrierRejectsSmallSignal",
+  l.add("HostBarrierRejectsSmallSignal",
       Program("0, 1, 2", {"s"}, {{"sig", "s", "[2]", "INT32"}}, {"pld.tensor.barrier(sig)"}),
       "pld.tensor.barrier",
       "pld.tensor.barrier: collective signal shape[0] (2) must be at least the participating "
       "device count (3)");
-  add("HostBarrierRejectsWideSignal",
+  l.add("HostBarrierRejectsWideSignal",
       Program("0, 1", {"s"}, {{"sig", "s", "[2, 2]", "INT32"}}, {"pld.tensor.barrier(sig)"}),
       "pld.tensor.barrier",
       "pld.tensor.barrier: collective rank-2 signal shape[1] (2) must equal the required lane "
       "count (1)");
-  add("HostBarrierRejectsRank3Signal",
+  l.add("HostBarrierRejectsRank3Signal",
       Program("0, 1", {"s"}, {{"sig", "s", "[2, 1, 1]", "INT32"}}, {"pld.tensor.barrier(sig)"}),
       "pld.tensor.barrier",
       "pld.tensor.barrier: collective signal must be rank-1 [world_size] or rank-2 "
@@ -534,23 +547,27 @@ std::vector<Reject> Rejections() {
     std::string call = "pld.tensor." + op + "(inp, t, sig)";
     std::string needle = "pld.tensor." + op + "(";
     Win t{"t", "a", "[2, 64]", "FP32"};
-    add("Host" + op + "RejectsAliasedInputTargetWindows",
+    l.add("Host" + op + "RejectsAliasedInputTargetWindows",
         Program("", {"a", "s"}, {{"inp", "a", in_shape, "FP32"}, t, {"sig", "s", "[2]", "INT32"}},
                 {call}),
         needle, "pld.tensor." + op + " input and target" + kAlias);
-    add("Host" + op + "RejectsAliasedInputSignalWindows",
+    l.add("Host" + op + "RejectsAliasedInputSignalWindows",
         Program("", {"i", "a"}, {{"inp", "i", in_shape, "FP32"}, t, {"sig", "i", "[2]", "INT32"}},
                 {call}),
         needle, "pld.tensor." + op + " input and signal" + kAlias);
-    add("Host" + op + "RejectsAliasedTargetSignalWindows",
+    l.add("Host" + op + "RejectsAliasedTargetSignalWindows",
         Program("", {"i", "a"}, {{"inp", "i", in_shape, "FP32"}, t, {"sig", "a", "[2]", "INT32"}},
                 {call}),
         needle, "pld.tensor." + op + " target and signal" + kAlias);
-    add("Host" + op + "RejectsPlainTensorInput",
+    l.add("Host" + op + "RejectsPlainTensorInput",
         Program("", {"a", "s"}, {t, {"sig", "s", "[2]", "INT32"}}, {call},
                 ", inp: pl.Tensor[" + in_shape + ", pl.FP32]"),
         needle, "pld.tensor." + op + " input" + kHostBound);
   }
+}
+
+// all_to_all_v: each pair of its five windows, and the host-bound operands.
+void AllToAllVRejections(RejectList& l) {
   // all_to_all_v: each pair of its five windows, and the host-bound operands.
   const std::vector<std::string> bufs = {"i", "a", "s", "c", "r"};
   const std::string a2av = "pld.tensor.all_to_all_v(inp, t, sig, sc, rc)";
@@ -563,7 +580,7 @@ std::vector<Reject> Rejections() {
   const char* roles[] = {"input", "target", "signal", "send_counts", "recv_counts"};
   std::vector<std::pair<size_t, size_t>> pairs = {{0, 1}, {0, 2}, {1, 4}, {2, 4}, {3, 4}};
   for (auto [x, y] : pairs) {
-    add(std::string("HostAllToAllVRejectsAliased_") + roles[x] + "_" + roles[y], aliased(x, y),
+    l.add(std::string("HostAllToAllVRejectsAliased_") + roles[x] + "_" + roles[y], aliased(x, y),
         a2av_needle,
         std::string("pld.tensor.all_to_all_v ") + roles[x] + " and " + roles[y] + kAlias);
   }
@@ -573,17 +590,17 @@ std::vector<Reject> Rejections() {
     w.erase(w.begin() + drop);
     return Program("", bufs, w, {a2av}, ", " + name + ": " + type);
   };
-  add("HostAllToAllVRejectsPlainTensorInput", param(0, "pl.Tensor[[8, 64], pl.FP32]"), a2av_needle,
+  l.add("HostAllToAllVRejectsPlainTensorInput", param(0, "pl.Tensor[[8, 64], pl.FP32]"), a2av_needle,
       std::string("pld.tensor.all_to_all_v input") + kHostBound);
-  add("HostAllToAllVRejectsPlainTensorSendCounts", param(3, "pl.Tensor[[2], pl.INT32]"),
+  l.add("HostAllToAllVRejectsPlainTensorSendCounts", param(3, "pl.Tensor[[2], pl.INT32]"),
       a2av_needle, std::string("pld.tensor.all_to_all_v send_counts") + kHostBound);
-  add("HostAllToAllVRejectsUnboundDistributedInput",
+  l.add("HostAllToAllVRejectsUnboundDistributedInput",
       param(0, "pld.DistributedTensor[[8, 64], pl.FP32]"), a2av_needle,
       std::string("pld.tensor.all_to_all_v input") + kHostBound);
-  add("HostAllToAllVRejectsUnboundDistributedSendCounts",
+  l.add("HostAllToAllVRejectsUnboundDistributedSendCounts",
       param(3, "pld.DistributedTensor[[2], pl.INT32]"), a2av_needle,
       std::string("pld.tensor.all_to_all_v send_counts") + kHostBound);
-  add("HostAllToAllVRejectsUnboundDistributedTarget",
+  l.add("HostAllToAllVRejectsUnboundDistributedTarget",
       param(1, "pld.DistributedTensor[[8, 64], pl.FP32]"), a2av_needle,
       std::string("pld.tensor.all_to_all_v target") + kHostBound);
   {
@@ -591,25 +608,30 @@ std::vector<Reject> Rejections() {
     w[2].shape = "[1, 1]";
     w[3].shape = "[1]";
     w[4].shape = "[1, 1]";
-    add("HostAllToAllVRejectsSignalSmallerThanDeviceCount", Program("0, 1", bufs, w, {a2av}),
+    l.add("HostAllToAllVRejectsSignalSmallerThanDeviceCount", Program("0, 1", bufs, w, {a2av}),
         a2av_needle,
         "pld.tensor.all_to_all_v: collective signal shape[0] (1) must be at least the "
         "participating device count (2)");
   }
+}
+
+// Builtin re-validation, unsupported collectives, broken pass orders.
+void OtherRejections(RejectList& l) {
+  const std::string ar = kAllreduceCall;
   // Builtin deducers re-validate (HOST allowlist of spec §2.6).
-  add("HostBroadcastRejectsFp64OnTheHostRail",
+  l.add("HostBroadcastRejectsFp64OnTheHostRail",
       Program("", {"a", "s"}, {{"t", "a", "[2, 64]", "FP64"}, {"sig", "s", "[2]", "INT32"}},
               {"pld.tensor.broadcast(t, sig, root=0)"}),
       "pld.tensor.broadcast",
       "builtin.tensor.broadcast supports FP32, FP16, INT32, INT8 on the HOST rail, got FP64");
-  add("HostIndexedAllToAllVIsRejected",
+  l.add("HostIndexedAllToAllVIsRejected",
       Program("", {"i", "a", "s", "c", "r"}, A2avWins(),
               {"t = pld.tensor.indexed_all_to_all_v(inp, t, sig, sc, rc, idx, core_num=2)"},
               ", idx: pl.Tensor[[8], pl.INT32]"),
       "pld.tensor.indexed_all_to_all_v",
       "pld.tensor.indexed_all_to_all_v is not supported from a HOST orchestrator; call it from "
       "a CHIP orchestration (managed L2 rail)");
-  add("HostCollectiveNestedInAnExpressionIsRejected",
+  l.add("HostCollectiveNestedInAnExpressionIsRejected",
       Program("", {"s"}, {{"sig", "s", "[2]", "INT32"}},
               {"x = pld.system.get_comm_ctx(pld.tensor.barrier(sig))"}),
       "pld.tensor.barrier",
@@ -630,7 +652,7 @@ std::vector<Reject> Rejections() {
              "pld.tensor.barrier must appear inside a CommDomainScopeStmt",
              {},
              false};
-    r.push_back(x);
+    l.r.push_back(x);
   }
   {
     // Two nested domains, the collective uses a window of each: no single
@@ -652,7 +674,7 @@ std::vector<Reject> Rejections() {
         "                pld.tensor.allreduce(data, sig, op=0, core_num=1)\n";
     // A user reaches this by using a collective's windows on different
     // device sets, so it is a user error naming where each window went.
-    r.push_back({"WindowsOfNoCommonScopeIsAUserError",
+    l.r.push_back({"WindowsOfNoCommonScopeIsAUserError",
                  text,
                  ar,
                  "pld.tensor.allreduce: window buffers must resolve to the same comm-domain "
@@ -664,7 +686,15 @@ std::vector<Reject> Rejections() {
                  {},
                  true});
   }
-  return r;
+}
+
+std::vector<Reject> Rejections() {
+  RejectList l;
+  AllreduceRejections(l);
+  SignalRejections(l);
+  AllToAllVRejections(l);
+  OtherRejections(l);
+  return l.r;
 }
 
 class RejectionTest : public testing::TestWithParam<Reject> {};

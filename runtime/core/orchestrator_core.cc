@@ -192,24 +192,48 @@ TaskOutputs OrchestratorCore::submit_mix_task(const MixKernels& k, const TaskArg
   return Submit(k.aic, args, CoreShape::kMix, /*dummy=*/false, &k);
 }
 
-TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
-                                     CoreShape shape, bool dummy, const MixKernels* mix) {
-  if (latch_.fatal()) return {};
+namespace {
+
+// The kernel's view of a task tensor; a tensor without a shape is 1-D.
+TensorDesc DescOf(const Tensor& tensor) {
+  TensorDesc d{};
+  d.addr = tensor.base;
+  d.start_offset = tensor.offset;
+  d.bytes = tensor.bytes;
+  d.elem_bytes = tensor.elem_bytes == 0 ? 1 : tensor.elem_bytes;
+  if (tensor.ndims == 0) {
+    d.ndims = 1;
+    d.shape[0] = tensor.bytes / d.elem_bytes;
+  } else {
+    d.ndims = tensor.ndims;
+    std::copy(tensor.shape, tensor.shape + tensor.ndims, d.shape);
+    if (tensor.strided()) std::copy(tensor.strides, tensor.strides + tensor.ndims, d.strides);
+  }
+  return d;
+}
+
+}  // namespace
+
+// The checks of a submit, before it takes a slot: false (with the error
+// latched) when the task cannot be submitted.
+bool OrchestratorCore::CheckSubmit(int func_id, const TaskArgs& args, CoreShape shape,
+                                   bool dummy) {
+  if (latch_.fatal()) return false;
   if (args.has_error()) {
     Fail(kErrorInvalidArgs, absl::StrCat("TaskArgs: ", args.error_msg()));
-    return {};
+    return false;
   }
   if (!dummy && (func_id < 0 || func_id >= backend_->kernel_count())) {
     Fail(kErrorInvalidArgs,
          absl::StrCat("func_id ", func_id, " is not a kernel of the callable (",
                       backend_->kernel_count(), " kernels)"));
-    return {};
+    return false;
   }
   const LaunchSpec& ls = args.launch_spec;
   if (ls.core_num < 1 || ls.core_num > kMaxCoreNum) {
     Fail(kErrorInvalidArgs, absl::StrCat("core_num=", ls.core_num,
                                          " outside [1, ", kMaxCoreNum, "]"));
-    return {};
+    return false;
   }
   const int limit = shape == CoreShape::kAiv ? backend_->aiv_count()
                                              : backend_->aic_count();
@@ -218,19 +242,19 @@ TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
     Fail(kErrorRequireSyncStartInvalid,
          absl::StrCat("require_sync_start block_num=", ls.core_num,
                       " > limit=", limit, " (deadlock guaranteed)"));
-    return {};
+    return false;
   }
   if (args.deps().size() > kMaxExplicitDeps) {
     Fail(kErrorDepPoolOverflow,
          absl::StrCat(args.deps().size(), " explicit dependencies > ",
                       kMaxExplicitDeps));
-    return {};
+    return false;
   }
   for (TaskId d : args.deps()) {
     if (d < 0 || static_cast<size_t>(d) >= tasks_.size()) {
       Fail(kErrorInvalidArgs,
            absl::StrCat("explicit dependency on unknown task ", d));
-      return {};
+      return false;
     }
   }
   for (size_t i = 0; i < args.tensors().size(); ++i) {
@@ -241,7 +265,7 @@ TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
            absl::StrCat("tensor of device ", a.tensor.device,
                         " passed to a task on device ",
                         backend_->device_id()));
-      return {};
+      return false;
     }
     // Kernels size their loops from the shape, so it must describe exactly
     // the bytes the dependency tracking and the kernel are given.
@@ -250,9 +274,16 @@ TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
     if (!bad.empty()) {
       Fail(kErrorInvalidArgs,
            absl::StrCat("tensor argument ", i, ": ", bad));
-      return {};
+      return false;
     }
   }
+  return true;
+}
+
+TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
+                                     CoreShape shape, bool dummy, const MixKernels* mix) {
+  if (!CheckSubmit(func_id, args, shape, dummy)) return {};
+  const LaunchSpec& ls = args.launch_spec;
   if (!AcquireSlot()) return {};
   backend_->ChargeSubmit();
 
@@ -302,20 +333,7 @@ TaskOutputs OrchestratorCore::Submit(int func_id, const TaskArgs& args,
         a.dir == ArgDirection::kOutputExisting) {
       writes.push_back(tensor);
     }
-    TensorDesc d{};
-    d.addr = tensor.base;
-    d.start_offset = tensor.offset;
-    d.bytes = tensor.bytes;
-    d.elem_bytes = tensor.elem_bytes == 0 ? 1 : tensor.elem_bytes;
-    if (tensor.ndims == 0) {
-      d.ndims = 1;
-      d.shape[0] = tensor.bytes / d.elem_bytes;
-    } else {
-      d.ndims = tensor.ndims;
-      std::copy(tensor.shape, tensor.shape + tensor.ndims, d.shape);
-      if (tensor.strided()) std::copy(tensor.strides, tensor.strides + tensor.ndims, d.strides);
-    }
-    t.descs.push_back(d);
+    t.descs.push_back(DescOf(tensor));
   }
   for (TaskId d : args.deps()) producers.push_back(d);
   for (const Tensor& w : writes) {

@@ -119,6 +119,7 @@ class OrchestratorCore : public Orchestrator {
  private:
   TaskOutputs Submit(int func_id, const TaskArgs& args, CoreShape shape, bool dummy = false,
                      const MixKernels* mix = nullptr);
+  bool CheckSubmit(int func_id, const TaskArgs& args, CoreShape shape, bool dummy);
   bool InManualScope() const {
     return !scope_stack_.empty() && scope_manual_[scope_stack_.back()];
   }
