@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
+#include <functional>
 #include <cstring>
 
 #include "runtime/device/comm_context.h"
@@ -307,22 +309,32 @@ void Elementwise1(VecOp op, Tile<T>& dst, const Tile<T>& a, const Dims2& box, co
   ForBox(dst, box, what, [&](uint64_t i) { dst.data[i] = static_cast<T>(f(a.data[i])); });
   CurrentCore()->VectorShaped(op, dst.data, a.data, nullptr, dst.bytes(), ShapeOf<T>(dst.count, box));
 }
+// Integer lanes wrap modulo 2^bits, as the vector unit's do (signed
+// overflow would be undefined in C++); other types compute as themselves.
+template <typename T, typename F>
+T Wrapping(T x, T y, F f) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(f(static_cast<uint64_t>(x), static_cast<uint64_t>(y)));
+  } else {
+    return f(x, y);
+  }
+}
 }  // namespace internal
 
 template <typename T>
 void TADD(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b, const Dims2& box = {}) {
   internal::Elementwise2(VecOp::kAdd, dst, a, b, box, "TADD: shape mismatch",
-                         [](T x, T y) { return x + y; });
+                         [](T x, T y) { return internal::Wrapping(x, y, std::plus<>()); });
 }
 template <typename T>
 void TSUB(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b, const Dims2& box = {}) {
   internal::Elementwise2(VecOp::kSub, dst, a, b, box, "TSUB: shape mismatch",
-                         [](T x, T y) { return x - y; });
+                         [](T x, T y) { return internal::Wrapping(x, y, std::minus<>()); });
 }
 template <typename T>
 void TMUL(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b, const Dims2& box = {}) {
   internal::Elementwise2(VecOp::kMul, dst, a, b, box, "TMUL: shape mismatch",
-                         [](T x, T y) { return x * y; });
+                         [](T x, T y) { return internal::Wrapping(x, y, std::multiplies<>()); });
 }
 template <typename T>
 void TMAX(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b, const Dims2& box = {}) {
