@@ -235,30 +235,40 @@ TEST(KernelCodegenTest, InCoreAllToAllV) {
                                "  const int64_t nranks_idx_2 = static_cast<int64_t>(nranks_1);\n"
                                "  const int32_t my_rank_3 = static_cast<int32_t>(ctx_0->rankId);\n"
                                "  pto::Tile<float> stage_4 = pto::TASSIGN<float>(0, 256);\n"));
+  // The counts: this rank's own cells zeroed by atomic deltas, then after a
+  // barrier every sender's atomic add of its rows (never a packed Set).
   EXPECT_THAT(*code,
-              HasSubstr("    pto::TNOTIFY(pto::kernels::internal::RemoteCell(recv_ctx, recv, "
-                        "{my_rank_3, 0}, static_cast<int64_t>(dest_5)), "
-                        "static_cast<int32_t>(static_cast<int32_t>(rows_7)), "
-                        "pto::NotifyOp::Set);\n"
-                        "    if (rows_7 > 0) {\n"
+              HasSubstr("    const int32_t old_count_6 = pto::kernels::internal::ReadElement<"
+                        "int32_t>(recv, {src_5, 0});\n"
+                        "    pto::TNOTIFY(pto::kernels::internal::RemoteCell(recv_ctx, recv, "
+                        "{src_5, 0}, static_cast<int64_t>(my_rank_3)), "
+                        "static_cast<int32_t>((int32_t{0} - old_count_6)), "
+                        "pto::NotifyOp::AtomicAdd);\n"));
+  EXPECT_THAT(*code,
+              HasSubstr("    if (rows_11 > 0) {\n"
+                        "      pto::TNOTIFY(pto::kernels::internal::RemoteCell(recv_ctx, recv, "
+                        "{my_rank_3, 0}, static_cast<int64_t>(dest_9)), "
+                        "static_cast<int32_t>(static_cast<int32_t>(rows_11)), "
+                        "pto::NotifyOp::AtomicAdd);\n"
                         "      {\n"
                         "        const pto::TensorDesc remote = pto::kernels::internal::RemoteView("
-                        "data_ctx, data, static_cast<int64_t>(dest_5));\n"
+                        "data_ctx, data, static_cast<int64_t>(dest_9));\n"
                         "        pto::kernels::internal::CopyGmBox<float>(true, &remote, "
-                        "{(my_rank_3 * 4), 0}, st_out, {(dest_5 * 4), 0}, {rows_7, 64}, "
+                        "{(my_rank_3 * 4), 0}, st_out, {(dest_9 * 4), 0}, {rows_11, 64}, "
                         "stage_4);\n"
                         "      }\n"
                         "      pto::dsb(pto::DSB_DDR);\n"
                         "    }\n"));
+  EXPECT_THAT(*code, Not(HasSubstr("pto::NotifyOp::Set")));
   EXPECT_THAT(*code, HasSubstr("      pto::TNOTIFY(pto::kernels::internal::RemoteCell(signal_ctx, "
-                               "signal, {my_rank_3, 0}, static_cast<int64_t>(peer_8)), "
+                               "signal, {my_rank_3, 0}, static_cast<int64_t>(peer_12)), "
                                "static_cast<int32_t>(int32_t{1}), pto::NotifyOp::AtomicAdd);\n"));
   EXPECT_THAT(*code, HasSubstr("      pto::TWAIT(pto::kernels::internal::LocalCell(signal, "
-                               "{src_9, 0}), static_cast<int32_t>(int32_t{1}), "
+                               "{src_13, 0}), static_cast<int32_t>(int32_t{2}), "
                                "pto::WaitCmp::GE);\n"));
   EXPECT_THAT(*code, HasSubstr("      pto::TNOTIFY(pto::kernels::internal::RemoteCell(signal_ctx, "
-                               "signal, {src_10, 0}, static_cast<int64_t>(my_rank_3)), "
-                               "static_cast<int32_t>(int32_t{-1}), "
+                               "signal, {src_14, 0}, static_cast<int64_t>(my_rank_3)), "
+                               "static_cast<int32_t>(int32_t{-2}), "
                                "pto::NotifyOp::AtomicAdd);\n"));
 }
 

@@ -360,16 +360,17 @@ expect_err "pto-run: run failed: HOST orchestration failed: chip 0 GM: 204800000
 [[ ! -e "$tmp/bigwin.json" ]] || fail "a run that never started wrote a trace"
 
 # A race fails the run (exit 1, the race detector's report, no outputs):
-# the InCore example with a store into its own window's slot 1 before the
-# all_to_all_v, unordered with the peer's put into that slot. --races=warn
+# the InCore example in which both ranks put a row into row 0 of rank 0's
+# window before the all_to_all_v, with nothing ordering the two puts (the
+# collective's own accesses are bracketed by its barriers). --races=warn
 # prints the report and runs on; --races=off does not look.
-sed 's/^        data = pld.tensor.all_to_all_v(st_out, data, signal, cnt_out, recv, core_num=1)$/        junk = pl.load(inp, [0, 0], [1, SIZE])\n        early = pl.store(junk, [MAX_RECV, 0], data)\n        data = pld.tensor.all_to_all_v(st_out, early, signal, cnt_out, recv, core_num=1)/' \
+sed 's/^        data = pld.tensor.all_to_all_v(st_out, data, signal, cnt_out, recv, core_num=1)$/        junk_stage = pl.tile.create([1, SIZE], dtype=pl.FP32, target_memory=pl.MemorySpace.Vec)\n        pld.tensor.put(data, 0, st_out, junk_stage, [0, 0], [0, 0], [1, SIZE])\n        data = pld.tensor.all_to_all_v(st_out, data, signal, cnt_out, recv, core_num=1)/' \
   "$incore" >"$tmp/racy.pto"
-grep -q 'early = pl.store' "$tmp/racy.pto" || fail "the racy variant did not apply"
+grep -q 'pld.tensor.put(data, 0' "$tmp/racy.pto" || fail "the racy variant did not apply"
 expect 1 "$tmp/racy.pto" --ranks=2 --outputs="$tmp/racy_out"
 expect_err "pto-run: run failed: 1 GM race (unordered accesses, docs/simulator.md):"
-expect_err "  race: write of 256 bytes at c0:window comm_d0 r0+0x400 by rank 0 AIV24 task 0 block 0 (kernel exchange) at "
-expect_err "and write of 256 bytes at c0:window comm_d0 r0+0x400 by rank 1 AIV24 task 0 block 0 (kernel exchange) at "
+expect_err "  race: write of 256 bytes at c0:window comm_d0 r0+0x0 by rank 0 AIV24 task 0 block 0 (kernel exchange) at "
+expect_err "and write of 256 bytes at c0:window comm_d0 r0+0x0 by rank 1 AIV24 task 0 block 0 (kernel exchange) at "
 [[ ! -e "$tmp/racy_out" ]] || fail "a racy run wrote outputs"
 expect 0 "$tmp/racy.pto" --ranks=2 --races=warn --nosummary
 expect_err "pto-run: warning: 1 GM race (--races=warn; docs/simulator.md):"
