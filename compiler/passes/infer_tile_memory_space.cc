@@ -271,14 +271,8 @@ class Rewriter : public ir::FlatteningMutator {
     auto tile = ir::As<ir::TileType>(var->type());
     if (it == spaces_.end() || tile == nullptr) return RemapVar(var);
     if (ir::VarPtr done = LookupVarReplacement(var.get())) return done;
-    ir::TypePtr type = WithSpace(*tile, it->second);
-    ir::VarPtr out;
-    if (auto ia = ir::As<ir::IterArg>(var)) {
-      out = std::make_shared<ir::IterArg>(ia->name_hint(), type, MutateExpr(ia->init_value()),
-                                          ia->span());
-    } else {
-      out = std::make_shared<ir::Var>(var->name_hint(), type, var->span());
-    }
+    ir::VarPtr out = RetypedVarDef(var, WithSpace(*tile, it->second),
+                                   [&](const ir::ExprPtr& e) { return MutateExpr(e); });
     SetVarReplacement(var, out);
     return out;
   }

@@ -15,16 +15,19 @@ ir::VarPtr TileRetyper::MutateVarDef(const ir::VarPtr& var) {
   auto tile = ir::As<ir::TileType>(var->type());
   if (it == memrefs_.end() || tile == nullptr) return RemapVar(var);
   if (ir::VarPtr done = LookupVarReplacement(var.get())) return done;
-  ir::TypePtr type = TileWithMemRef(*tile, it->second);
-  ir::VarPtr out;
-  if (auto ia = ir::As<ir::IterArg>(var)) {
-    out = std::make_shared<ir::IterArg>(ia->name_hint(), type, MutateExpr(ia->init_value()),
-                                        ia->span());
-  } else {
-    out = std::make_shared<ir::Var>(var->name_hint(), type, var->span());
-  }
+  ir::VarPtr out = RetypedVarDef(var, TileWithMemRef(*tile, it->second),
+                                 [&](const ir::ExprPtr& e) { return MutateExpr(e); });
   SetVarReplacement(var, out);
   return out;
+}
+
+ir::VarPtr RetypedVarDef(const ir::VarPtr& var, ir::TypePtr type,
+                         const std::function<ir::ExprPtr(const ir::ExprPtr&)>& init) {
+  if (auto ia = ir::As<ir::IterArg>(var)) {
+    return std::make_shared<ir::IterArg>(ia->name_hint(), std::move(type),
+                                         init(ia->init_value()), ia->span());
+  }
+  return std::make_shared<ir::Var>(var->name_hint(), std::move(type), var->span());
 }
 
 bool HoldsTiles(const ir::FunctionPtr& fn) {

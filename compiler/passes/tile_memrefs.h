@@ -6,6 +6,7 @@
 #define PTO_COMPILER_PASSES_TILE_MEMREFS_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <utility>
 
@@ -27,6 +28,11 @@ ir::MemRefPtr TileMemRef(const ir::TypePtr& type);
 // The bytes of a tile type with constant dims in its buffer (a cube space's
 // padded footprint); nullopt for a dynamic dim.
 std::optional<int64_t> TileBytes(const ir::TileType& tile);
+
+// A new definition of `var` with `type`: an IterArg keeps its init value,
+// given by `init` (the caller's mutation of it).
+ir::VarPtr RetypedVarDef(const ir::VarPtr& var, ir::TypePtr type,
+                         const std::function<ir::ExprPtr(const ir::ExprPtr&)>& init);
 
 // The trailing yield of a loop or branch body, or nullptr.
 std::shared_ptr<const ir::YieldStmt> TrailingYield(const ir::StmtPtr& body);
