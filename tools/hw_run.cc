@@ -18,7 +18,7 @@ absl::StatusOr<std::string> ReadKernel(const std::string& dir, const std::string
   const std::string path = (std::filesystem::path(dir) / (kernel + ".o")).string();
   std::ifstream f(path, std::ios::binary);
   if (!f) {
-    return absl::NotFoundError(absl::StrCat("no AIV binary '", path, "' for kernel ", kernel,
+    return absl::NotFoundError(absl::StrCat("no binary '", path, "' for kernel ", kernel,
                                             " (--kernel-dir, docs/hw.md)"));
   }
   std::stringstream s;

@@ -113,8 +113,13 @@ typedef struct tagRtTaskCfgInfo {           // [rt_base] rtTaskCfgInfo_t
   uint32_t localMemorySize;
 } rtTaskCfgInfo_t;
 
-// [rt_kern]: the magic of an AIV (vector core) ELF.
+// [rt_kern]: the magics of AICore ELFs: an AIV (vector core) kernel, an AIC
+// (cube core) kernel, and a plain AICore ELF, which on CV-separated chips
+// (a2a3, a5) registers as a MIX kernel (its "_mix_aic" / "_mix_aiv" entries;
+// hicann/runtime src/runtime/feature/src/runtime.cc Magic2KernelAttrType).
 #define RT_DEV_BINARY_MAGIC_ELF_AIVEC 0x41415246U
+#define RT_DEV_BINARY_MAGIC_ELF_AICUBE 0x41494343U
+#define RT_DEV_BINARY_MAGIC_ELF 0x43554245U
 
 typedef enum {                              // [hccl] hccl_types.h HcclResult
   HCCL_SUCCESS = 0,

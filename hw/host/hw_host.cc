@@ -123,42 +123,34 @@ absl::StatusOr<rt::Domain> HwHost::CreateDomain(const rt::DomainSpec& spec) {
   return domain;
 }
 
-absl::StatusOr<std::vector<const AicoreKernel*>> HwHost::Kernels(int device,
-                                                                 const rt::ChipCallable& callable) {
-  std::vector<const AicoreKernel*> out;
-  for (size_t k = 0; k < callable.kernels.size(); ++k) {
-    const std::string name =
-        k < callable.kernel_names.size() ? callable.kernel_names[k] : absl::StrCat("kernel", k);
-    const auto key = std::make_pair(device, absl::StrCat(callable.name, "/", name));
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      if (auto it = kernels_.find(key); it != kernels_.end()) {
-        out.push_back(it->second.get());
-        continue;
-      }
-    }
-    absl::StatusOr<std::string> elf = options_.kernel_binary(callable.name, name);
-    if (!elf.ok()) return elf.status();
-    absl::StatusOr<AicoreKernel> kernel = AicoreKernel::Register(*std::move(elf));
-    if (!kernel.ok()) {
-      return absl::Status(
-          kernel.status().code(),
-          absl::StrCat("kernel ", name, " of ", callable.name, ": ", kernel.status().message()));
-    }
+absl::StatusOr<const AicoreKernel*> HwHost::Kernel(int device, const rt::ChipCallable& callable,
+                                                   const rt::LaunchKernel& launch) {
+  const std::string name = rt::LaunchBinaryName(launch, callable.kernel_names);
+  const auto key = std::make_tuple(device, absl::StrCat(callable.name, "/", name), launch.shape);
+  {
     std::lock_guard<std::mutex> l(mu_);
-    auto& slot = kernels_[key];
-    slot = std::make_unique<AicoreKernel>(*std::move(kernel));
-    out.push_back(slot.get());
+    if (auto it = kernels_.find(key); it != kernels_.end()) return it->second.get();
   }
-  return out;
+  absl::StatusOr<std::string> elf = options_.kernel_binary(callable.name, name);
+  if (!elf.ok()) return elf.status();
+  absl::StatusOr<AicoreKernel> kernel = AicoreKernel::Register(*std::move(elf), launch.shape);
+  if (!kernel.ok()) {
+    return absl::Status(kernel.status().code(), absl::StrCat("kernel ", name, " of ", callable.name,
+                                                             ": ", kernel.status().message()));
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  auto& slot = kernels_[key];
+  slot = std::make_unique<AicoreKernel>(*std::move(kernel));
+  return slot.get();
 }
 
 rt::DeviceWorkers::Job HwHost::Job(int device, const rt::ChipCallable& callable,
                                    const rt::ChipArgs& args) {
   return [this, device, callable, args]() -> absl::Status {
-    absl::StatusOr<std::vector<const AicoreKernel*>> kernels = Kernels(device, callable);
-    if (!kernels.ok()) return kernels.status();
-    HwLaunchQueue queue(devices_[device].get(), &options_.platform, &*kernels);
+    HwLaunchQueue queue(devices_[device].get(), &options_.platform,
+                        [this, device, &callable](const rt::LaunchKernel& launch) {
+                          return Kernel(device, callable, launch);
+                        });
     rt::OrderedLaunchOptions o;
     o.task_window = options_.platform.aicpu().task_window();
     o.tensor_wait_timeout_ns = options_.platform.timeouts().tensor_wait_ns();

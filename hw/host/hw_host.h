@@ -1,8 +1,8 @@
 // rt::Host on physical devices (docs/hw.md, "Execution model"): the HOST
 // orchestration calls it on the host CPU; each Dispatch runs the chip
 // callable's orchestration on the host too, on a worker thread bound to the
-// device (rt::DeviceWorkers), and launches every ready AIV task on the
-// device's stream (rt::RunChipCallable on an HwLaunchQueue). Domains are
+// device (rt::DeviceWorkers), and launches every ready AIV, AIC or MIX task
+// on the device's stream (rt::RunChipCallable on an HwLaunchQueue). Domains are
 // VMM windows, zeroed before export, with the 1056-byte CommContext of
 // rt::FillCommContext copied into each rank's device memory. One process
 // drives every device, so no HCCL bootstrap is needed here (HcclBootstrap
@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -30,7 +31,9 @@
 
 namespace pto::hw {
 
-// The AIV ELF of kernel `kernel` (ChipCallable::kernel_names) of `callable`.
+// The ELF of binary `kernel` of `callable`: a kernel's name
+// (ChipCallable::kernel_names) for an AIV or AIC kernel, a MIX task's
+// "<aic>+<aiv0>+<aiv1>" (rt::LaunchBinaryName) for its cluster binary.
 using KernelBinaryFn = std::function<absl::StatusOr<std::string>(const std::string& callable,
                                                                  const std::string& kernel)>;
 
@@ -76,9 +79,10 @@ class HwHost : public rt::Host {
   // The job of one dispatch on `device`.
   rt::DeviceWorkers::Job Job(int device, const rt::ChipCallable& callable,
                              const rt::ChipArgs& args);
-  // The callable's kernels registered on `device` (once per device).
-  absl::StatusOr<std::vector<const AicoreKernel*>> Kernels(int device,
-                                                           const rt::ChipCallable& callable);
+  // The binary `launch` of `callable` runs on `device`, registered on first
+  // use (once per device, binary and shape).
+  absl::StatusOr<const AicoreKernel*> Kernel(int device, const rt::ChipCallable& callable,
+                                             const rt::LaunchKernel& launch);
 
   HwHostOptions options_;
   std::vector<std::unique_ptr<HwDevice>> devices_;
@@ -87,7 +91,8 @@ class HwHost : public rt::Host {
   std::vector<std::pair<int, uint64_t>> allocations_;  // (device, addr): freed at close
 
   mutable std::mutex mu_;
-  std::map<std::pair<int, std::string>, std::unique_ptr<AicoreKernel>> kernels_;
+  // (device, "callable/binary", shape) -> the registered binary.
+  std::map<std::tuple<int, std::string, rt::CoreShape>, std::unique_ptr<AicoreKernel>> kernels_;
   std::vector<int> run_index_;  // per device
   std::vector<HwRun> runs_;
 };

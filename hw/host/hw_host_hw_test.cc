@@ -53,16 +53,34 @@ TEST(HwHostHwTest, OrchestrationReadsAndWritesDeviceMemory) {
   EXPECT_EQ((*host)->runs()[0].result.error_code, 0);
 }
 
-TEST(HwHostHwTest, AKernelWithoutABinaryFailsTheRun) {
-  absl::StatusOr<std::unique_ptr<HwHost>> host = Open(1, NoBinaries());
-  ASSERT_TRUE(host.ok()) << host.status();
-  rt::ChipCallable c;
-  c.name = "needs_kernel";
-  c.kernels = {NoKernel};
-  c.kernel_names = {"k"};
-  c.entry = [](rt::Orchestrator&, const rt::ChipArgs&) {};
-  ASSERT_TRUE((*host)->Dispatch(0, c, {}).ok());
-  EXPECT_EQ((*host)->Finish().message(), "device 0: needs_kernel/k");
+// Binaries are asked for when a task is launched, by the launch's binary
+// name: a kernel's for AIV and AIC, "<aic>+<aiv0>+<aiv1>" for a MIX task.
+TEST(HwHostHwTest, AKernelWithoutABinaryFailsTheRunWithItsName) {
+  for (const bool mix : {false, true}) {
+    std::vector<std::string> asked;
+    absl::StatusOr<std::unique_ptr<HwHost>> host =
+        Open(1, [&](const std::string& c, const std::string& k) -> absl::StatusOr<std::string> {
+          asked.push_back(k);
+          return absl::NotFoundError(c + "/" + k);
+        });
+    ASSERT_TRUE(host.ok()) << host.status();
+    rt::ChipCallable c;
+    c.name = "needs_kernel";
+    c.kernels = {NoKernel, NoKernel};
+    c.kernel_names = {"mm", "post"};
+    c.entry = [mix](rt::Orchestrator& o, const rt::ChipArgs&) {
+      rt::TaskArgs t;
+      if (mix) {
+        o.submit_mix_task({0, 1, -1}, t);
+      } else {
+        o.submit_aic_task(0, t);
+      }
+    };
+    ASSERT_TRUE((*host)->Dispatch(0, c, {}).ok());
+    const std::string want = mix ? "needs_kernel/mm+post+-" : "needs_kernel/mm";
+    EXPECT_NE((*host)->Finish().message().find(want), std::string::npos) << want;
+    EXPECT_EQ(asked, std::vector<std::string>{mix ? "mm+post+-" : "mm"});
+  }
 }
 
 TEST(HwHostHwTest, DomainContextsNameEveryWindow) {

@@ -19,15 +19,12 @@ HwLaunchQueue::~HwLaunchQueue() {
   }
 }
 
-absl::Status HwLaunchQueue::Launch(int func_id, rt::CoreShape shape, int32_t blocks,
+absl::Status HwLaunchQueue::Launch(const rt::LaunchKernel& kernel, int32_t blocks,
                                    const rt::KernelArgSlots& slots) {
-  if (shape != rt::CoreShape::kAiv) {
-    // AIC binaries carry another magic and need the cube device layer.
-    return absl::UnimplementedError("the hw backend launches AIV kernels only, not AIC");
-  }
-  if (func_id < 0 || func_id >= static_cast<int>(kernels_->size()) ||
-      (*kernels_)[func_id] == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat("no registered binary for kernel ", func_id));
+  absl::StatusOr<const AicoreKernel*> binary = kernels_(kernel);
+  if (!binary.ok()) return binary.status();
+  if ((*binary)->shape() != kernel.shape) {
+    return absl::InternalError("the binary was registered for another core shape");
   }
   InFlight f;
   if (absl::Status s = AclStatus("aclrtCreateEvent", aclrtCreateEvent(&f.start)); !s.ok()) {
@@ -42,8 +39,8 @@ absl::Status HwLaunchQueue::Launch(int func_id, rt::CoreShape shape, int32_t blo
   absl::Status s =
       AclStatus("aclrtRecordEvent", aclrtRecordEvent(f.start, device_->aicore_stream()));
   if (s.ok()) {
-    s = (*kernels_)[func_id]->Launch(*platform_, static_cast<uint32_t>(blocks), args,
-                                     device_->aicore_stream());
+    s = (*binary)->Launch(*platform_, static_cast<uint32_t>(blocks), args,
+                          device_->aicore_stream());
   }
   if (s.ok()) s = AclStatus("aclrtRecordEvent", aclrtRecordEvent(f.end, device_->aicore_stream()));
   if (!s.ok()) {

@@ -1,6 +1,7 @@
 // The LaunchQueue of one physical device (runtime/core/ordered_launch.h):
-// every task is one rtKernelLaunchWithHandleV2 of its registered AIV binary
-// on the device's AICore stream, bracketed by two recorded events; waiting
+// every task is one rtKernelLaunchWithHandleV2 of its registered binary (an
+// AIV or AIC kernel's, or a MIX task's cluster binary) on the device's
+// AICore stream, bracketed by two recorded events; waiting
 // for the oldest task synchronises its end event with a timeout and
 // measures it with aclrtEventElapsedTime. The stream runs launches in
 // order, and the runner launches a task only after its producers completed.
@@ -9,6 +10,8 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "hw/cann/cann_api.h"
@@ -21,10 +24,11 @@ namespace pto::hw {
 
 class HwLaunchQueue : public rt::LaunchQueue {
  public:
-  // `kernels[func_id]` is the callable's kernel `func_id` on `device`.
-  HwLaunchQueue(HwDevice* device, const platforms::Platform* platform,
-                const std::vector<const AicoreKernel*>* kernels)
-      : device_(device), platform_(platform), kernels_(kernels) {}
+  // The registered binary a launch runs on this device (registered on
+  // first use; an error names the binary).
+  using KernelFn = std::function<absl::StatusOr<const AicoreKernel*>(const rt::LaunchKernel&)>;
+  HwLaunchQueue(HwDevice* device, const platforms::Platform* platform, KernelFn kernels)
+      : device_(device), platform_(platform), kernels_(std::move(kernels)) {}
   ~HwLaunchQueue() override;  // destroys the events of launches never waited for
 
   int device_id() const override { return device_->id(); }
@@ -38,7 +42,7 @@ class HwLaunchQueue : public rt::LaunchQueue {
   absl::Status Read(uint64_t addr, void* out, uint64_t bytes) override {
     return device_->CopyFrom(out, addr, bytes);
   }
-  absl::Status Launch(int func_id, rt::CoreShape shape, int32_t blocks,
+  absl::Status Launch(const rt::LaunchKernel& kernel, int32_t blocks,
                       const rt::KernelArgSlots& slots) override;
   absl::StatusOr<double> WaitOldest(double timeout_ns) override;
   double NowNs() const override;
@@ -51,7 +55,7 @@ class HwLaunchQueue : public rt::LaunchQueue {
 
   HwDevice* device_;
   const platforms::Platform* platform_;
-  const std::vector<const AicoreKernel*>* kernels_;
+  KernelFn kernels_;
   std::deque<InFlight> in_flight_;
 };
 

@@ -1,6 +1,8 @@
 #include "runtime/core/ordered_launch.h"
 
+#include <algorithm>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -15,7 +17,31 @@ namespace {
 // a 64-byte boundary as the kernel ABI's TensorDesc is.
 constexpr uint64_t kContextBytes = 64;
 
+std::string KernelName(int func_id, const std::vector<std::string>& names) {
+  if (func_id < 0) return "-";
+  if (func_id < static_cast<int>(names.size())) return names[func_id];
+  return absl::StrCat("kernel", func_id);
+}
+
 }  // namespace
+
+int LaunchCores(CoreShape shape, int aiv, int aic) {
+  switch (shape) {
+    case CoreShape::kAiv:
+      return aiv;
+    case CoreShape::kAic:
+      return aic;
+    case CoreShape::kMix:
+      return std::min(aic, aiv / 2);
+  }
+  return 0;
+}
+
+std::string LaunchBinaryName(const LaunchKernel& kernel, const std::vector<std::string>& names) {
+  if (kernel.shape != CoreShape::kMix) return KernelName(kernel.func_id, names);
+  return absl::StrCat(KernelName(kernel.mix.aic, names), "+", KernelName(kernel.mix.aiv0, names),
+                      "+", KernelName(kernel.mix.aiv1, names));
+}
 
 OrderedLaunchBackend::OrderedLaunchBackend(LaunchQueue* queue, int kernel_count,
                                            OrderedLaunchOptions options)
@@ -34,7 +60,7 @@ absl::StatusOr<uint64_t> OrderedLaunchBackend::AllocGm(uint64_t bytes) {
 void OrderedLaunchBackend::OnReady(Task* task) {
   if (core_->is_fatal()) return;
   const std::string what = absl::StrCat("task ", task->id, " (kernel ", task->func_id, ")");
-  const int cores = task->shape == CoreShape::kAiv ? aiv_count() : aic_count();
+  const int cores = LaunchCores(task->shape, aiv_count(), aic_count());
   if (absl::Status s =
           CheckLaunchWidth(task->core_num, cores, absl::StrCat("device ", device_id()));
       !s.ok()) {
@@ -67,8 +93,9 @@ void OrderedLaunchBackend::OnReady(Task* task) {
     core_->report_fatal(kErrorInvalidArgs, absl::StrCat(what, ": ", slots.status().message()));
     return;
   }
-  if (absl::Status s = queue_->Launch(task->func_id, task->shape, task->core_num, *slots);
-      !s.ok()) {
+  LaunchKernel kernel{task->shape, task->func_id, {}};
+  if (task->shape == CoreShape::kMix) kernel.mix = task->mix;
+  if (absl::Status s = queue_->Launch(kernel, task->core_num, *slots); !s.ok()) {
     return Latch(s, absl::StrCat(what, ": launch"));
   }
   task->state = TaskState::kRunning;

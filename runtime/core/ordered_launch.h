@@ -20,6 +20,25 @@
 
 namespace pto::rt {
 
+// What one launch runs: one AIV or AIC kernel, or a MIX task's cluster
+// kernels (each block one whole 1C2V cluster, docs/hw.md).
+struct LaunchKernel {
+  CoreShape shape = CoreShape::kAiv;
+  int func_id = 0;  // kAiv / kAic: the kernel; kMix: mix.aic
+  MixKernels mix;   // kMix only
+};
+
+// The blocks a launch of `shape` can have at most on a chip of `aiv` AIV
+// and `aic` AIC cores: one core per block, a MIX block a whole cluster (its
+// AIC and both AIV lanes: min(aic, aiv / 2)).
+int LaunchCores(CoreShape shape, int aiv, int aic);
+
+// The name of the device binary a launch runs: the kernel's name for AIV and
+// AIC; a MIX task's one binary holds its cluster's kernels and is named
+// "<aic>+<aiv0>+<aiv1>", "-" for an unused lane. `names` are the callable's
+// kernel_names (a missing one is "kernel<func_id>").
+std::string LaunchBinaryName(const LaunchKernel& kernel, const std::vector<std::string>& names);
+
 // What the device provides. Every call may fail with a status from
 // AclStatus (runtime/core/device_error.h); the runner latches it.
 class LaunchQueue {
@@ -32,9 +51,10 @@ class LaunchQueue {
   virtual absl::Status FreeGm(uint64_t addr) = 0;
   virtual absl::Status Write(uint64_t addr, const void* in, uint64_t bytes) = 0;
   virtual absl::Status Read(uint64_t addr, void* out, uint64_t bytes) = 0;
-  // Queues all `blocks` blocks of kernel `func_id` behind every earlier
-  // launch; every block gets `slots` (the block index comes from the core).
-  virtual absl::Status Launch(int func_id, CoreShape shape, int32_t blocks,
+  // Queues all `blocks` blocks of `kernel` behind every earlier launch;
+  // every block (every core of a MIX block) gets `slots` (the block index
+  // and sub-block id come from the core).
+  virtual absl::Status Launch(const LaunchKernel& kernel, int32_t blocks,
                               const KernelArgSlots& slots) = 0;
   // Waits for the oldest launch not yet waited for: its measured run time
   // in ns. DeadlineExceeded after `timeout_ns` leaves it in flight (it may

@@ -46,11 +46,17 @@ class HostQueue : public LaunchQueue {
     std::memcpy(out, reinterpret_cast<const void*>(addr), bytes);
     return absl::OkStatus();
   }
-  absl::Status Launch(int func_id, CoreShape, int32_t blocks,
+  absl::Status Launch(const LaunchKernel& k, int32_t blocks,
                       const KernelArgSlots& slots) override {
     if (launch_error != 0) return AclStatus("rtKernelLaunchWithHandleV2", launch_error);
-    events.push_back(absl::StrCat("launch k", func_id));
-    pending_.push_back({func_id, blocks, slots});
+    std::vector<int> cores = {k.func_id};
+    if (k.shape == CoreShape::kMix) {
+      events.push_back(absl::StrCat("launch mix ", LaunchBinaryName(k, {"k0", "k1"})));
+      cores = {k.mix.aic, k.mix.aiv0, k.mix.aiv1};
+    } else {
+      events.push_back(absl::StrCat("launch k", k.func_id));
+    }
+    pending_.push_back({k.func_id, blocks, slots, cores});
     return absl::OkStatus();
   }
   absl::StatusOr<double> WaitOldest(double timeout_ns) override {
@@ -59,10 +65,14 @@ class HostQueue : public LaunchQueue {
     Pending p = pending_.front();
     pending_.erase(pending_.begin());
     for (int32_t b = 0; b < p.blocks; ++b) {
-      KernelArgSlots s = p.slots;
-      LocalContext local{b, p.blocks};
-      s[kLocalContextIndex] = reinterpret_cast<int64_t>(&local);
-      kernels_[p.func_id](s.data());
+      // Every core of the block in slot order (these kernels use no pipe).
+      for (int kernel : p.cores) {
+        if (kernel < 0) continue;
+        KernelArgSlots s = p.slots;
+        LocalContext local{b, p.blocks};
+        s[kLocalContextIndex] = reinterpret_cast<int64_t>(&local);
+        kernels_[kernel](s.data());
+      }
     }
     events.push_back(absl::StrCat("done k", p.func_id));
     return 1000.0 * (p.func_id + 1);
@@ -80,6 +90,7 @@ class HostQueue : public LaunchQueue {
     int func_id;
     int32_t blocks;
     KernelArgSlots slots;
+    std::vector<int> cores;  // the kernel of each core of a block (-1: unused)
   };
   std::vector<KernelEntry> kernels_;
   std::vector<Pending> pending_;
@@ -212,6 +223,57 @@ TEST_F(OrderedLaunchTest, ALaunchWiderThanTheDeviceIsLatched) {
   ExpectStartsWith(r.error_text,
                    "code=7 REQUIRE_SYNC_START_INVALID: task 0 (kernel 1): launch of 5 blocks on "
                    "device 0 (1..4 cores)");
+  EXPECT_TRUE(queue_.events.empty());
+}
+
+TEST(LaunchShapeTest, AMixBlockIsAWholeClusterAndItsBinaryNamesItsKernels) {
+  EXPECT_EQ(LaunchCores(CoreShape::kAiv, 48, 24), 48);
+  EXPECT_EQ(LaunchCores(CoreShape::kAic, 48, 24), 24);
+  EXPECT_EQ(LaunchCores(CoreShape::kMix, 48, 24), 24);
+  EXPECT_EQ(LaunchCores(CoreShape::kMix, 6, 4), 3);  // three clusters have both lanes
+  const std::vector<std::string> names = {"mm_aic", "mm_aiv", "post"};
+  EXPECT_EQ(LaunchBinaryName({CoreShape::kAic, 0, {}}, names), "mm_aic");
+  EXPECT_EQ(LaunchBinaryName({CoreShape::kAiv, 7, {}}, names), "kernel7");
+  EXPECT_EQ(LaunchBinaryName({CoreShape::kMix, 0, {0, 1, 2}}, names), "mm_aic+mm_aiv+post");
+  EXPECT_EQ(LaunchBinaryName({CoreShape::kMix, 0, {0, -1, 1}}, names), "mm_aic+-+mm_aiv");
+}
+
+// A MIX task reaches the queue as one launch of its cluster kernels, as
+// wide as its core_num in clusters, and runs every used lane of each block.
+TEST_F(OrderedLaunchTest, AMixTaskIsOneLaunchOfItsClusterKernels) {
+  Tensor x = Buffer(4);
+  for (int i = 0; i < 4; ++i) reinterpret_cast<int32_t*>(x.base)[i] = i;
+  ChipCallable c = Callable([](Orchestrator& o, const ChipArgs& a) {
+    TaskArgs t;
+    t.add_inout(a.tensors[0]);
+    t.add_scalar(3);
+    t.launch_spec.core_num = 2;  // both clusters of the queue (4 AIV, 2 AIC)
+    o.submit_mix_task({/*aic=*/1, /*aiv0=*/-1, /*aiv1=*/1}, t);
+  });
+  ChipRunResult r = RunChipCallable(queue_, c, {{x}, {}}, {});
+  ASSERT_EQ(r.error_code, 0) << r.error_text;
+  EXPECT_EQ(queue_.events, (std::vector<std::string>{"launch mix k1+-+k1", "done k1"}));
+  ASSERT_EQ(r.tasks.size(), 1u);
+  EXPECT_EQ(r.tasks[0].blocks, 2);
+  // The AIC and lane 1 each scaled every element by 3; lane 0 ran nothing.
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(reinterpret_cast<int32_t*>(x.base)[i], 9 * i);
+}
+
+TEST_F(OrderedLaunchTest, AMixLaunchWiderThanTheClustersIsLatched) {
+  Tensor x = Buffer(4), y = Buffer(4);
+  ChipCallable c = Callable([](Orchestrator& o, const ChipArgs& a) {
+    TaskArgs t;
+    t.add_inout(a.tensors[0]);
+    t.add_output(a.tensors[1]);
+    t.add_scalar(1);
+    t.launch_spec.core_num = 3;  // 2 clusters
+    o.submit_mix_task({0, 1, -1}, t);
+  });
+  ChipRunResult r = RunChipCallable(queue_, c, {{x, y}, {}}, {});
+  EXPECT_EQ(r.error_code, kErrorRequireSyncStartInvalid);
+  ExpectStartsWith(r.error_text,
+                   "code=7 REQUIRE_SYNC_START_INVALID: task 0 (kernel 0): launch of 3 blocks on "
+                   "device 0 (1..2 cores)");
   EXPECT_TRUE(queue_.events.empty());
 }
 
