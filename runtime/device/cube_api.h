@@ -324,10 +324,16 @@ void IssueMatmul(CubeOpcode op, const char* name, const AccTile<C>& c, const Lef
   CurrentCubeCore()->Cube(in);
 }
 
-// C = init + A.B. INT8 products accumulate exactly in INT32 (two's-complement
-// wrap past 2^31, as the accumulator register); FP16/BF16/FP32 products are
-// formed in FP32 (exact for FP16 and BF16) and accumulated in FP32 in k order.
-// `init(i, j)` is the accumulator's start value.
+// C = init + A.B, as TMATMUL_ACC.md writes it: C1 = C0 + sum_k A.B, the sum
+// formed first (from 0, in k order), then added to the start value
+// `init(i, j)` (C_in, the bias, or 0). INT8 products accumulate exactly in
+// INT32 (two's-complement wrap past 2^31, as the accumulator register);
+// FP16/BF16/FP32 operands are multiplied and accumulated in FP32 by fused
+// multiply-adds (one rounding per step; for FP16 and BF16 the product is
+// exact, so this equals a product then a sum). pto-isa's implementation of
+// the instruction (include/pto/cpu/TMatmul.hpp, std::fma) computes the same
+// way, so the overlay of hw/
+// and the simulator give the same bytes (//hw/pto_isa:pto_isa_vs_sim_test).
 template <typename C, typename A, typename B, typename Init>
 void Mma(AccTile<C>& c, const LeftTile<A>& a, const RightTile<B>& b, Init init) {
   const uint32_t m = a.rows, k = a.cols, n = b.cols;
@@ -337,16 +343,17 @@ void Mma(AccTile<C>& c, const LeftTile<A>& a, const RightTile<B>& b, Init init) 
   for (uint32_t i = 0; i < m; ++i) {
     for (uint32_t j = 0; j < n; ++j) {
       if constexpr (std::is_same_v<C, int32_t>) {
-        uint32_t s = static_cast<uint32_t>(init(i, j));
+        uint32_t s = 0;
         for (uint32_t p = 0; p < k; ++p) {
           s += static_cast<uint32_t>(static_cast<int32_t>(a.at(i, p)) *
                                      static_cast<int32_t>(b.at(p, j)));
         }
-        o[static_cast<uint64_t>(i) * n + j] = static_cast<int32_t>(s);
+        o[static_cast<uint64_t>(i) * n + j] =
+            static_cast<int32_t>(static_cast<uint32_t>(init(i, j)) + s);
       } else {
-        float s = init(i, j);
-        for (uint32_t p = 0; p < k; ++p) s += ToF32(a.at(i, p)) * ToF32(b.at(p, j));
-        o[static_cast<uint64_t>(i) * n + j] = s;
+        float s = 0.0f;
+        for (uint32_t p = 0; p < k; ++p) s = std::fma(ToF32(a.at(i, p)), ToF32(b.at(p, j)), s);
+        o[static_cast<uint64_t>(i) * n + j] = init(i, j) + s;
       }
     }
   }

@@ -25,13 +25,19 @@
 namespace pto {
 
 namespace pipe_internal {
+// Through DeviceCore only, so this header also builds over the pto-isa
+// overlay's cube_api.h (hw/pto_isa), which implements the moves below.
+[[noreturn]] inline void Fail(const std::string& msg) {
+  CurrentCore()->Fault(msg.c_str());
+  __builtin_unreachable();
+}
 inline void Check(const PipeSpec& p, PipeDir want, uint64_t bytes, const char* what) {
   if (p.dir != want) {
-    cube_internal::Fail(std::string(what) + ": pipe " + std::to_string(p.id) + " is " +
+    Fail(std::string(what) + ": pipe " + std::to_string(p.id) + " is " +
                         (p.dir == PipeDir::kC2V ? "C2V" : "V2C") + ", this end cannot use it so");
   }
   if (p.slots == 0 || bytes > p.slot_bytes) {
-    cube_internal::Fail(std::string(what) + ": a tile of " + std::to_string(bytes) +
+    Fail(std::string(what) + ": a tile of " + std::to_string(bytes) +
                         " bytes does not fit pipe " + std::to_string(p.id) + "'s slots of " +
                         std::to_string(p.slot_bytes) + " bytes");
   }

@@ -2,10 +2,11 @@
 // API's reference semantics (runtime/device/cube_api.h) over a core with
 // a2a3's cube buffers (platforms/a2a3.textproto): every output element
 // against the value computed here, in the arithmetic TMATMUL.md specifies
-// (FP16 / BF16 / FP32 products accumulated in FP32 in k order, INT8 in
-// INT32). Also: the compiler's cube-tile footprint (InitMemRef's MemRef
+// (FP16 / BF16 / FP32 products summed in FP32 in k order, then added to the
+// start value; INT8 in INT32). Also: the compiler's cube-tile footprint (InitMemRef's MemRef
 // sizes) is the one the API's TASSIGN checks.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -80,18 +81,20 @@ std::vector<T> Fill(size_t n, float scale, int mod) {
   return v;
 }
 
-// C[i][j] = init(i, j) + sum_p A[i][p] * B[p][j], in FP32 in k order.
+// C[i][j] = init(i, j) + (sum_p A[i][p] * B[p][j]): the sum by FP32 fused
+// multiply-adds in k order from 0, then added to the start value
+// (TMATMUL_ACC.md's C0 + sum).
 template <typename A>
 std::vector<float> Ref(const std::vector<A>& a, const std::vector<A>& b, int m, int k, int n,
                        const std::vector<float>& bias = {}) {
   std::vector<float> c(m * n);
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < n; ++j) {
-      float s = bias.empty() ? 0.0f : bias[j];
+      float s = 0.0f;
       for (int p = 0; p < k; ++p) {
-        s += static_cast<float>(a[i * k + p]) * static_cast<float>(b[p * n + j]);
+        s = std::fma(static_cast<float>(a[i * k + p]), static_cast<float>(b[p * n + j]), s);
       }
-      c[i * n + j] = s;
+      c[i * n + j] = (bias.empty() ? 0.0f : bias[j]) + s;
     }
   }
   return c;
@@ -122,14 +125,14 @@ TEST(MatmulCodegenTest, Bf16KSplitAccumulatesInALoop) {
   std::vector<float> c(m * n, -7.0f);
   std::vector<TensorDesc> d = {Desc(a, {16, 64}), Desc(b, {64, 32}), Desc(c, {16, 32})};
   RunKernel(kernels::mm_acc_bf16, d);
-  // The first 32 of k, then the second 32 added in the loop.
+  // The first 32 of k, then the sum of the second 32 added to it in the loop.
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < n; ++j) {
       float s = 0;
       for (int p = 0; p < 32; ++p) s += static_cast<float>(a[i * k + p]) * static_cast<float>(b[p * n + j]);
-      float t = s;
+      float t = 0;
       for (int p = 32; p < 64; ++p) t += static_cast<float>(a[i * k + p]) * static_cast<float>(b[p * n + j]);
-      ASSERT_EQ(c[i * n + j], t) << i << "," << j;
+      ASSERT_EQ(c[i * n + j], s + t) << i << "," << j;
     }
   }
   EXPECT_EQ(std::count(core.ops.begin(), core.ops.end(), CubeOpcode::kMatmulAcc), 1);

@@ -11,11 +11,19 @@
 #include <vector>
 
 #include "runtime/device/kernel_abi.h"
+#include "runtime/device/thread_cluster.h"
 
 namespace pto::hw::testing {
 
+// Which core a block runs on: an AIV (no cluster), the AIC of a cluster or
+// of an AIC task, or AIV lane `lane` of a cluster.
+enum class BlockCore { kAiv, kAic, kLane };
+
 struct BlockLaunch {
   KernelEntry kernel = nullptr;
+  BlockCore core = BlockCore::kAiv;
+  int lane = 0;                              // kLane: the sub-block id
+  pto::testing::ThreadPipes* pipes = nullptr;  // the cluster's (kAic of a MIX, kLane)
   std::array<int64_t, kKernelArgSlots> slots{};  // LocalContext is set per block
   int32_t block_idx = 0;
   int32_t block_num = 1;

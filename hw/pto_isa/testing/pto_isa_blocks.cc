@@ -1,6 +1,7 @@
 // RunConcurrently for kernels built on the pto-isa device layer: pto-isa
 // does the work (its UB is per thread); the DeviceCore only carries faults,
-// which the layer and kernel_support.h report through CurrentCore().
+// which the layer and kernel_support.h report through CurrentCore(), and
+// a cluster's cores order the pipe slots of TPUSH / TPOP.
 #include <stdexcept>
 
 #include "hw/pto_isa/testing/concurrent_blocks.h"
@@ -38,10 +39,34 @@ class FaultCore : public DeviceCore {
   }
 };
 
+// The AIC or an AIV lane of a cluster: pto-isa moves a pipe slot's bytes
+// (TSTORE / TLOAD into the GM slot, as a2a3's GM pipe buffers), the
+// cluster's pipes order the slots.
+class PipeFaultCore : public FaultCore, public PipeCore {
+ public:
+  PipeFaultCore(pto::testing::ThreadPipes* pipes, int lane, bool aic)
+      : pipes_(pipes), lane_(lane), aic_(aic) {}
+  void* PipeAcquire(const PipeSpec& p, bool push) override {
+    if (pipes_ == nullptr) Fault("TPUSH/TPOP in an AIC task (no cluster)");
+    return pipes_->Acquire(p, aic_ ? p.lane : lane_, push);
+  }
+  void PipeRelease(const PipeSpec& p, bool push) override {
+    pipes_->Release(p, aic_ ? p.lane : lane_, push);
+  }
+
+ private:
+  pto::testing::ThreadPipes* pipes_;
+  int lane_;
+  bool aic_;
+};
+
 }  // namespace
 
 std::string RunConcurrently(const std::vector<BlockLaunch>& launches) {
-  return RunThreads(launches, [] { return std::make_unique<FaultCore>(); });
+  return RunThreads(launches, [](const BlockLaunch& l) -> std::unique_ptr<DeviceCore> {
+    if (l.core == BlockCore::kAiv) return std::make_unique<FaultCore>();
+    return std::make_unique<PipeFaultCore>(l.pipes, l.lane, l.core == BlockCore::kAic);
+  });
 }
 
 const char* BackendName() { return "pto-isa CPU_SIM"; }

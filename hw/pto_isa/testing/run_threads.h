@@ -18,16 +18,16 @@ namespace pto::hw::testing {
 // Runs each launch on a thread with the DeviceCore `make_core()` returns;
 // a fault is an exception whose what() is kept.
 inline std::string RunThreads(const std::vector<BlockLaunch>& launches,
-                              const std::function<std::unique_ptr<DeviceCore>()>& make_core) {
+                              const std::function<std::unique_ptr<DeviceCore>(const BlockLaunch&)>& make_core) {
   std::mutex mu;
   std::string fault;
   std::vector<std::thread> threads;
   for (const BlockLaunch& l : launches) {
     threads.emplace_back([&, l] {
-      std::unique_ptr<DeviceCore> core = make_core();
+      std::unique_ptr<DeviceCore> core = make_core(l);
       SetCurrentCore(core.get());
       LocalContext local{l.block_idx, l.block_num};
-      GlobalContext global{0, l.block_idx};
+      GlobalContext global{l.core == BlockCore::kLane ? l.lane : 0, l.block_idx};
       std::array<int64_t, kKernelArgSlots> slots = l.slots;
       slots[kLocalContextIndex] = reinterpret_cast<int64_t>(&local);
       slots[kGlobalContextIndex] = reinterpret_cast<int64_t>(&global);
