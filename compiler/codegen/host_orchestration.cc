@@ -129,7 +129,11 @@ class Generator : public CppEmitter {
       Line(2, pto::StrCat("return absl::InvalidArgumentError(\"", name,
                           ": needs one tensor per device\");"));
       Line(1, "}");
-      values_[p.get()] = {Kind::kHostParam, name};
+      Value v{Kind::kHostParam, name};
+      // Its type as a whole, for passing it whole (a replicated operand);
+      // a dynamic shape leaves bytes 0 and is refused where it is passed.
+      if (!TypeInfo(p->type(), p->span(), &v).ok()) v.bytes = 0;
+      values_[p.get()] = v;
     }
     if (HasUnpinnedDispatch(host->body())) {
       // PyPTO's comm-less dispatch: a call without device= runs on the chips
@@ -241,7 +245,14 @@ class Generator : public CppEmitter {
   // A C++ tensor expression for `v` on the current device.
   absl::StatusOr<std::string> TensorExpr(const Value& v, const Span& span) {
     if (v.kind == Kind::kTensor) return v.name;
-    if (v.kind == Kind::kHostParam) return Unsupported(span, "a whole parameter as an argument");
+    if (v.kind == Kind::kHostParam) {
+      // The whole parameter: this device's copy of it (PyPTO's replicated
+      // operand, e.g. b of a GEMM sharded along a's rows).
+      if (device_.empty() || v.bytes == 0) {
+        return Unsupported(span, "a whole parameter of dynamic shape or outside a device loop");
+      }
+      return pto::StrCat("Typed(", v.name, "[", device_, "], ", v.elem_bytes, ", {", v.dims, "})");
+    }
     if (v.kind != Kind::kWindow) return Unsupported(span, "a non-tensor tensor argument");
     ASSIGN_OR_RETURN(std::string rank, RankCtx(v.domain, span));
     return pto::StrCat("Typed(", rank, "->buffers.at(\"", v.slot, "\").View(0, ", v.bytes, "), ",

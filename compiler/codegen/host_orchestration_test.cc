@@ -270,6 +270,42 @@ TEST(HostOrchestrationTest, ConstantRowOfAParameter) {
   EXPECT_THAT(*code, HasSubstr("Typed(outputs[r_2].View(0 * 2048, 2048), 4, {8, 64})"));
 }
 
+// A whole HOST parameter passed in a device loop is that device's copy of
+// it (PyPTO's replicated operand: b of test_l3_gemm's sharded GEMM).
+TEST(HostOrchestrationTest, AWholeParameterIsTheDevicesCopy) {
+  const std::string text = R"PTO(import pypto.language as pl
+import pypto.language.distributed as pld
+
+
+@pl.program
+class Replicated:
+    @pl.function(type=pl.FunctionType.InCore)
+    def add(self, x: pl.Tensor[[8, 64], pl.FP32], y: pl.Tensor[[8, 64], pl.FP32],
+            z: pl.Out[pl.Tensor[[8, 64], pl.FP32]]) -> pl.Tensor[[8, 64], pl.FP32]:
+        tx = pl.load(x, [0, 0], [8, 64])
+        ty = pl.load(y, [0, 0], [8, 64])
+        return pl.store(pl.add(tx, ty), [0, 0], z)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip_orch(self, x: pl.Tensor[[8, 64], pl.FP32], y: pl.Tensor[[8, 64], pl.FP32],
+                  z: pl.Out[pl.Tensor[[8, 64], pl.FP32]]) -> pl.Tensor[[8, 64], pl.FP32]:
+        return self.add(x, y, z)
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host_orch(self, a: pl.Tensor[[2, 8, 64], pl.FP32], b: pl.Tensor[[8, 64], pl.FP32],
+                  c: pl.Out[pl.Tensor[[2, 8, 64], pl.FP32]]) -> pl.Tensor[[2, 8, 64], pl.FP32]:
+        for r in pl.range(pld.world_size()):
+            self.chip_orch(a[r], b, c[r], device=r)
+        return c
+)PTO";
+  ir::ProgramPtr program = Lower(text);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateHostOrchestration(program, "host_orch");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("Typed(b[r], 4, {8, 64})"));
+  EXPECT_THAT(*code, HasSubstr("Typed(a[r].View(static_cast<uint64_t>(r) * 2048, 2048), 4, {8, 64})"));
+}
+
 // The device loop's variable is also the rank as a scalar argument
 // (PyPTO's `self.chip_orch(..., r, device=r)`).
 TEST(HostOrchestrationTest, RankAsAScalarArgument) {

@@ -129,12 +129,33 @@ Program WindowizeRows() {
   return {{}, {{"y", s, y}}};
 }
 
+// c[r] = a[r] @ b (PyPTO's test_l3_gemm, a sharded by rank, b replicated).
+// The inputs are multiples of 1/4 and 1/2 below 2, so every product and
+// partial sum of the 64-term dot products is exact in FP32: any summation
+// order gives these values.
+Program L3Gemm() {
+  constexpr int64_t kRanks = 2, kM0 = 64, kK = 64, kN = 64;
+  Values a(kRanks * kM0 * kK), b(kK * kN), c(kRanks * kM0 * kN, 0.0f);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>((i * 7) % 9) * 0.25f - 1.0f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>((i * 5) % 7) * 0.5f - 1.5f;
+  for (int64_t r = 0; r < kRanks; ++r) {
+    for (int64_t i = 0; i < kM0; ++i) {
+      for (int64_t j = 0; j < kN; ++j) {
+        double s = 0;
+        for (int64_t p = 0; p < kK; ++p) s += double{a[(r * kM0 + i) * kK + p]} * b[p * kN + j];
+        c[(r * kM0 + i) * kN + j] = static_cast<float>(s);
+      }
+    }
+  }
+  return {{{"a", {kRanks, kM0, kK}, a}, {"b", {kK, kN}, b}}, {{"c", {kRanks, kM0, kN}, c}}};
+}
+
 const std::map<std::string, std::function<Program()>>& Programs() {
   static const auto* programs = new std::map<std::string, std::function<Program()>>{
       {"rank_slice", RankSlice}, {"inline_kernel", InlineKernel}, {"tuple_return", TupleReturn},
       {"l3_add", L3Add},         {"dependency", Dependency},
       {"slice_rows", SliceRows}, {"create_assemble", CreateAssemble},
-      {"windowize_rows", WindowizeRows}};
+      {"windowize_rows", WindowizeRows}, {"l3_gemm", L3Gemm}};
   return *programs;
 }
 
