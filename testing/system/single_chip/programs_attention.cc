@@ -1,0 +1,8 @@
+#include "testing/system/single_chip/golden.h"
+#include "testing/system/single_chip/ref.h"
+
+namespace pto::single_chip {
+
+void AddAttention(Registry& r) {}
+
+}  // namespace pto::single_chip
