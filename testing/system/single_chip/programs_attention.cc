@@ -64,6 +64,28 @@ void AddAttention(Registry& r) {
                  Make("v", {s, d}, v, DType::kF16)},
                 {Make("out", {rows, d}, out, DType::kF32, 2e-3, 2e-3)}};
   };
+  r["paged_attention"] = [] {
+    // 2 requests of 16 query rows; request 0 holds 3 blocks, request 1 two,
+    // scattered over a pool of 8 (the table's unused entry is never read).
+    const int64_t b = 2, rows = 16, d = 64, bk = 64, pool = 8, maxb = 3;
+    const std::vector<std::vector<int64_t>> tables = {{5, 1, 6}, {3, 7}};
+    const Values q = Uniform(b * rows * d, -1, 1, 84, DType::kF16),
+                 k = Uniform(pool * bk * d, -1, 1, 85, DType::kF16),
+                 v = Uniform(pool * bk * d, -1, 1, 86, DType::kF16);
+    Values out;
+    for (int64_t i = 0; i < b; ++i) {
+      const Values qi(q.begin() + i * rows * d, q.begin() + (i + 1) * rows * d);
+      const Values oi = OnlineAttention(qi, k, v, rows, d, bk, tables[i], 0.125);
+      out.insert(out.end(), oi.begin(), oi.end());
+    }
+    const Values table = {5, 1, 6, 3, 7, 0}, nblocks = {3, 2};
+    return Case{{Make("q", {b * rows, d}, q, DType::kF16),
+                 Make("kt_cache", {d, pool * bk}, Transpose(k, pool * bk, d), DType::kF16),
+                 Make("v_cache", {pool * bk, d}, v, DType::kF16),
+                 Make("block_table", {b, maxb}, table, DType::kI32),
+                 Make("context_blocks", {b}, nblocks, DType::kI32)},
+                {Make("out", {b * rows, d}, out, DType::kF32, 2e-3, 2e-3)}};
+  };
 }
 
 }  // namespace pto::single_chip

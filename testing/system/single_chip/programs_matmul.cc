@@ -38,6 +38,31 @@ void AddMatmul(Registry& r) {
     return Case{{Make("x", {1, 128}, x, DType::kF16), Make("w", {128, 64}, w, DType::kF16)},
                 {Make("y", {1, 64}, Matmul(x, w, 1, 128, 64), DType::kF32, 1e-3, 1e-3)}};
   };
+  r["ffn"] = [] {
+    // h in FP32 accumulation of exact FP16 products; a = fp16(silu(h)), so
+    // a rounding that flips at a tie is one FP16 ulp (1e-3 relative).
+    const int64_t m = 32, hd = 64, f = 128;
+    const Values x = Uniform(m * hd, -1, 1, 56, DType::kF16),
+                 w1 = Uniform(hd * f, -0.25, 0.25, 57, DType::kF16),
+                 w2 = Uniform(f * hd, -0.25, 0.25, 58, DType::kF16);
+    const Values h = Matmul(x, w1, m, hd, f);
+    const Values a = Map(h, [](double v) { return RoundF16(RoundF32(v) * Sigmoid(RoundF32(v))); });
+    return Case{{Make("x", {m, hd}, x, DType::kF16), Make("w1", {hd, f}, w1, DType::kF16),
+                 Make("w2", {f, hd}, w2, DType::kF16)},
+                {Make("h", {m, f}, h, DType::kF32, 1e-4, 1e-4),
+                 Make("a", {m, f}, a, DType::kF16, 1e-3, 1e-3),
+                 Make("y", {m, hd}, Matmul(a, w2, m, f, hd), DType::kF32, 2e-3, 2e-3)}};
+  };
+  r["fused_linear"] = [] {
+    const Values x = Uniform(64 * 32, -1, 1, 59), w = Uniform(32 * 64, -1, 1, 60),
+                 z0 = Uniform(64, -1, 1, 61);
+    Values z = Matmul(x, w, 64, 32, 64);
+    for (size_t i = 0; i < z.size(); ++i) z[i] += z0[i % 64];
+    return Case{{Make("x", {64, 32}, x), Make("w", {32, 64}, w), Make("bias", {1, 64}, z0)},
+                {Make("z", {64, 64}, z, DType::kF32, 1e-4, 1e-4),
+                 Make("y", {64, 64}, Map(z, [](double v) { return v > 0 ? v : 0; }), DType::kF32,
+                      1e-4, 1e-4)}};
+  };
   r["batch_matmul"] = [] {
     const int64_t bs = 4, m = 32, k = 64, n = 32;
     const Values a = Uniform(bs * m * k, -1, 1, 54, DType::kF16),
