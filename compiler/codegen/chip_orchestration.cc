@@ -327,6 +327,9 @@ class Generator : public CppEmitter {
     } else if (auto call = ir::As<ir::Call>(value);
                call != nullptr && ir::IsOp(call, ir::OpId::kPlTensorAssemble)) {
       ASSIGN_OR_RETURN(bound, EmitAssemble(*call, indent));
+    } else if (auto call = ir::As<ir::Call>(value);
+               call != nullptr && ir::IsOp(call, ir::OpId::kPlTensorRead)) {
+      ASSIGN_OR_RETURN(bound, EmitRead(*call, assign.var()->name_hint(), indent));
     } else if (ir::Is<ir::BinaryExpr>(value) && ir::Is<ir::ScalarType>(value->type())) {
       // Index arithmetic (`col = c * 4`), for slice and assemble offsets.
       ASSIGN_OR_RETURN(std::string expr, IndexExpr(value));
@@ -456,6 +459,56 @@ class Generator : public CppEmitter {
       Line(indent + 1, "return;");
       Line(indent, "}");
     }
+    return v;
+  }
+
+  // pl.tensor.read(t, [i, ...]) of an integer tensor: the element, read on
+  // the AICPU (Orchestrator::get_tensor_data waits for its producer), as an
+  // index scalar (a block-table entry, a sequence length). Each index is
+  // checked against its dim at run time: outside, the entry latches
+  // INVALID_ARGS with the read's source location and returns.
+  absl::StatusOr<Value> EmitRead(const ir::Call& call, std::string_view hint, int indent) {
+    if (call.args().size() != 2) return Unsupported(call.span(), "this form of pl.tensor.read");
+    ASSIGN_OR_RETURN(Value src, Lookup(call.args()[0]));
+    auto type = ir::AsTensorTypeLike(call.args()[0]->type());
+    if (src.kind != Kind::kTensor || type == nullptr) {
+      return Unsupported(call.span(), "a pl.tensor.read of a non-tensor");
+    }
+    const ir::DataType dt = type->dtype();
+    if (!ir::IsSignedInt(dt) && !ir::IsUnsignedInt(dt)) {
+      return Unsupported(call.span(), pto::StrCat("a pl.tensor.read of a ", ir::DataTypeName(dt),
+                                                  " tensor (integer tensors only)"));
+    }
+    ASSIGN_OR_RETURN(std::vector<ir::ExprPtr> indices, ListItems(call.args()[1], "read index"));
+    if (indices.size() != type->shape().size() ||
+        indices.size() > static_cast<size_t>(kMaxViewDims)) {
+      return Unsupported(call.span(), "a pl.tensor.read with one index per dim of this rank");
+    }
+    const std::string ctype = pto::StrCat(ir::IsSignedInt(dt) ? "int" : "uint",
+                                          ir::DataTypeBits(dt), "_t");
+    Value v{Kind::kScalar, Fresh(hint)};
+    std::string flat = "int64_t{0}";
+    std::string outside;
+    for (size_t k = 0; k < indices.size(); ++k) {
+      ASSIGN_OR_RETURN(std::string index, IndexExpr(indices[k]));
+      const std::string i = Fresh(pto::StrCat(v.name, "_i", k));
+      Line(indent, pto::StrCat("const int64_t ", i, " = ", index, ";"));
+      pto::StrAppend(&outside, k == 0 ? "" : " || ", i, " < 0 || ", i,
+                     " >= static_cast<int64_t>(", src.name, ".ndims == 0 ? ", src.name,
+                     ".bytes / ", src.name, ".elem_bytes : ", src.name, ".shape[", k, "])");
+      flat = pto::StrCat(flat, " + ", i, " * static_cast<int64_t>(", src.name, ".Stride(", k, "))");
+    }
+    Line(indent, pto::StrCat("if (", outside, ") {"));
+    Line(indent + 1, pto::StrCat("orch.report_fatal(pto::rt::kErrorInvalidArgs, ",
+                                 CppString(pto::StrCat(pipeline_, ": pl.tensor.read at ",
+                                                       call.span().ToString(),
+                                                       ": an index is outside the tensor")),
+                                 ");"));
+    Line(indent + 1, "return;");
+    Line(indent, "}");
+    Line(indent, pto::StrCat("const uint64_t ", v.name, " = static_cast<uint64_t>(static_cast<int64_t>(",
+                             "orch.get_tensor_data<", ctype, ">(", src.name, ", static_cast<uint64_t>(",
+                             flat, "))));"));
     return v;
   }
 

@@ -234,6 +234,62 @@ TEST(ChipOrchestrationTest, UnsupportedConstructIsALocatedUserError) {
   EXPECT_EQ(at->line, 18);  // the `if`
 }
 
+constexpr char kReadProgram[] = R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[8, 4], pl.FP32], b: pl.Out[pl.Tensor[[8, 4], pl.FP32]]) -> pl.Tensor[[8, 4], pl.FP32]:
+        return b
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def pipe(self, a: pl.Tensor[[64, 4], pl.FP32], idx: pl.Tensor[[2, 3], pl.INT32],
+             out: pl.Out[pl.Tensor[[8, 4], pl.FP32]]) -> pl.Tensor[[8, 4], pl.FP32]:
+        for i in pl.range(3):
+            blk = pl.tensor.read(idx, [1, i])
+            src = pl.slice(a, [8, 4], [blk * 8, 0])
+            out = self.k(src, out)
+        return out
+)";
+
+// pl.tensor.read of an integer tensor in a chip orchestration: the element
+// through Orchestrator::get_tensor_data at the strided flat index, each index
+// checked against its dim first (a located INVALID_ARGS at run time).
+TEST(ChipOrchestrationTest, ReadOfAnIntegerTensorIsAnIndexScalar) {
+  ir::ProgramPtr program = Load(kReadProgram, /*lower=*/true);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateChipOrchestration(program, "pipe");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("const int64_t blk_i0 = int64_t{1};\n"));
+  EXPECT_THAT(*code, HasSubstr("const int64_t blk_i1 = static_cast<int64_t>(i);\n"));
+  EXPECT_THAT(*code, HasSubstr(
+      "if (blk_i0 < 0 || blk_i0 >= static_cast<int64_t>(idx.ndims == 0 ? idx.bytes / "
+      "idx.elem_bytes : idx.shape[0]) || blk_i1 < 0 || blk_i1 >= "));
+  EXPECT_THAT(*code, HasSubstr("pipe: pl.tensor.read at test.pto:13:19: an index is outside "
+                               "the tensor\");\n"));
+  EXPECT_THAT(*code, HasSubstr(
+      "const uint64_t blk = static_cast<uint64_t>(static_cast<int64_t>(orch.get_tensor_data<"
+      "int32_t>(idx, static_cast<uint64_t>(int64_t{0} + blk_i0 * static_cast<int64_t>("
+      "idx.Stride(0)) + blk_i1 * static_cast<int64_t>(idx.Stride(1))))));\n"));
+  EXPECT_THAT(*code, HasSubstr(".Slice({(static_cast<int64_t>(blk) * int64_t{8}), int64_t{0}}"));
+}
+
+TEST(ChipOrchestrationTest, ReadOfAFloatTensorIsALocatedUserError) {
+  const std::string text = ReplaceAll(ReplaceAll(kReadProgram, "[[2, 3], pl.INT32]", "[[2, 3], pl.FP32]"),
+                                      "blk * 8", "8");
+  ir::ProgramPtr program = Load(text, /*lower=*/true);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateChipOrchestration(program, "pipe");
+  ASSERT_FALSE(code.ok());
+  EXPECT_TRUE(IsUserError(code.status())) << code.status();
+  EXPECT_THAT(code.status().message(),
+              HasSubstr("code generation does not support a pl.tensor.read of a FP32 tensor "
+                        "(integer tensors only) in a chip orchestration yet"));
+  std::optional<DiagnosticLocation> at = GetDiagnosticLocation(code.status());
+  ASSERT_TRUE(at.has_value());
+  EXPECT_EQ(at->line, 13);  // the read
+}
+
 constexpr char kLoopProgram[] = R"(import pypto.language as pl
 
 @pl.program

@@ -295,8 +295,8 @@ TEST(KernelCodegenTest, CubeKernelsUseTheCubeApiOrNameWhatIsMissing) {
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.InCore)
-    def k(self, x: pl.Tensor[[16, 16], pl.FP16], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
-        t = pl.load(x, [0, 0], [16, 16], target_memory=pl.MemorySpace.Mat)
+    def k(self, view: pl.Tensor[[16, 16], pl.FP16], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t = pl.load(view, [0, 0], [16, 16], target_memory=pl.MemorySpace.Mat)
         u = BODY
         out = pl.store(u, [0, 0], out)
         return out
@@ -308,7 +308,9 @@ class P:
   EXPECT_THAT(*code, HasSubstr("#include \"runtime/device/cube_api.h\""));
   EXPECT_THAT(*code, HasSubstr("pto::MatTile<pto::half> t = pto::TASSIGN<pto::MatTile<pto::half>>(0, 16, 16);"));
   EXPECT_THAT(*code, HasSubstr("pto::TMATMUL(u, t_Left, t_Right);"));
-  EXPECT_THAT(*code, HasSubstr("pto::TSTORE(v.gm, u, v.row_stride);"));
+  // Each GM view gets a fresh name: none shadows a parameter (here `view`).
+  EXPECT_THAT(*code, HasSubstr("const auto view_1 = pto::CubeView<pto::half>(view, {0, 0});"));
+  EXPECT_THAT(*code, HasSubstr("pto::TSTORE(view_2.gm, u, view_2.row_stride);"));
   EXPECT_THAT(*code, HasSubstr("An AIC (cube) kernel."));
   // The microscaling form has no cube API instruction here.
   ir::ProgramPtr mx = Lower(ReplaceAll(kernel, "BODY", "pl.tile.matmul_mx(t, t, t, t)"));

@@ -69,7 +69,8 @@ absl::StatusOr<std::string> Generator::NewCubeTile(const ir::VarPtr& var, int in
   return values_[var.get()].name;
 }
 
-// `{ auto v = pto::CubeView<T>(tensor, offsets); <use v> }`.
+// `pto::CubeView<T>(tensor, offsets)`, which the caller binds to a fresh
+// name (a fixed one could shadow a parameter of the kernel).
 absl::StatusOr<std::string> Generator::CubeGmView(const ir::ExprPtr& tensor,
                                                   const ir::ExprPtr& offsets,
                                                   const ir::ExprPtr& shapes, const Span& span) {
@@ -101,8 +102,10 @@ absl::Status Generator::EmitCubeCall(const ir::VarPtr& var, const ir::CallPtr& c
     }
     ASSIGN_OR_RETURN(std::string view, CubeGmView(args[0], args[1], args[2], call->span()));
     ASSIGN_OR_RETURN(std::string tile, NewCubeTile(var, indent));
-    pto::StrAppend(&body_, in, "{\n", in, "  const auto v = ", view, ";\n", in, "  pto::TLOAD(",
-                   tile, ", v.gm, v.row_stride);\n", in, "}\n", in, kBarrier);
+    const std::string v = Fresh("view");
+    pto::StrAppend(&body_, in, "{\n", in, "  const auto ", v, " = ", view, ";\n", in,
+                   "  pto::TLOAD(", tile, ", ", v, ".gm, ", v, ".row_stride);\n", in, "}\n", in,
+                   kBarrier);
     return absl::OkStatus();
   }
   if (ir::IsOp(call, OpId::kPlTileStore)) {
@@ -114,8 +117,10 @@ absl::Status Generator::EmitCubeCall(const ir::VarPtr& var, const ir::CallPtr& c
     ASSIGN_OR_RETURN(std::string view, CubeGmView(args[2], args[1],
                                                   args.size() > 3 ? args[3] : nullptr,
                                                   call->span()));
-    pto::StrAppend(&body_, in, "{\n", in, "  const auto v = ", view, ";\n", in, "  pto::TSTORE(v.gm, ",
-                   acc.name, ", v.row_stride);\n", in, "}\n", in, kBarrier);
+    const std::string v = Fresh("view");
+    pto::StrAppend(&body_, in, "{\n", in, "  const auto ", v, " = ", view, ";\n", in,
+                   "  pto::TSTORE(", v, ".gm, ", acc.name, ", ", v, ".row_stride);\n", in, "}\n",
+                   in, kBarrier);
     ASSIGN_OR_RETURN(Value t, LookupKind(args[2], Kind::kTensor, "tensor"));
     return Alias(var, t, indent);
   }
