@@ -309,6 +309,23 @@ absl::StatusOr<TypePtr> Result(const std::string& op, const Signature& sig, cons
     }
   }
   if (rule == "gather") return GatherForm(op, s, *shaped);
+  if (rule == "shard" || rule == "unshard") {
+    // PyPTO's cross_core.cpp ReshapeSplitAxis: the split attr (the enclosing
+    // pl.split_aiv mode, which the parser fills) halves (ceil) or doubles
+    // rows (UP_DOWN) or columns (LEFT_RIGHT); mode NONE keeps the shape.
+    const int64_t split = ir::GetAttr<int64_t>(s.kwargs, "split").value_or(0);
+    if (split == 0) return s.args[0]->type();
+    std::vector<ir::ExprPtr> shape = shaped->shape();
+    auto tile = ir::As<ir::TileType>(s.args[0]->type());
+    const size_t axis = split == 1 ? 0 : 1;
+    std::optional<int64_t> d = shape.size() == 2 ? ir::GetConstInt(shape[axis]) : std::nullopt;
+    if (split < 0 || split > 2 || !d || (tile != nullptr && !tile->valid_shape().empty())) {
+      return UserErrorF(s.span, op, " needs a rank-2 operand of a constant, fully valid split "
+                        "axis and split 0-2 (pl.SplitMode)");
+    }
+    shape[axis] = ir::MakeNode<ir::ConstInt>(rule == "shard" ? (*d + 1) / 2 : *d * 2);
+    return Reshaped(*shaped, std::move(shape), shaped->dtype());
+  }
   if (rule == "predicate") return PackedPredicate(op, s, *shaped);
   if (rule == "reinterpret") {
     // The same bytes as another dtype: `shape=` if given, else the last

@@ -254,6 +254,11 @@ TEST(OpBindingTest, KeywordOperandsAfterAnOmittedOne) {
 
 // PyPTO's slice(t, shape, offset, valid_shape) is the slice with that valid
 // part: our set_validshape of the slice.
+TEST(OpBindingTest, SubscriptOfATileIsATileSlice) {
+  EXPECT_EQ(Stmt("y = t[:, 0:16]"),
+            "y: pl.Tile[[16, 16], pl.FP32] = pl.tile.slice(t, [16, 16], [0, 0])");
+}
+
 TEST(OpBindingTest, SliceWithValidShape) {
   EXPECT_EQ(Stmt("y = pl.slice(x, [8, 32], [8, 0], valid_shape=[n, 32])"),
             "y: pl.Tensor[[8, 32], pl.FP32, pl.TensorView(valid_shape=[n, 32])] = "
@@ -269,6 +274,20 @@ TEST(OpBindingTest, PredicateMasks) {
   EXPECT_EQ(Stmt("m = pl.tile.cmps(t, f, cmp_type=1)\n"
                  "        y = pl.tile.sels(m, t, t, f)"),
             "y: pl.Tile[[16, 32], pl.FP32] = pl.tile.sels(m, t, t, f)");
+}
+
+// pl.aiv_shard / pl.aic_gather take the split of the enclosing pl.split_aiv
+// region (PyPTO's parser fills it): ceil-halve / double the split axis.
+TEST(OpBindingTest, AivShardInheritsTheRegionSplit) {
+  EXPECT_EQ(Stmt("for lane in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):\n"
+                 "            y = pl.aiv_shard(t)"),
+            "y: pl.Tile[[8, 32], pl.FP32] = pl.tile.aiv_shard(t, split=1)");
+  EXPECT_EQ(Stmt("for lane in pl.split_aiv(2, mode=pl.SplitMode.LEFT_RIGHT):\n"
+                 "            y = pl.aic_gather(x)"),
+            "y: pl.Tensor[[16, 64], pl.FP32] = pl.tile.aic_gather(x, split=2)");
+  EXPECT_EQ(Stmt("for lane in pl.split_aiv(2, mode=pl.SplitMode.NONE):\n"
+                 "            y = pl.aiv_shard(t)"),
+            "y: pl.Tile[[16, 32], pl.FP32] = pl.tile.aiv_shard(t, split=0)");
 }
 
 TEST(OpBindingTest, EveryPyptoOperatorIsRegistered) {

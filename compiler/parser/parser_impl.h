@@ -809,7 +809,9 @@ class Parser {
   Span program_span_;
   bool have_program_ = false;
   bool jit_form_ = false;  // module-level @pl.jit functions instead of a class
-  int split_aiv_depth_ = 0;  // pl.split_aiv regions being lowered (they do not nest)
+  // The mode of the pl.split_aiv region being lowered (regions do not nest):
+  // pl.aiv_shard / pl.aic_gather inherit it as their split attr.
+  std::optional<int64_t> split_aiv_mode_;
   int jit_entry_rank_ = 0;
 };
 

@@ -305,7 +305,7 @@ absl::Status Parser::LowerExecScope(const Ast* stmt, std::string_view what,
 absl::Status Parser::LowerSplitAiv(const Ast* stmt, std::vector<StmtPtr>* out, YieldInfo* yield,
                                    const Ast* loop_var) {
   const Ast* item = Kid(stmt, loop_var != nullptr ? 1 : 0);
-  if (split_aiv_depth_ > 0) {
+  if (split_aiv_mode_) {
     return ErrorAt(stmt, "nested 'for ... in pl.split_aiv(...)' is not allowed: a split_aiv "
                          "body already represents the two AIV lanes");
   }
@@ -345,9 +345,9 @@ absl::Status Parser::LowerSplitAiv(const Ast* stmt, std::vector<StmtPtr>* out, Y
     body.push_back(ir::MakeNode<ir::AssignStmt>(var, std::move(lane), SpanOf(loop_var)));
     if (!reassigned) Define(loop_var->text, std::move(var), /*assigned=*/true);
   }
-  ++split_aiv_depth_;
+  split_aiv_mode_ = std::get<int64_t>(*mode);
   absl::Status lowered = LowerBlock(Kid(stmt, loop_var != nullptr ? 2 : 1), &body, yield);
-  --split_aiv_depth_;
+  split_aiv_mode_.reset();
   RETURN_IF_ERROR(lowered);
   out->push_back(ir::MakeNode<ir::ExecScopeStmt>(
       ir::ScopeKind::kSplitAiv, std::string(), std::nullopt, std::nullopt, nullptr, false,

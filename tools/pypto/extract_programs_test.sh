@@ -35,7 +35,10 @@ for p in FromInit FromParametrize FromCallSite bare_add table_copy helper_copy F
   grep -q "test_values.py::$p  *pass" "$log" || { echo "$p did not pass"; fail=1; }
 done
 expect "depends on the test parameter or local 'fixture_value' (parameter 'fixture_value' has no default"
-expect "single-chip: passed 11 of 11 programs: 100.0%"
+expect "single-chip: passed 12 of 12 programs: 100.0%"
+head -1 "$out"/tests_st_runtime_test_values__cast_copy.pto |
+  grep -qx "# pto-opt --bind: cast_copy.a=\[4,32\]:FP16 cast_copy.c=\[4,32\]:FP16" ||
+  { echo "cast_copy lacks the bindings of a scaled, cast tensor"; fail=1; }
 # A package's entry takes its kernel and constants from sibling files, as
 # Python's import does; the kernel is part of it, not a program of its own.
 grep -q "examples/pkg/model.py::model  *pass" "$log" || { echo "pkg model did not pass"; fail=1; }

@@ -522,10 +522,23 @@ def _returned_tensor(ev, value, index, scope, depth):
     return _named_tensor(ev, elts[index].id, inner, depth + 1)
 
 
+# Tensor methods that cast (`(torch.randn(m, k) * 0.05).bfloat16()`).
+_TORCH_CASTS = {"bfloat16": "BF16", "half": "FP16", "float": "FP32", "int": "INT32",
+                "double": "FP64", "long": "INT64", "short": "INT16", "char": "INT8",
+                "byte": "UINT8"}
+
+
 def _torch_tensor(ev, node, scope, depth=0):
-    """(shape, dtype) of `torch.<maker>(...)` or `torch.<maker>_like(t)`, or None."""
+    """(shape, dtype) of `torch.<maker>(...)` or `torch.<maker>_like(t)`, or None;
+    also of such a tensor scaled by a number (`t * 0.05`) or cast (`t.half()`)."""
+    if isinstance(node, ast.BinOp) and depth <= 8 and isinstance(node.right, ast.Constant):
+        return _torch_tensor(ev, node.left, scope, depth + 1)
     if not isinstance(node, ast.Call) or depth > 8:
         return None
+    if (isinstance(node.func, ast.Attribute) and node.func.attr in _TORCH_CASTS and
+            not node.args and not isinstance(node.func.value, ast.Name)):
+        made = _torch_tensor(ev, node.func.value, scope, depth + 1)
+        return (made[0], _TORCH_CASTS[node.func.attr]) if made is not None else None
     name = _dotted(node.func) or ""
     # A copy of a tensor (`sample.clone()`, `torch.zeros(...).share_memory_()`)
     # has its shape and dtype.
