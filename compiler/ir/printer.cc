@@ -698,6 +698,11 @@ class Printer {
       case ScopeKind::kCluster:
         out_ += "with pl.cluster(";
         break;
+      case ScopeKind::kSplitAiv:
+        // The lane variable is the body's first statement (parser/scopes.cc).
+        out_ += "with pl.split_aiv(2";
+        sep = ", ";
+        break;
       case ScopeKind::kSpmd:
         out_ += "with pl.spmd(";
         Expr(x.core_num());
@@ -724,8 +729,13 @@ class Printer {
     ExprPtr tid;
     for (const auto& kv : x.attrs()) {
       const auto* e = std::get_if<ExprPtr>(&kv.second);
+      const auto* mode = std::get_if<int64_t>(&kv.second);
       if (kv.first == kAttrTaskIdVar && e != nullptr && Is<Var>(*e)) {
         tid = *e;
+      } else if (x.GetScopeKind() == ScopeKind::kSplitAiv && kv.first == "mode" && mode) {
+        static constexpr const char* kModes[] = {"NONE", "UP_DOWN", "LEFT_RIGHT"};
+        StrAppend(&out_, ", mode=pl.SplitMode.",
+                  *mode >= 0 && *mode < 3 ? kModes[*mode] : "NONE");
       } else {
         attrs.push_back(kv);
       }

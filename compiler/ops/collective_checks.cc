@@ -327,13 +327,25 @@ absl::Status BuiltinAllReduceRing(const CollectiveDef& d, const CallSite& s) {
   return absl::OkStatus();
 }
 
+// The HOST builtins but allreduce read their signal as one lane per device,
+// a flat array: PyPTO's rank-2 [world_size, 1] signal of every HOST
+// collective is the same memory as [world_size].
+absl::Status OneLaneSignal(const CallSite& s, size_t i, std::string_view op) {
+  RETURN_IF_ERROR(BuiltinSignal(s, i, op, 2));
+  DT sig = Window(s, i);
+  if (sig->shape().size() == 2 && ConstDim(sig->shape()[1]) != std::optional<int64_t>(1)) {
+    return UserErrorF(s.span, op, " signal must be [NR] or [NR, 1]");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status BuiltinBarrier(const CollectiveDef& d, const CallSite& s) {
-  return BuiltinSignal(s, 0, d.BuiltinOpName(), 1);
+  return OneLaneSignal(s, 0, d.BuiltinOpName());
 }
 
 absl::Status BuiltinBroadcast(const CollectiveDef& d, const CallSite& s) {
   const std::string op = d.BuiltinOpName();
-  RETURN_IF_ERROR(BuiltinSignal(s, 1, op, 1));
+  RETURN_IF_ERROR(OneLaneSignal(s, 1, op));
   int64_t root = ir::GetAttr<int64_t>(s.kwargs, "root").value_or(0);
   if (root < 0) return UserErrorF(s.span, op, " root must be >= 0, got ", root);
   return absl::OkStatus();
@@ -344,7 +356,7 @@ absl::Status BuiltinReduceScatter(const CollectiveDef& d, const CallSite& s) {
   if (Window(s, 0)->shape().size() != 2) {
     return UserErrorF(s.span, op, " target must be rank-2 [NR, SIZE]");
   }
-  return BuiltinSignal(s, 1, op, 1);
+  return OneLaneSignal(s, 1, op);
 }
 
 // allgather / all_to_all: input and target are rank-2 windows of one dtype.
@@ -356,12 +368,7 @@ absl::Status BuiltinRowExchange(const CollectiveDef& d, const CallSite& s) {
   if (Window(s, 0)->dtype() != Window(s, 1)->dtype()) {
     return UserErrorF(s.span, op, " input and target dtypes differ");
   }
-  RETURN_IF_ERROR(BuiltinSignal(s, 2, op, 2));
-  DT sig = Window(s, 2);
-  if (sig->shape().size() == 2 && ConstDim(sig->shape()[1]) != std::optional<int64_t>(1)) {
-    return UserErrorF(s.span, op, " signal must be [NR] or [NR, 1]");
-  }
-  return absl::OkStatus();
+  return OneLaneSignal(s, 2, op);
 }
 
 absl::Status BuiltinAllToAllV(const CollectiveDef& d, const CallSite& s) {

@@ -471,8 +471,19 @@ TEST(BuiltinOpsTest, ExtraChecks) {
                       ", c: " + DT("[2]", "INT32") + ", r: " + kRc,
                   "builtin.tensor.all_to_all_v(i, t, s, c, r, dtype=pl.FP16)"),
             at + "all_to_all_v input and target dtypes differ");
-  EXPECT_EQ(Check(kSig, "builtin.tensor.barrier(s)"),
-            at + "barrier signal must be rank-1 [world_size], got rank 2");
+  // PyPTO's rank-2 [world_size, 1] signal of every HOST collective (one lane
+  // per device); a wider one is not one lane per device.
+  EXPECT_EQ(Check(kSig, "builtin.tensor.barrier(s)"), "ok");
+  EXPECT_EQ(Check(", t: " + DT("[2, 64]", "FP32") + kSig,
+                  "builtin.tensor.broadcast(t, s, root=1, dtype=pl.FP32)"),
+            "ok");
+  EXPECT_EQ(Check(", t: " + DT("[2, 64]", "FP32") + kSig,
+                  "builtin.tensor.reduce_scatter(t, s, op=0, dtype=pl.FP32)"),
+            "ok");
+  EXPECT_EQ(Check(", s: " + DT("[2, 4]", "INT32"), "builtin.tensor.barrier(s)"),
+            at + "barrier signal must be [NR] or [NR, 1]");
+  EXPECT_EQ(Check(", s: " + DT("[2, 1, 1]", "INT32"), "builtin.tensor.barrier(s)"),
+            at + "barrier signal must be rank-1 or rank-2, got rank 3");
   EXPECT_EQ(Check(", t: " + DT("[2, 64]", "FP32") + ", s: " + DT("[2]", "INT32"),
                   "builtin.tensor.reduce_scatter(t, s, op=2, dtype=pl.FP32)"),
             "ok");

@@ -15,6 +15,9 @@ const std::vector<EnumDef>& Enums() {
       {"PipeType", "", true, {"MTE1", "MTE2", "MTE3", "M", "V", "S", "FIX", "ALL"}, {}},
       // ir::SplitMode of PyPTO's mixed kernels (function attrs={"split": ...}).
       {"SplitMode", "", true, {"NONE", "UP_DOWN", "LEFT_RIGHT"}, {}},
+      // pl.tile.MaskPattern of gather / scatter's mask form: codes 1-7 (0 is no member).
+      {"MaskPattern", "", true, {"", "P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111"},
+       {}},
       // Our MemRef spellings (UB, L1, L0A/B/C) name the same spaces.
       {"MemorySpace",
        "Mem",
@@ -34,7 +37,7 @@ std::optional<ir::AttrValue> Member(const EnumDef& e, std::string_view name) {
     if (alias == name) name = member;
   }
   for (size_t i = 0; i < e.members.size(); ++i) {
-    if (e.members[i] != name) continue;
+    if (e.members[i] != name || name.empty()) continue;
     if (e.int_coded) return ir::AttrValue(static_cast<int64_t>(i));
     return ir::AttrValue(std::string(name));
   }
@@ -53,7 +56,7 @@ const EnumDef* FindEnum(std::string_view name) {
 std::optional<ir::AttrValue> EnumValueFromPath(std::string_view enum_name, std::string_view path) {
   const EnumDef* e = FindEnum(enum_name);
   if (e == nullptr) return std::nullopt;
-  for (std::string_view prefix : {"pld.", "pl.", ""}) {
+  for (std::string_view prefix : {"pld.", "pl.tile.", "pl.", ""}) {
     if (path.substr(0, prefix.size()) != prefix) continue;
     std::string_view rest = path.substr(prefix.size());
     for (std::string_view name : {e->name, e->short_name}) {
@@ -80,12 +83,16 @@ std::optional<ir::AttrValue> EnumValueFromAttr(const EnumDef& e, const ir::AttrV
 std::string EnumMemberList(const EnumDef& e) {
   std::string out;
   for (std::string_view m : e.members) {
+    if (m.empty()) continue;
     pto::StrAppend(&out, out.empty() ? "" : ", ", e.int_coded ? "pld." : "pl.", e.name, ".", m);
   }
   return out;
 }
 
 std::optional<int64_t> IntEnumConstant(std::string_view path) {
+  // PyPTO's named integer constants (python/pypto/ir/op/system_ops.py: AUTO,
+  // reserve_buffer's "the compiler picks the base").
+  if (path == "pl.AUTO") return -1;
   for (const EnumDef& e : Enums()) {
     if (!e.int_coded) continue;
     std::optional<ir::AttrValue> v = EnumValueFromPath(e.name, path);

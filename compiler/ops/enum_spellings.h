@@ -39,8 +39,9 @@ std::optional<ir::AttrValue> EnumValueFromAttr(const EnumDef& e, const ir::AttrV
 // "pld.ReduceOp.Sum, pld.ReduceOp.Max, ..." for messages.
 std::string EnumMemberList(const EnumDef& e);
 
-// Integer value of a spelled ABI enum member regardless of its enum, for the
-// parser's constant evaluation ("pld.ReduceOp.Max" -> 1); nullopt otherwise.
+// Integer value of a spelled ABI enum member regardless of its enum, or of a
+// named integer constant of the language (pl.AUTO = -1), for the parser's
+// constant evaluation ("pld.ReduceOp.Max" -> 1); nullopt otherwise.
 std::optional<int64_t> IntEnumConstant(std::string_view path);
 
 }  // namespace pto::ops

@@ -139,6 +139,76 @@ absl::Status CheckAccLike(const std::string& op, const CallSite& s, size_t i, st
   return absl::OkStatus();
 }
 
+// PyPTO's tensor gather without the index form (op/tensor_ops.py gather):
+// the mask form keeps 1 of 2 (P0101, P1010) or of 4 (P0001..P1000) columns,
+// or all (P1111), in `output_dtype` or the input's; the compare form is the
+// pair ([rows, out_cols] INT32 indices, [1, rows] counts in `count_dtype`).
+absl::StatusOr<TypePtr> GatherForm(const std::string& op, const CallSite& s,
+                                   const ir::ShapedType& in) {
+  std::vector<ir::ExprPtr> shape = in.shape();
+  if (const ir::AttrValue* mask = ir::FindAttr(s.kwargs, "mask_pattern")) {
+    const auto* e = std::get_if<ir::ExprPtr>(mask);
+    std::optional<int64_t> code = e != nullptr ? ir::GetConstInt(*e) : std::nullopt;
+    if (const auto* i = std::get_if<int64_t>(mask)) code = *i;
+    if (!code || *code < 1 || *code > 7) {
+      return UserErrorF(s.span, op, " mask_pattern must be a constant in [1, 7] "
+                        "(pl.tile.MaskPattern.P0101 .. P1111)");
+    }
+    const int64_t keep = *code <= 2 ? 2 : *code <= 6 ? 4 : 1;
+    std::optional<int64_t> cols = ir::GetConstInt(shape.back());
+    if (keep > 1) {
+      if (!cols || *cols % keep != 0) {
+        return UserErrorF(s.span, op, " mask form: the last dimension must be a constant "
+                          "multiple of ", keep);
+      }
+      shape.back() = ir::MakeNode<ir::ConstInt>(*cols / keep);
+    }
+    DataType dt = ir::GetAttr<DataType>(s.kwargs, "output_dtype").value_or(in.dtype());
+    return Reshaped(in, std::move(shape), dt);
+  }
+  if (ir::HasAttr(s.kwargs, "kvalue")) {
+    const ir::AttrValue* cols = ir::FindAttr(s.kwargs, "out_cols");
+    const auto* e = cols != nullptr ? std::get_if<ir::ExprPtr>(cols) : nullptr;
+    if (e == nullptr || shape.size() != 2) {
+      return UserErrorF(s.span, op, " compare form needs a rank-2 input and out_cols=");
+    }
+    TypePtr dst = Reshaped(in, {shape[0], *e}, DataType::kInt32);
+    DataType count = ir::GetAttr<DataType>(s.kwargs, "count_dtype").value_or(DataType::kInt32);
+    TypePtr cdst = Reshaped(in, {ir::MakeNode<ir::ConstInt>(1), shape[0]}, count);
+    return TypePtr(ir::MakeNode<ir::TupleType>(std::vector<TypePtr>{dst, cdst}));
+  }
+  return UserErrorF(s.span, op, " needs the index form (dim=, index=), the mask form "
+                    "(mask_pattern=) or the compare form (kvalue=, cmp_mode=, out_cols=)");
+}
+
+// tile.cmp / tile.cmps (PyPTO elementwise.cpp, MakePackedPredicateTileType):
+// a UINT8 mask of one bit per element, each row ceil(cols / 8) bytes rounded
+// up to A2/A3's 32-byte predicate alignment; valid ceil(valid cols / 8).
+absl::StatusOr<TypePtr> PackedPredicate(const std::string& op, const CallSite& s,
+                                        const ir::ShapedType& in) {
+  std::vector<ir::ExprPtr> shape = in.shape();
+  auto tile = ir::As<ir::TileType>(s.args[0]->type());
+  std::optional<int64_t> cols = shape.empty() ? std::nullopt : ir::GetConstInt(shape.back());
+  std::vector<ir::ExprPtr> valid = tile != nullptr ? tile->valid_shape() : shape;
+  std::optional<int64_t> vcols = valid.empty() ? cols : ir::GetConstInt(valid.back());
+  if (tile == nullptr || !cols || !vcols) {
+    return UserErrorF(s.span, op, " needs a tile of a constant column count (its result is a "
+                      "packed predicate mask of ceil(cols / 8) bytes a row)");
+  }
+  auto bytes = [](int64_t n) { return (n + 7) / 8; };
+  if (valid.empty()) valid = shape;
+  shape.back() = ir::MakeNode<ir::ConstInt>((bytes(*cols) + 31) / 32 * 32);
+  valid.back() = ir::MakeNode<ir::ConstInt>(bytes(*vcols));
+  bool whole = true;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    std::optional<int64_t> v = ir::GetConstInt(valid[i]);
+    whole = whole && v && v == ir::GetConstInt(shape[i]);
+  }
+  if (whole) valid.clear();
+  return TypePtr(ir::MakeNode<ir::TileType>(std::move(shape), DataType::kUInt8, std::nullopt,
+                                            std::move(valid)));
+}
+
 absl::StatusOr<TypePtr> Result(const std::string& op, const Signature& sig, const CallSite& s) {
   const std::string& rule = sig.result;
   auto shaped = FirstShaped(s);
@@ -150,8 +220,8 @@ absl::StatusOr<TypePtr> Result(const std::string& op, const Signature& sig, cons
     if (!s.args.empty() && ir::Is<ir::ScalarType>(s.args[0]->type())) return s.args[0]->type();
     return TypePtr(ir::ScalarType::Get(DataType::kIndex));
   }
-  if (rule == "arg0" || rule == "arg2") {
-    size_t i = rule == "arg0" ? 0 : 2;
+  if (rule == "arg0" || rule == "arg1" || rule == "arg2") {
+    size_t i = static_cast<size_t>(rule[3] - '0');
     if (i < s.args.size()) return s.args[i]->type();
   }
   if (rule == "make") {
@@ -238,7 +308,47 @@ absl::StatusOr<TypePtr> Result(const std::string& op, const Signature& sig, cons
       return Reshaped(*shaped, index->shape(), shaped->dtype());
     }
   }
-  if (rule == "pair" || rule == "gather") {
+  if (rule == "gather") return GatherForm(op, s, *shaped);
+  if (rule == "shard" || rule == "unshard") {
+    // PyPTO's cross_core.cpp ReshapeSplitAxis: the split attr (the enclosing
+    // pl.split_aiv mode, which the parser fills) halves (ceil) or doubles
+    // rows (UP_DOWN) or columns (LEFT_RIGHT); mode NONE keeps the shape.
+    const int64_t split = ir::GetAttr<int64_t>(s.kwargs, "split").value_or(0);
+    if (split == 0) return s.args[0]->type();
+    std::vector<ir::ExprPtr> shape = shaped->shape();
+    auto tile = ir::As<ir::TileType>(s.args[0]->type());
+    const size_t axis = split == 1 ? 0 : 1;
+    std::optional<int64_t> d = shape.size() == 2 ? ir::GetConstInt(shape[axis]) : std::nullopt;
+    if (split < 0 || split > 2 || !d || (tile != nullptr && !tile->valid_shape().empty())) {
+      return UserErrorF(s.span, op, " needs a rank-2 operand of a constant, fully valid split "
+                        "axis and split 0-2 (pl.SplitMode)");
+    }
+    shape[axis] = ir::MakeNode<ir::ConstInt>(rule == "shard" ? (*d + 1) / 2 : *d * 2);
+    return Reshaped(*shaped, std::move(shape), shaped->dtype());
+  }
+  if (rule == "predicate") return PackedPredicate(op, s, *shaped);
+  if (rule == "reinterpret") {
+    // The same bytes as another dtype: `shape=` if given, else the last
+    // dimension scaled by the ratio of the element sizes.
+    std::optional<DataType> dt = DTypeAttr(s, sig, "dtype");
+    if (!dt) return UserErrorF(s.span, op, " requires a dtype such as pl.INT32");
+    const ir::AttrValue* given = ir::FindAttr(s.kwargs, "shape");
+    const auto* e = given != nullptr ? std::get_if<ir::ExprPtr>(given) : nullptr;
+    if (auto t = e != nullptr ? ir::As<ir::MakeTuple>(*e) : nullptr) {
+      return Reshaped(*shaped, t->elements(), *dt);
+    }
+    std::vector<ir::ExprPtr> shape = shaped->shape();
+    const int from = ir::DataTypeBits(shaped->dtype()), to = ir::DataTypeBits(*dt);
+    std::optional<int64_t> last = shape.empty() ? std::nullopt : ir::GetConstInt(shape.back());
+    if (!last || to <= 0 || (*last * from) % to != 0) {
+      return UserErrorF(s.span, op, " cannot view ", ir::DataTypeName(shaped->dtype()), " as ",
+                        ir::DataTypeName(*dt), " without shape=: the last dimension must be a "
+                        "constant whose bytes divide into the new element size");
+    }
+    shape.back() = ir::MakeNode<ir::ConstInt>(*last * from / to);
+    return Reshaped(*shaped, std::move(shape), *dt);
+  }
+  if (rule == "pair") {
     TypePtr t = Reshaped(*shaped, shaped->shape(), shaped->dtype());
     return TypePtr(ir::MakeNode<ir::TupleType>(std::vector<TypePtr>{t, t}));
   }

@@ -205,11 +205,20 @@ absl::StatusOr<BoundCall> BindForm(const OpDef& def, const Signature& sig, CallA
       if (!gap) gap = p.name;
       continue;
     }
-    if (gap && !lenient) {
+    if (gap && !lenient && !slot[i]->keyword) {
       return UserErrorF(args.SpanOf(*slot[i]), op, " argument '", p.name,
                         "' needs the optional operand '", *gap, "' before it to be given too");
     }
     ASSIGN_OR_RETURN(ExprPtr e, args.LowerOperand(*slot[i]));
+    if ((gap || p.keyword_only) && !lenient) {
+      // A keyword-only operand, or one given by keyword after an omitted
+      // optional one (PyPTO's `gather(x, mask_pattern=...)`,
+      // `mrgsort(t, block_len=64)`, `tpush_to_aiv(t, split=1)`), has no
+      // position: it is kept under its name, as PyPTO's IR keeps its keyword
+      // operands, and prints back as `name=value`.
+      out.kwargs.emplace_back(p.name, std::move(e));
+      continue;
+    }
     out.args.push_back(std::move(e));
   }
   for (ArgRef r : extra) {

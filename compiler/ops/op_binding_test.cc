@@ -218,6 +218,78 @@ TEST(OpBindingTest, GatherIndexFormIsATensor) {
             "pl.system.aic_initialize_pipe(dir_mask=1, slot_size=512)");
 }
 
+// An operand given by keyword after an omitted optional one is kept under
+// its name (PyPTO's keyword operands): gather's mask and compare forms,
+// mrgsort's single-list form, tpop_from_aic's split. A positional one after
+// a gap (an explicit None) is still a located error.
+TEST(OpBindingTest, KeywordOperandsAfterAnOmittedOne) {
+  EXPECT_EQ(Stmt("y = pl.tensor.gather(x, mask_pattern=pl.tile.MaskPattern.P0101)"),
+            "y: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.gather(x, mask_pattern=1)");
+  EXPECT_EQ(Stmt("y = pl.tensor.gather(x, mask_pattern=pl.tile.MaskPattern.P0001, "
+                 "output_dtype=pl.UINT32)"),
+            "y: pl.Tensor[[16, 8], pl.UINT32] = pl.tensor.gather(x, mask_pattern=3, "
+            "output_dtype=pl.UINT32)");
+  EXPECT_EQ(Stmt("y = pl.tile.gather_mask(t, pl.tile.MaskPattern.P1010)"),
+            "y: pl.Tile[[16, 16], pl.FP32] = pl.tile.gather_mask(t, mask_pattern=2)");
+  std::string pair = Stmt("y = pl.tensor.gather(x, kvalue=f, cmp_mode=\"eq\", out_cols=8)");
+  EXPECT_EQ(pair.substr(0, pair.find('=')),
+            "y: tuple[pl.Tensor[[16, 8], pl.INT32], pl.Tensor[[1, 16], pl.INT32]] ") << pair;
+  EXPECT_EQ(Stmt("y = pl.tile.mrgsort(t, block_len=8)"),
+            "y: pl.Tile[[16, 32], pl.FP32] = pl.tile.mrgsort(t, block_len=8)");
+  EXPECT_EQ(Stmt("y = pl.reserve_buffer(name=\"buf\", size=512, base=pl.AUTO)"),
+            "y: pl.Scalar[pl.INDEX] = pl.system.reserve_buffer(name=\"buf\", size=512, base=-1)");
+  EXPECT_EQ(LastStmt("pl.system.tpush_to_aiv(t, split=1)"), "pl.system.tpush_to_aiv(t, split=1)");
+  EXPECT_EQ(Stmt("y = pl.reinterpret_view(t, pl.INT16)"),
+            "y: pl.Tile[[16, 64], pl.INT16] = pl.tile.reinterpret_view(t, dtype=pl.INT16)");
+  EXPECT_EQ(Stmt("y = pl.reinterpret_view(t, pl.INT32, shape=[8, 64])"),
+            "y: pl.Tile[[8, 64], pl.INT32] = pl.tile.reinterpret_view(t, dtype=pl.INT32, "
+            "shape=(8, 64))");
+  EXPECT_EQ(Parse("y = pl.tensor.gather(x, mask_pattern=9)"),
+            "9:13: pl.tensor.gather mask_pattern must be a constant in [1, 7] "
+            "(pl.tile.MaskPattern.P0101 .. P1111)");
+  EXPECT_EQ(Parse("y = pl.tile.mrgsort(t, None, t)"),
+            "9:38: pl.tile.mrgsort argument 'src2' needs the optional operand 'src1' before it "
+            "to be given too");
+}
+
+// PyPTO's slice(t, shape, offset, valid_shape) is the slice with that valid
+// part: our set_validshape of the slice.
+TEST(OpBindingTest, SubscriptOfATileIsATileSlice) {
+  EXPECT_EQ(Stmt("y = t[:, 0:16]"),
+            "y: pl.Tile[[16, 16], pl.FP32] = pl.tile.slice(t, [16, 16], [0, 0])");
+}
+
+TEST(OpBindingTest, SliceWithValidShape) {
+  EXPECT_EQ(Stmt("y = pl.slice(x, [8, 32], [8, 0], valid_shape=[n, 32])"),
+            "y: pl.Tensor[[8, 32], pl.FP32, pl.TensorView(valid_shape=[n, 32])] = "
+            "pl.tensor.set_validshape(pl.tensor.slice(x, [8, 32], [8, 0]), [n, 32])");
+}
+
+// tile.cmp is PyPTO's packed predicate mask (one bit per element, rows of
+// 32-byte alignment); sel / sels are of the selected source's type.
+TEST(OpBindingTest, PredicateMasks) {
+  EXPECT_EQ(Stmt("y = pl.tile.cmp(t, t, cmp_type=0)"),
+            "y: pl.Tile[[16, 32], pl.UINT8, pl.TileView(valid_shape=[16, 4])] = "
+            "pl.tile.cmp(t, t, cmp_type=0)");
+  EXPECT_EQ(Stmt("m = pl.tile.cmps(t, f, cmp_type=1)\n"
+                 "        y = pl.tile.sels(m, t, t, f)"),
+            "y: pl.Tile[[16, 32], pl.FP32] = pl.tile.sels(m, t, t, f)");
+}
+
+// pl.aiv_shard / pl.aic_gather take the split of the enclosing pl.split_aiv
+// region (PyPTO's parser fills it): ceil-halve / double the split axis.
+TEST(OpBindingTest, AivShardInheritsTheRegionSplit) {
+  EXPECT_EQ(Stmt("for lane in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):\n"
+                 "            y = pl.aiv_shard(t)"),
+            "y: pl.Tile[[8, 32], pl.FP32] = pl.tile.aiv_shard(t, split=1)");
+  EXPECT_EQ(Stmt("for lane in pl.split_aiv(2, mode=pl.SplitMode.LEFT_RIGHT):\n"
+                 "            y = pl.aic_gather(x)"),
+            "y: pl.Tensor[[16, 64], pl.FP32] = pl.tile.aic_gather(x, split=2)");
+  EXPECT_EQ(Stmt("for lane in pl.split_aiv(2, mode=pl.SplitMode.NONE):\n"
+                 "            y = pl.aiv_shard(t)"),
+            "y: pl.Tile[[16, 32], pl.FP32] = pl.tile.aiv_shard(t, split=0)");
+}
+
 TEST(OpBindingTest, EveryPyptoOperatorIsRegistered) {
   const OpRegistry& r = OpRegistry::Global();
   size_t with_signature = 0;

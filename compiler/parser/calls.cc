@@ -332,6 +332,22 @@ absl::StatusOr<ExprPtr> Parser::LowerOpCall(const Ast* a, std::string_view alloc
                                           "`buf = pld.tensor.alloc_window_buffer(size)`"));
     }
   }
+  if ((std::string_view(bound.op->name) == "pl.tile.aiv_shard" ||
+       std::string_view(bound.op->name) == "pl.tile.aic_gather") &&
+      split_aiv_mode_ && !ir::HasAttr(kwargs, "split")) {
+    // PyPTO's parser fills the split of the enclosing pl.split_aiv region.
+    kwargs.emplace_back("split", *split_aiv_mode_);
+  }
+  if (std::string_view(bound.op->name) == "pl.tensor.slice" && bound.args.size() == 4) {
+    // PyPTO's slice(t, shape, offset, valid_shape): the slice of `shape`
+    // whose valid part is `valid_shape`, which is our set_validshape of it.
+    ExprPtr valid = std::move(bound.args.back());
+    bound.args.pop_back();
+    ASSIGN_OR_RETURN(ExprPtr slice, MakeOpCall(bound.op->name, std::move(bound.args),
+                                               std::move(kwargs), std::move(attrs), SpanOf(a)));
+    return MakeOpCall("pl.tensor.set_validshape", {std::move(slice), std::move(valid)}, {}, {},
+                      SpanOf(a));
+  }
   return MakeOpCall(bound.op->name, std::move(bound.args), std::move(kwargs), std::move(attrs),
                     SpanOf(a));
 }

@@ -76,8 +76,17 @@ absl::Status Parser::LowerFor(const Ast* stmt, std::vector<StmtPtr>* out) {
     std::optional<ir::ForKind> fk;
     if (StartsWith(kind, "pl.")) fk = ir::ForKindFromName(std::string_view(kind).substr(3));
     if (kind == "pl.split_aiv") {
-      return ErrorAt(iter, "pl.split_aiv(...) loops are not supported yet: the AIV split of "
-                           "mixed kernels (PyPTO passes 20-24) is not implemented here");
+      const Ast* target = Kid(stmt, 0);
+      if (target->kind != AstKind::kName) {
+        return ErrorAt(target, "for ... in pl.split_aiv(...) must use a single loop variable");
+      }
+      YieldInfo y;
+      RETURN_IF_ERROR(LowerSplitAiv(stmt, out, &y, target));
+      if (y.present) {
+        return UserError(y.span, "pl.yield_ in a pl.split_aiv(...) loop: its lanes carry no "
+                                 "values");
+      }
+      return absl::OkStatus();
     }
     if (!fk) {
       return ErrorAt(iter, "a for loop must iterate over range(...), pl.range(...), "

@@ -656,6 +656,7 @@ class Parser {
   // `v` retyped to `ann` when it is the printed form of a load flattened by
   // FlattenTileNdTo2D (13), else `v`.
   static ExprPtr AsFlattenedLoad(const TypePtr& ann, const ExprPtr& v);
+  static ExprPtr AsAnnotatedUnknown(const TypePtr& ann, const ExprPtr& v);
 
   // ----- module, class, functions -----
   absl::Status ParseModule();
@@ -730,6 +731,10 @@ class Parser {
                               YieldInfo* yield, const Ast* spmd_loop_var = nullptr);
   absl::Status LowerScopeAlias(const Ast* stmt, std::string_view what, std::vector<StmtPtr>* out,
                                YieldInfo* yield);
+  // `for aiv_id in pl.split_aiv(2, mode=...)` (loop_var set, stmt the kFor)
+  // and its printed form `with pl.split_aiv(2, mode=...)`.
+  absl::Status LowerSplitAiv(const Ast* stmt, std::vector<StmtPtr>* out, YieldInfo* yield,
+                             const Ast* loop_var);
   absl::StatusOr<std::vector<ExprPtr>> LowerInitValues(const Ast* a);
   absl::StatusOr<std::vector<VarPtr>> MakeResultVars(const YieldInfo& y,
                                                      const std::vector<TypePtr>& types);
@@ -804,6 +809,9 @@ class Parser {
   Span program_span_;
   bool have_program_ = false;
   bool jit_form_ = false;  // module-level @pl.jit functions instead of a class
+  // The mode of the pl.split_aiv region being lowered (regions do not nest):
+  // pl.aiv_shard / pl.aic_gather inherit it as their split attr.
+  std::optional<int64_t> split_aiv_mode_;
   int jit_entry_rank_ = 0;
 };
 

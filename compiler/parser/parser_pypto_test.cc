@@ -499,11 +499,35 @@ TEST(ParserPyptoTest, SpmdForFormErrors) {
   EXPECT_EQ(ParseError(InFunction("        for i in pl.spmd(4, step=2):\n            pass\n")),
             "8:29: pl.spmd() loop form does not accept 'step='");
   EXPECT_EQ(ParseError(InFunction("        for i in pl.split_aiv(2):\n            pass\n")),
-            "8:18: pl.split_aiv(...) loops are not supported yet: the AIV split of mixed "
-            "kernels (PyPTO passes 20-24) is not implemented here");
+            "8:18: pl.split_aiv() needs mode= (pl.SplitMode.NONE, UP_DOWN or LEFT_RIGHT)");
+  EXPECT_EQ(ParseError(InFunction("        for i in pl.split_aiv(4, mode=pl.SplitMode.NONE):\n"
+                                  "            pass\n")),
+            "8:31: pl.split_aiv(n) requires n == 2 (the AIV sub-core count is hardware-fixed "
+            "at 2)");
+  EXPECT_EQ(ParseError(InFunction("        for i in pl.split_aiv(2, mode=pl.SplitMode.NONE):\n"
+                                  "            for j in pl.split_aiv(2, mode=pl.SplitMode.NONE):\n"
+                                  "                pass\n")),
+            "9:13: nested 'for ... in pl.split_aiv(...)' is not allowed: a split_aiv body "
+            "already represents the two AIV lanes");
   EXPECT_EQ(ParseError(InFunction("        for i in [1, 2]:\n            pass\n")),
             "8:18: a for loop must iterate over range(...), pl.range(...), pl.parallel(...), "
             "pl.unroll(...), pl.pipeline(...), pl.while_(...) or pl.spmd(...)");
+}
+
+// PyPTO's `for aiv_id in pl.split_aiv(2, mode=...)`: a split-AIV region whose
+// first statement binds the lane; it prints as `with pl.split_aiv(...)`.
+TEST(ParserPyptoTest, SplitAivRegion) {
+  ir::ProgramPtr p = Parse(InFunction(
+      "        for lane in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):\n"
+      "            j = lane + 1\n"));
+  ASSERT_NE(p, nullptr);
+  std::string printed = ir::PrintProgram(p);
+  EXPECT_NE(printed.find("        with pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):\n"
+                         "            lane: pl.Scalar[pl.INDEX] = pl.tile.get_subblock_idx()\n"
+                         "            j: pl.Scalar[pl.INDEX] = lane + 1\n"),
+            std::string::npos)
+      << printed;
+  ExpectRoundTrip(p);
 }
 
 // A mixed kernel's split mode in its function attrs (PyPTO's cross-core tests)

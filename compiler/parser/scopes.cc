@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compiler/ir/arena.h"
+#include "compiler/ops/enum_spellings.h"
 #include "compiler/parser/parser_impl.h"
 
 namespace pto::parser::internal {
@@ -27,6 +28,7 @@ absl::Status Parser::LowerWith(const Ast* stmt, std::vector<StmtPtr>* out, Yield
                                              "and pl.spmd(...) name their task id"));
   }
   if (what == "pl.cluster") return LowerExecScope(stmt, what, out, yield);
+  if (what == "pl.split_aiv") return LowerSplitAiv(stmt, out, yield, nullptr);
   if (what == "pl.manual_scope" || what == "pl.scope") {
     return LowerScopeAlias(stmt, what, out, yield);
   }
@@ -291,6 +293,66 @@ absl::Status Parser::LowerExecScope(const Ast* stmt, std::string_view what,
   out->push_back(ir::MakeNode<ir::ExecScopeStmt>(
       kind, std::move(name), level, role, std::move(core_num), sync_start,
       ir::MakeNode<ir::SeqStmts>(std::move(body), header), std::move(attrs), header));
+  return absl::OkStatus();
+}
+
+// PyPTO's AIV-split region (ast_parser.py, _parse_split_aiv_for_loop): n is
+// the AIV sub-core count, fixed at 2; mode= (pl.SplitMode) is required. The
+// loop variable is the lane, `aiv_id = pl.tile.get_subblock_idx()`, the first
+// statement of the region. It prints as `with pl.split_aiv(2, mode=...)`
+// around that statement; PyPTO's pass 20 LowerAutoVectorSplit lowers it, so
+// the pipeline stops at it with a located "out of scope" (pass_manager.cc).
+absl::Status Parser::LowerSplitAiv(const Ast* stmt, std::vector<StmtPtr>* out, YieldInfo* yield,
+                                   const Ast* loop_var) {
+  const Ast* item = Kid(stmt, loop_var != nullptr ? 1 : 0);
+  if (split_aiv_mode_) {
+    return ErrorAt(stmt, "nested 'for ... in pl.split_aiv(...)' is not allowed: a split_aiv "
+                         "body already represents the two AIV lanes");
+  }
+  if (NumPos(item) != 1) {
+    return ErrorAt(item, "pl.split_aiv() takes exactly one positional argument (n, the AIV "
+                         "sub-core count)");
+  }
+  ASSIGN_OR_RETURN(ConstVal n, ConstEval(PosArg(item, 0)));
+  if (n.kind != ConstVal::kInt || n.i != 2) {
+    return ErrorAt(PosArg(item, 0), "pl.split_aiv(n) requires n == 2 (the AIV sub-core count "
+                                    "is hardware-fixed at 2)");
+  }
+  std::optional<ir::AttrValue> mode;
+  for (uint32_t i = 0; i < item->num_kws; ++i) {
+    const KwName& k = KwAt(item, i);
+    if (k.name != "mode") {
+      return UserError(KwSpan(k), pto::StrCat("pl.split_aiv() got unexpected keyword argument '",
+                                              k.name, "'"));
+    }
+    const Ast* v = KwValue(item, i);
+    if (DottedPath(v)) mode = ops::EnumValueFromPath("SplitMode", path_);
+    if (!mode) {
+      return ErrorAt(v, "expected pl.SplitMode.NONE, pl.SplitMode.UP_DOWN or "
+                        "pl.SplitMode.LEFT_RIGHT");
+    }
+  }
+  if (!mode) {
+    return ErrorAt(item, "pl.split_aiv() needs mode= (pl.SplitMode.NONE, UP_DOWN or LEFT_RIGHT)");
+  }
+  Span header = SpanOf(stmt);
+  std::vector<StmtPtr> body;
+  if (loop_var != nullptr) {
+    ASSIGN_OR_RETURN(ExprPtr lane, MakeOpCall("pl.tile.get_subblock_idx", {}, {}, {},
+                                              SpanOf(loop_var)));
+    bool reassigned = false;
+    VarPtr var = AssignTarget(loop_var->text, lane->type(), SpanOf(loop_var), &reassigned);
+    body.push_back(ir::MakeNode<ir::AssignStmt>(var, std::move(lane), SpanOf(loop_var)));
+    if (!reassigned) Define(loop_var->text, std::move(var), /*assigned=*/true);
+  }
+  split_aiv_mode_ = std::get<int64_t>(*mode);
+  absl::Status lowered = LowerBlock(Kid(stmt, loop_var != nullptr ? 2 : 1), &body, yield);
+  split_aiv_mode_.reset();
+  RETURN_IF_ERROR(lowered);
+  out->push_back(ir::MakeNode<ir::ExecScopeStmt>(
+      ir::ScopeKind::kSplitAiv, std::string(), std::nullopt, std::nullopt, nullptr, false,
+      ir::MakeNode<ir::SeqStmts>(std::move(body), header),
+      ir::AttrList{{"mode", std::move(*mode)}}, header));
   return absl::OkStatus();
 }
 

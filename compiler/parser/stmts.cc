@@ -122,7 +122,7 @@ absl::Status Parser::LowerAssign(const Ast* stmt, const Ast* target, const Ast* 
       } else {
         if (value->kind == AstKind::kCall) {
           ASSIGN_OR_RETURN(v, LowerCall(value, name));
-          v = AsFlattenedLoad(ann_type, v);
+          v = AsAnnotatedUnknown(ann_type, AsFlattenedLoad(ann_type, v));
         } else {
           ASSIGN_OR_RETURN(v, LowerExpr(value));
         }

@@ -98,11 +98,14 @@ absl::StatusOr<ExprPtr> Parser::LowerTensorSubscript(const Ast* a, ExprPtr base,
       return MakeOpCall(op, std::move(args), {}, {}, SpanOf(a));
     }
   }
+  // A window of a tile is a pl.tile.slice (PyPTO's subscript of a Tile).
+  const bool tile = ir::Is<ir::TileType>(base->type());
   std::vector<ExprPtr> args;
   args.push_back(std::move(base));
   args.push_back(ir::MakeNode<ir::MakeTuple>(w.extents, span));
   args.push_back(ir::MakeNode<ir::MakeTuple>(std::move(w.offsets), span));
-  ASSIGN_OR_RETURN(ExprPtr slice, MakeOpCall("pl.tensor.slice", std::move(args), {}, {}, SpanOf(a)));
+  ASSIGN_OR_RETURN(ExprPtr slice, MakeOpCall(tile ? "pl.tile.slice" : "pl.tensor.slice",
+                                             std::move(args), {}, {}, SpanOf(a)));
   if (w.num_indices == 0) return slice;
   std::vector<ExprPtr> kept;
   for (size_t d = 0; d < dims.size(); ++d) {
@@ -111,7 +114,8 @@ absl::StatusOr<ExprPtr> Parser::LowerTensorSubscript(const Ast* a, ExprPtr base,
   std::vector<ExprPtr> reshape_args;
   reshape_args.push_back(std::move(slice));
   reshape_args.push_back(ir::MakeNode<ir::MakeTuple>(std::move(kept), span));
-  return MakeOpCall("pl.tensor.reshape", std::move(reshape_args), {}, {}, SpanOf(a));
+  return MakeOpCall(tile ? "pl.tile.reshape" : "pl.tensor.reshape", std::move(reshape_args), {},
+                    {}, SpanOf(a));
 }
 
 // `dst[<window>] = src` is `dst = pl.tensor.assemble(dst, src, offsets)` (or

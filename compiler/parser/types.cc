@@ -451,6 +451,19 @@ ExprPtr Parser::AsFlattenedLoad(const TypePtr& ann, const ExprPtr& v) {
                                         ann, call->span()));
 }
 
+// An operator whose result the deducer cannot know (PyPTO's tpop_from_aic
+// with no shape=: the pipe's slot) takes the annotation's type, as PyPTO's
+// parser overrides an unknown inferred type with the annotation.
+ExprPtr Parser::AsAnnotatedUnknown(const TypePtr& ann, const ExprPtr& v) {
+  auto call = ir::As<ir::Call>(v);
+  if (call == nullptr || ir::Is<ir::GlobalVar>(call->op()) ||
+      !ir::Is<ir::UnknownType>(call->type()) || ir::Is<ir::UnknownType>(ann)) {
+    return v;
+  }
+  return ExprPtr(ir::MakeNode<ir::Call>(call->op(), call->args(), call->kwargs(), call->attrs(),
+                                        ann, call->span()));
+}
+
 absl::Status Parser::CheckAnnotation(const TypePtr& ann, const TypePtr& value,
                                      const Ast* ann_ast) {
   if (ir::TypesAgree(ann, value)) return absl::OkStatus();

@@ -99,7 +99,13 @@ class Converter : public ir::FlatteningMutator {
     }
     bool scalar_rhs = args.size() == 2 && ir::Is<ir::ScalarType>(args[1]->type());
     const ir::OpId tile_op = TileOpFor(*call, scalar_rhs);
-    if (tile_op == ir::OpId::kUnknown || !Elementwise(args, *type))
+    // A keyword operand (PyPTO's gather / scatter mask forms) is not an
+    // elementwise operand: such a call stays a tensor operator.
+    bool keyword_operand = false;
+    for (const auto& kv : call->kwargs()) {
+      keyword_operand |= std::holds_alternative<ir::ExprPtr>(kv.second);
+    }
+    if (tile_op == ir::OpId::kUnknown || keyword_operand || !Elementwise(args, *type))
       return ir::IRMutator::MutateAssignStmt(stmt);
     std::vector<ir::ExprPtr> new_args;
     for (const ir::ExprPtr& a : args) {

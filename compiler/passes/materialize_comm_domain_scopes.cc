@@ -298,7 +298,7 @@ absl::StatusOr<std::optional<Descriptor>> DispatchAnalyzer::DescriptorOf(
                                                                           : call->span();
   if (auto c = ir::As<ir::ConstInt>(device)) {
     if (c->value() < 0) {
-      return InternalErrorF(span, "device=", c->value(), " is negative; a device index must be >= 0");
+      return UserErrorF(span, "device=", c->value(), " is negative; a device index must be >= 0");
     }
     return Descriptor{false, {c->value()}};
   }
@@ -329,18 +329,19 @@ absl::StatusOr<std::optional<Descriptor>> DispatchAnalyzer::DescriptorOf(
   auto start_c = ir::As<ir::ConstInt>(a_->Unwrap(loop->start()));
   auto step_c = ir::As<ir::ConstInt>(a_->Unwrap(loop->step()));
   if (start_c == nullptr || step_c == nullptr) {
-    return InternalErrorF(span, "device=r loop ", start_c == nullptr ? "start" : "step",
+    return UserErrorF(span, "device=r loop ", start_c == nullptr ? "start" : "step",
                           " must be ConstInt, got ",
                           ir::PrintExpr(start_c == nullptr ? loop->start() : loop->step()));
   }
   if (step_c->value() != 1) {
-    return InternalErrorF(span, "device=r over a non-unit-step loop is not supported (step=",
-                          step_c->value(), ")");
+    // PyPTO's INTERNAL_CHECK, but a program reaches it: a located user error.
+    return UserErrorF(span, "device=r over a non-unit-step loop is not supported (step=",
+                      step_c->value(), "); dispatch over pl.range(start, stop)");
   }
   int64_t start = start_c->value();
   int64_t stop_v = stop_c->value();
   if (start < 0 || stop_v < start) {
-    return InternalErrorF(span, "device=r loop range [", start, ", ", stop_v,
+    return UserErrorF(span, "device=r loop range [", start, ", ", stop_v,
                           ") must satisfy 0 <= start <= stop");
   }
   // An empty range dispatches to no device: it adds no coverage (see the doc).

@@ -61,6 +61,11 @@ class UnloweredFinder : public ir::IRVisitor {
       case ir::ScopeKind::kInCore:
         Check(s.get(), "a `with pl.at(level=pl.Level.CORE_GROUP)` scope", "OutlineIncoreScopes");
         break;
+      case ir::ScopeKind::kSplitAiv:
+        // Only passes 01-06 read the region (as any scope); the outliners on.
+        OutOfScope(s.get(), "a `pl.split_aiv` region (the AIV split of mixed kernels)",
+                   "20 LowerAutoVectorSplit (with 21-24)", "06", "");
+        break;
       default:
         Check(s.get(), "a `with pl.at(...)` scope", "OutlineHierarchyScopes");
         break;
@@ -146,6 +151,25 @@ class UnloweredFinder : public ir::IRVisitor {
   bool out_of_scope = false;
 };
 
+// "--passes=A,B,C": the list with `missing` put where the default pipeline
+// runs it, which is what the user should run instead.
+std::string WithPass(const std::vector<std::unique_ptr<Pass>>& passes, std::string_view missing) {
+  const PassRegistry& reg = PassRegistry::Global();
+  const std::string number = reg.PassNumber(missing);
+  std::string out = "--passes=";
+  bool placed = false;
+  for (const std::unique_ptr<Pass>& p : passes) {
+    if (!placed && !number.empty() && reg.PassNumber(p->name()) > number) {
+      pto::StrAppend(&out, missing, ",");
+      placed = true;
+    }
+    pto::StrAppend(&out, p->name(), ",");
+  }
+  if (!placed) pto::StrAppend(&out, missing, ",");
+  out.pop_back();
+  return out;
+}
+
 absl::Status CheckLowerable(const ir::ProgramPtr& program,
                             const std::vector<std::unique_ptr<Pass>>& passes) {
   absl::flat_hash_set<std::string> names;
@@ -163,8 +187,8 @@ absl::Status CheckLowerable(const ir::ProgramPtr& program,
           finder.found->span(),
           pto::StrCat(finder.what, " is lowered by pass ", number.empty() ? "" : number + " ",
                       finder.lowered_by, ", which this pass list (starting at ",
-                      passes.front()->name(), ") does not run; add it or run the default "
-                      "pipeline"));
+                      passes.front()->name(), ") does not run; add it (",
+                      WithPass(passes, finder.lowered_by), ") or run the default pipeline"));
     }
   }
   // A value read after the loop or if body that first assigns it (Python's
@@ -179,8 +203,9 @@ absl::Status CheckLowerable(const ir::ProgramPtr& program,
       absl::Status out(scoping.code(),
                        pto::StrCat(scoping.message(), ": such a value is carried out by pass "
                                    "04 ConvertToSSA, which this pass list (starting at ",
-                                   passes.front()->name(), ") does not run; add it or run the "
-                                   "default pipeline"));
+                                   passes.front()->name(), ") does not run; add it (",
+                                   WithPass(passes, "ConvertToSSA"),
+                                   ") or run the default pipeline"));
       scoping.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
         out.SetPayload(url, payload);
       });

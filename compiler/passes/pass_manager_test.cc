@@ -212,7 +212,7 @@ TEST(PassManagerTest, UnloweredConstructsAreLocatedErrors) {
   EXPECT_EQ(out.status().message(),
             "a `with pl.at(level=pl.Level.CORE_GROUP)` scope is lowered by pass 08 "
             "OutlineIncoreScopes, which this pass list (starting at NoOp) does not run; add it "
-            "or run the default pipeline");
+            "(--passes=NoOp,OutlineIncoreScopes) or run the default pipeline");
 }
 
 }  // namespace

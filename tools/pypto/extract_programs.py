@@ -233,36 +233,76 @@ def uses_self(node):
     return any(isinstance(n, ast.Name) and n.id == "self" for n in ast.walk(node))
 
 
-def collect(node, scope, program_names, evaluator):
+class Module:
+    """A source file as the extraction reads it: its text, scope and evaluator."""
+
+    def __init__(self, root, path, src=None):
+        self.path = path
+        self.src = src if src is not None else open(path, encoding="utf-8").read()
+        self.tree = ast.parse(self.src)
+        self.scope = Scope(self.tree.body)
+        self.evaluator = pv.Evaluator(root, path, self.scope, Scope, self.tree.body)
+
+
+def imported_jit(root, stmt, name, modules):
+    """(def, Module) of a jit function that `from <module> import name` reads
+    from a file of the checkout, as PyPTO's import would; else None."""
+    module_name, original, level = stmt
+    if original is None or root is None:
+        return None
+    path = pv.module_file(root, modules["__path__"], module_name, level)
+    if path is None:
+        return None
+    if path not in modules:
+        try:
+            modules[path] = Module(root, path)
+        except (SyntaxError, OSError):
+            modules[path] = None
+    other = modules[path]
+    fn = other.scope.funcs.get(original) if other is not None else None
+    return (fn, other) if fn is not None and is_jit(fn) and fn.name == name else None
+
+
+def collect(node, scope, program_names, evaluator, src=None, root=None, modules=None):
     """(constant statements in dependency order, computed constants as text,
-    extra jit defs, skip reason)."""
+    extra jit defs, skip reason). Constants and extra defs are (node, src)
+    pairs: a jit function imported from another file of the checkout comes
+    with that file's constants."""
     extra = []
     order = []
     computed = {}
-    pending = [node]
+    pending = [(node, scope, evaluator, src, 1)]
     visited_names = set()
+    modules = modules if modules is not None else {}
     while pending:
-        current = pending.pop()
+        current, scope, evaluator, src, rank = pending.pop()
         for n in ast.walk(current):
             if isinstance(n, ast.JoinedStr):
                 return None, None, None, "uses an f-string"
         for name in sorted(free_names(current)):
-            if name in LANGUAGE_NAMES or name in visited_names or name in program_names:
+            if name in LANGUAGE_NAMES or (name, id(scope)) in visited_names or name in program_names:
                 continue
-            visited_names.add(name)
+            visited_names.add((name, id(scope)))
             kind, stmt, _ = scope.lookup(name)
+            if kind == "import" and modules is not None:
+                found = imported_jit(root, stmt, name, modules)
+                if found is not None:
+                    fn, other = found
+                    extra.append((fn, other.src, 0))
+                    pending.append((fn, other.scope, other.evaluator, other.src, 0))
+                    continue
             if kind == "def":
                 if is_jit(stmt):
-                    extra.append(stmt)
-                    pending.append(stmt)
+                    extra.append((stmt, src, rank))
+                    pending.append((stmt, scope, evaluator, src, rank))
                     continue
                 if isinstance(stmt, ast.ClassDef) and is_program(stmt):
                     return None, None, None, f"refers to another program '{name}'"
                 return None, None, None, f"calls the Python helper '{name}'"
             if (kind == "const" and not uses_self(stmt.value) and not language_expr(stmt.value)
                     and not python_only(stmt.value)):
-                order.append(stmt)
-                pending.append(stmt.value)
+                order.append((stmt, src, rank))
+                pending.append((stmt.value, scope, evaluator, src, rank))
                 continue
             # A value the test computes: a parameter's default or parametrize case,
             # an unpacking, `self.x`, an imported constant, a Python table.
@@ -286,9 +326,10 @@ def collect(node, scope, program_names, evaluator):
             if kind is None and hasattr(builtins, name):
                 return None, None, None, f"uses the Python builtin '{name}'"
             return None, None, None, f"depends on the test parameter or local '{name}' ({why})"
-    # Definitions before uses: source order.
-    consts = sorted(order, key=lambda s: (s.lineno, s.col_offset))
-    extra = sorted({id(e): e for e in extra}.values(), key=lambda s: s.lineno)
+    # Definitions before uses: an imported file's first, each in source order.
+    key = lambda e: (e[2], e[0].lineno, e[0].col_offset)  # noqa: E731
+    consts = [(c, text) for c, text, _ in sorted(order, key=key)]
+    extra = [(e, text) for e, text, _ in sorted({id(e[0]): e for e in extra}.values(), key=key)]
     return consts, [computed[k] for k in sorted(computed)], extra, None
 
 
@@ -316,6 +357,7 @@ def extracts(path, root):
     module = Scope(tree.body)
 
     evaluator = pv.Evaluator(root, path, module, Scope, tree.body)
+    modules = {"__path__": path}  # the files its imports read (imported_jit)
 
     def walk(body, scope, rejected, cls=None):
         for stmt in body:
@@ -331,6 +373,14 @@ def extracts(path, root):
                 yield from walk(stmt.body, scope, rejected, cls)
 
     callers = jit_callers(tree)
+    for n in tree.body:
+        if is_jit(n) and bare_tensor_params(n) and n.name not in callers and not any(
+                isinstance(x, ast.Name) and x.id == n.name for x in ast.walk(tree)):
+            # Not used in its file: a kernel of a package that another file
+            # imports (`from .kernels.mlp import mlp_block`), compiled there.
+            outside = importers(root, path, n.name)
+            if outside:
+                callers[n.name] = outside
     for node, scope, rejected in walk(tree.body, module, False):
         names = {node.name}
         if is_jit(node) and callers.get(node.name) and bare_tensor_params(node):
@@ -338,20 +388,45 @@ def extracts(path, root):
             # PyPTO's JIT compiles it only inside its callers, specialized there.
             yield rel, node.name, None, PART_OF_TAG + ", ".join(sorted(callers[node.name])), rejected
             continue
-        consts, computed, extra, why = collect(node, scope, names, evaluator)
+        consts, computed, extra, why = collect(node, scope, names, evaluator, src, root,
+                                               modules)
         if why:
             yield rel, node.name, None, why, rejected
             continue
         parts = [HEADER]
-        binds = jit_bindings(node, extra, evaluator, module)
+        binds = jit_bindings(node, [e for e, _ in extra], evaluator, module)
         if binds:
             parts.insert(0, BIND_TAG + " ".join(binds))
         if computed:
             parts.append("\n".join(computed))
-        parts += [segment(src, c) for c in consts]
-        parts += [segment(src, e) for e in extra]
+        parts += [segment(text, c) for c, text in consts]
+        parts += [segment(text, e) for e, text in extra]
         parts.append(segment(src, node))
         yield rel, node.name, "\n\n".join(parts) + "\n", None, rejected
+
+
+_IMPORTS = {}  # package directory -> [(file, ImportFrom)] of its files
+
+
+def importers(root, path, name):
+    """The files of `path`'s package (the directories above it that hold an
+    __init__.py) that import `name` from `path`, relative to the checkout."""
+    top = os.path.dirname(path)
+    while os.path.isfile(os.path.join(os.path.dirname(top), "__init__.py")):
+        top = os.path.dirname(top)
+    if not os.path.isfile(os.path.join(top, "__init__.py")):
+        return set()
+    if top not in _IMPORTS:
+        _IMPORTS[top] = []
+        for f in sorted(glob.glob(os.path.join(top, "**", "*.py"), recursive=True)):
+            try:
+                tree = ast.parse(open(f, encoding="utf-8").read())
+            except (SyntaxError, OSError):
+                continue
+            _IMPORTS[top] += [(f, n) for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    return {os.path.relpath(f, root) for f, n in _IMPORTS[top]
+            if f != path and any(a.name == name for a in n.names)
+            and pv.module_file(root, f, n.module or "", n.level) == path}
 
 
 def jit_callers(tree):

@@ -35,7 +35,22 @@ for p in FromInit FromParametrize FromCallSite bare_add table_copy helper_copy F
   grep -q "test_values.py::$p  *pass" "$log" || { echo "$p did not pass"; fail=1; }
 done
 expect "depends on the test parameter or local 'fixture_value' (parameter 'fixture_value' has no default"
-expect "single-chip: passed 9 of 9 programs: 100.0%"
+expect "single-chip: passed 12 of 12 programs: 100.0%"
+head -1 "$out"/tests_st_runtime_test_values__cast_copy.pto |
+  grep -qx "# pto-opt --bind: cast_copy.a=\[4,32\]:FP16 cast_copy.c=\[4,32\]:FP16" ||
+  { echo "cast_copy lacks the bindings of a scaled, cast tensor"; fail=1; }
+# A package's entry takes its kernel and constants from sibling files, as
+# Python's import does; the kernel is part of it, not a program of its own.
+grep -q "examples/pkg/model.py::model  *pass" "$log" || { echo "pkg model did not pass"; fail=1; }
+grep -q "examples/pkg/kernels/scale.py::double_rows  *part  *compiled as part of examples/pkg/model.py" "$log" ||
+  { echo "double_rows is not part of the model"; fail=1; }
+grep -qx "ROWS = 4" "$out"/examples_pkg_model__model.pto && grep -q "^def double_rows" "$out"/examples_pkg_model__model.pto ||
+  { echo "the model extract lacks its imported kernel or constants"; fail=1; }
+head -1 "$out"/examples_pkg_model__model.pto | grep -q "model.a=\[4,32\]:FP32 model.c=\[4,32\]:FP32" ||
+  { echo "model lacks the bindings of its spread argument list"; fail=1; }
+# ... and a function called through a dict of modes (`_MODES[mode](a, c)`).
+head -1 "$out"/examples_pkg_model__copy_mode.pto | grep -qx "# pto-opt --bind: copy_mode.a=\[4,32\]:FP32 copy_mode.c=\[4,32\]:FP32" ||
+  { echo "copy_mode lacks its bindings"; fail=1; }
 # ... also through a loop over a dict of jit functions (`for n, fn in MODES.items()`).
 head -1 "$out"/tests_st_runtime_test_values__mode_copy.pto |
   grep -qx "# pto-opt --bind: mode_copy.a=\[4,32\]:FP16 mode_copy.c=\[4,32\]:FP16" ||
@@ -57,7 +72,7 @@ head -1 "$out"/tests_st_runtime_test_values__table_copy.pto |
 # parser), and is not a program of its own.
 grep -q "test_values.py::bare_inner  *part  *compiled as part of bare_add" "$log" ||
   { echo "bare_inner is not part of bare_add"; fail=1; }
-expect "1 more are jit functions with bare pl.Tensor parameters that only other jit functions call"
+expect "2 more are jit functions with bare pl.Tensor parameters that only other jit functions call"
 head -1 "$out"/tests_st_runtime_test_values__bare_add.pto |
   grep -q "^# pto-opt --bind: bare_add.a=\[16,32\]:FP16 bare_add.c=\[16,32\]:FP16" ||
   { echo "bare_add lacks its bindings"; fail=1; }

@@ -55,7 +55,9 @@ def expr_kinds(ps):
             k = "Window"
         elif "Tensor" in p:
             k = "Tensor"
-        elif p in ("Tile", "_SplitOperandT", "T"):
+        elif p == "_SplitOperandT":
+            k = "Tile|Tensor"
+        elif p in ("Tile", "T"):
             k = "Tile"
         elif p in ("Scalar", "IntLike", "int", "float", "BoolLike", "_ir_core.ConstInt", "bool"):
             k = "Scalar"
@@ -105,6 +107,16 @@ def result_rule(full, ret):
         return "none"
     if short == "gather" and "tuple" in ret:
         return "gather"  # a tensor (index and mask forms) or a pair (compare form)
+    if full.startswith("pl.tile.") and short in ("cmp", "cmps"):
+        return "predicate"  # a packed UINT8 mask, one bit per element
+    if full.startswith("pl.tile.") and short in ("sel", "sels"):
+        return "arg1"  # the selected source's type, not the mask's
+    if short in ("aiv_shard", "aic_gather"):
+        return "shard" if short == "aiv_shard" else "unshard"  # halve / double the split axis
+    if short == "reinterpret_view":
+        return "reinterpret"  # the same bytes as another dtype
+    if short == "gather_mask":
+        return "gather"  # the mask form: 1 of 2 or of 4 columns
     if "tuple" in ret:
         return "pair"
     if ret in ("Scalar",):

@@ -231,6 +231,7 @@ class Evaluator:
                                 self._table_loop_calls(c, scope)
                             if isinstance(c, ast.Call):
                                 self._calls.append((c, scope))
+                                self._dict_table_calls(c, scope)
                             elif isinstance(c, (ast.Tuple, ast.List)):
                                 # A test table `(fn, (arg, ...))`, called later as fn(*args).
                                 for f, a in zip(c.elts, c.elts[1:]):
@@ -240,6 +241,20 @@ class Evaluator:
 
             visit(self.module_tree_body, self.module_scope, None)
         return self._calls
+
+    def _dict_table_calls(self, call, scope):
+        """`MODES[args.mode](a, b, out)` over a dict literal of the file
+        `MODES = {"x": f, ...}`: the call of each function the dict holds."""
+        if not (isinstance(call.func, ast.Subscript) and isinstance(call.func.value, ast.Name)):
+            return
+        kind, stmt, _ = scope.lookup(call.func.value.id)
+        table = stmt.value if kind == "const" else None
+        if not isinstance(table, ast.Dict):
+            return
+        for fn in table.values:
+            if isinstance(fn, ast.Name):
+                self._calls.append((ast.Call(func=fn, args=call.args, keywords=call.keywords),
+                                    scope))
 
     def _table_loop_calls(self, loop, scope):
         """`for fn, k in ((f, 128), (g, 32)): ... fn(a, b)`: each row's calls of
@@ -314,17 +329,8 @@ class Evaluator:
         if self.root is None or self.scope_factory is None:
             raise Unresolved(f"'{name}' is imported")
         module_name, _, level = module if isinstance(module, tuple) else (module, None, 0)
-        if level:
-            base = os.path.dirname(self.path)
-            for _ in range(level - 1):
-                base = os.path.dirname(base)
-        else:
-            base = self.root
-        rel = module_name.replace(".", os.sep) if module_name else ""
-        for candidate in (os.path.join(base, rel + ".py"), os.path.join(base, rel, "__init__.py")):
-            if os.path.isfile(candidate):
-                break
-        else:
+        candidate = module_file(self.root, self.path, module_name, level)
+        if candidate is None:
             raise Unresolved(f"'{name}' is imported from {module_name or '.'} outside the checkout")
         other = self.modules.get(candidate)
         if other is None:
@@ -516,10 +522,23 @@ def _returned_tensor(ev, value, index, scope, depth):
     return _named_tensor(ev, elts[index].id, inner, depth + 1)
 
 
+# Tensor methods that cast (`(torch.randn(m, k) * 0.05).bfloat16()`).
+_TORCH_CASTS = {"bfloat16": "BF16", "half": "FP16", "float": "FP32", "int": "INT32",
+                "double": "FP64", "long": "INT64", "short": "INT16", "char": "INT8",
+                "byte": "UINT8"}
+
+
 def _torch_tensor(ev, node, scope, depth=0):
-    """(shape, dtype) of `torch.<maker>(...)` or `torch.<maker>_like(t)`, or None."""
+    """(shape, dtype) of `torch.<maker>(...)` or `torch.<maker>_like(t)`, or None;
+    also of such a tensor scaled by a number (`t * 0.05`) or cast (`t.half()`)."""
+    if isinstance(node, ast.BinOp) and depth <= 8 and isinstance(node.right, ast.Constant):
+        return _torch_tensor(ev, node.left, scope, depth + 1)
     if not isinstance(node, ast.Call) or depth > 8:
         return None
+    if (isinstance(node.func, ast.Attribute) and node.func.attr in _TORCH_CASTS and
+            not node.args and not isinstance(node.func.value, ast.Name)):
+        made = _torch_tensor(ev, node.func.value, scope, depth + 1)
+        return (made[0], _TORCH_CASTS[node.func.attr]) if made is not None else None
     name = _dotted(node.func) or ""
     # A copy of a tensor (`sample.clone()`, `torch.zeros(...).share_memory_()`)
     # has its shape and dtype.
@@ -577,6 +596,32 @@ def _torch_tensor(ev, node, scope, depth=0):
     return list(shape), dtype
 
 
+def module_file(root, path, module_name, level):
+    """The file of the checkout `from <module_name> import ...` (`level` dots)
+    in `path` reads, as Python's import resolves it; None outside the checkout."""
+    if level:
+        base = os.path.dirname(path)
+        for _ in range(level - 1):
+            base = os.path.dirname(base)
+    else:
+        base = root
+    rel = module_name.replace(".", os.sep) if module_name else ""
+    for candidate in (os.path.join(base, rel + ".py"), os.path.join(base, rel, "__init__.py")):
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def _spread(call, scope):
+    """The arguments of `f(*args)` where `args` is a list literal of the scope."""
+    if (len(call.args) == 1 and isinstance(call.args[0], ast.Starred) and
+            isinstance(call.args[0].value, ast.Name)):
+        kind, stmt, _ = scope.lookup(call.args[0].value.id)
+        if kind == "const" and isinstance(stmt.value, (ast.List, ast.Tuple)):
+            return list(stmt.value.elts)
+    return call.args
+
+
 def call_bindings(ev, func_name, params, calls):
     """{param: '[d0,...]:DTYPE'} from the first call of `func_name` in `calls`
     ((call, scope) pairs) whose arguments are torch tensors built in the file."""
@@ -587,7 +632,7 @@ def call_bindings(ev, func_name, params, calls):
         if callee[-1] != func_name:
             continue
         found = {}
-        for i, arg in enumerate(call.args[:len(params)]):
+        for i, arg in enumerate(_spread(call, scope)[:len(params)]):
             found[params[i]] = arg
         for kw in call.keywords:
             if kw.arg in params:

@@ -161,3 +161,16 @@ def test_modes():
     x = torch.zeros(4, 32, dtype=torch.float16)
     for name, kernel in _MODES.items():
         kernel(x, torch.zeros_like(x))
+
+
+@pl.jit
+def cast_copy(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        pl.store(pl.load(a, [0, 0], [4, 32]), [0, 0], c)
+    return c
+
+
+def test_cast_copy():
+    # A scaled and cast tensor has the maker's shape and the cast's dtype.
+    a = (torch.randn(4, 32) * 0.5).half()
+    cast_copy(a, torch.zeros(4, 32, dtype=torch.float16))
