@@ -24,6 +24,7 @@
 #include "runtime/api/error_codes.h"
 #include "runtime/api/generated_program.h"
 #include "runtime/api/host.h"
+#include "runtime/api/host_orchestration_support.h"
 #include "runtime/api/orchestrator.h"
 #include "runtime/api/task_args.h"
 #include "runtime/builtins/all_to_all_v/entry_support.h"

@@ -85,14 +85,6 @@ bool DispatchesOn(const ir::StmtPtr& stmt, const ir::Var* var) {
 
 // Python's // and % (floor), emitted when a HOST scalar uses them. A zero
 // divisor is checked where the scalar is computed.
-constexpr char kScalarOps[] =
-    "// Python's // and % (floor), for scalars such as `(r + 1) % world_size`.\n"
-    "[[maybe_unused]] int64_t FloorDiv(int64_t a, int64_t b) {\n"
-    "  const int64_t q = a / b;\n"
-    "  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n"
-    "}\n\n"
-    "[[maybe_unused]] int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }\n\n";
-
 bool IsWorldSize(const ir::ExprPtr& e) {
   auto call = ir::As<ir::Call>(e);
   return call != nullptr && ir::IsOp(call, ir::OpId::kPldSystemWorldSize);
@@ -102,8 +94,8 @@ class Generator : public CppEmitter {
  public:
   Generator(const ir::ProgramPtr& program, std::string_view host_function)
       : CppEmitter("a HOST orchestrator", "an inline expression operand",
-                   {"host", "callables", "world_size", "Typed", "RankOf", "Find", "d",
-                    "next_chip"}),
+                   {"host", "callables", "world_size", "Typed", "RankOf", "Find", "FloorDiv",
+                    "FloorMod", "d", "next_chip"}),
         program_(program),
         host_function_(host_function) {}
 
@@ -154,30 +146,9 @@ class Generator : public CppEmitter {
         "#include \"absl/status/status.h\"\n"
         "#include \"absl/status/statusor.h\"\n"
         "#include \"runtime/api/host.h\"\n"
+        "#include \"runtime/api/host_orchestration_support.h\"\n"
         "#include \"runtime/api/orchestrator.h\"\n"
         "#include \"runtime/api/task_args.h\"\n\n"
-        "namespace {\n\n"
-        "// `t` typed and shaped as a kernel sees it.\n"
-        "[[maybe_unused]] pto::rt::Tensor Typed(pto::rt::Tensor t, uint32_t elem_bytes,\n"
-        "                      std::initializer_list<uint64_t> dims) {\n"
-        "  t.elem_bytes = elem_bytes;\n"
-        "  return t.WithShape(dims);\n"
-        "}\n\n"
-        "// The rank of `device` in `domain`; nullptr if it is not a member.\n"
-        "[[maybe_unused]] const pto::rt::ChipDomainContext* RankOf(const pto::rt::Domain& domain, int device) {\n"
-        "  for (const pto::rt::ChipDomainContext& rank : domain.ranks) {\n"
-        "    if (rank.device == device) return &rank;\n"
-        "  }\n"
-        "  return nullptr;\n"
-        "}\n\n",
-        uses_scalar_ops_ ? kScalarOps : "",
-        "[[maybe_unused]] const pto::rt::ChipCallable* Find(\n"
-        "    const std::map<std::string, pto::rt::ChipCallable>& callables,\n"
-        "    const std::string& name) {\n"
-        "  auto it = callables.find(name);\n"
-        "  return it == callables.end() ? nullptr : &it->second;\n"
-        "}\n\n"
-        "}  // namespace\n\n"
         "// callables: chip pipelines by function name, builtin variants by entry\n"
         "// symbol. Each tensor param: one tensor per device with the param's\n"
         "// shape; device r's dispatches use rows of param[r].\n"

@@ -39,34 +39,9 @@ constexpr char kHostEntryPrelude[] =
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "runtime/api/host.h"
+#include "runtime/api/host_orchestration_support.h"
 #include "runtime/api/orchestrator.h"
 #include "runtime/api/task_args.h"
-
-namespace {
-
-// `t` typed and shaped as a kernel sees it.
-[[maybe_unused]] pto::rt::Tensor Typed(pto::rt::Tensor t, uint32_t elem_bytes,
-                      std::initializer_list<uint64_t> dims) {
-  t.elem_bytes = elem_bytes;
-  return t.WithShape(dims);
-}
-
-// The rank of `device` in `domain`; nullptr if it is not a member.
-[[maybe_unused]] const pto::rt::ChipDomainContext* RankOf(const pto::rt::Domain& domain, int device) {
-  for (const pto::rt::ChipDomainContext& rank : domain.ranks) {
-    if (rank.device == device) return &rank;
-  }
-  return nullptr;
-}
-
-[[maybe_unused]] const pto::rt::ChipCallable* Find(
-    const std::map<std::string, pto::rt::ChipCallable>& callables,
-    const std::string& name) {
-  auto it = callables.find(name);
-  return it == callables.end() ? nullptr : &it->second;
-}
-
-}  // namespace
 
 // callables: chip pipelines by function name, builtin variants by entry
 // symbol. Each tensor param: one tensor per device with the param's

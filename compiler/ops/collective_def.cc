@@ -1,6 +1,7 @@
 #include "compiler/ops/collective_def.h"
 
 #include "compiler/ir/attrs.h"
+#include "compiler/ir/op_id.h"
 #include "compiler/ops/collective_checks.h"
 #include "compiler/ops/op_names.h"
 #include "compiler/support/diagnostics.h"
@@ -12,6 +13,9 @@ namespace {
 using ir::DataType;
 using K = CollectiveOperandKind;
 using U = OperandUse;
+
+// The op's one spelling (compiler/ir/op_list.inc).
+std::string_view Name(ir::OpId id) { return ir::OpIdName(id); }
 
 constexpr int kInCore = static_cast<int>(CollectiveRail::kInCore);
 constexpr int kHost = static_cast<int>(CollectiveRail::kHost);
@@ -26,11 +30,12 @@ std::vector<DataType> HostDTypes() {
   return {DataType::kFP32, DataType::kFP16, DataType::kInt32, DataType::kInt8};
 }
 
-CollectiveDef Base(std::string_view op, std::string_view builtin,
+CollectiveDef Base(std::string_view op, CollectivePattern pattern, std::string_view builtin,
                    std::vector<CollectiveOperand> operands, size_t alias_arg, size_t signal_arg,
                    CollectiveCheck check, CollectiveCheck builtin_check) {
   CollectiveDef d{};
   d.op = op;
+  d.pattern = pattern;
   d.check = check;
   d.builtin_check = builtin_check;
   d.builtin = builtin;
@@ -46,9 +51,9 @@ CollectiveDef Base(std::string_view op, std::string_view builtin,
 }
 
 // The data-movement shape of allgather / all_to_all.
-CollectiveDef RowExchange(std::string_view op, std::string_view builtin, CollectiveCheck check,
-                          bool row_input) {
-  CollectiveDef d = Base(op, builtin,
+CollectiveDef RowExchange(std::string_view op, CollectivePattern pattern,
+                          std::string_view builtin, CollectiveCheck check, bool row_input) {
+  CollectiveDef d = Base(op, pattern, builtin,
                          {{"input", K::kTensor, U::kRead, false, /*row=*/row_input},
                           {"target", K::kWindow, U::kWrite},
                           {"signal", K::kWindow, U::kReadWrite}},
@@ -65,10 +70,10 @@ std::vector<CollectiveDef> MakeTable() {
   const std::vector<DataType> a2av = {DataType::kFP32, DataType::kInt8};
 
   // Mesh allreduce: one-shot, with lanes (signal [P, >= B]).
-  CollectiveDef mesh = Base(names::kAllReduce, "allreduce",
-                            {{"target", K::kWindow, U::kReadWrite},
-                             {"signal", K::kWindow, U::kReadWrite}},
-                            0, 1, checks::AllReduce, checks::BuiltinAllReduce);
+  CollectiveDef mesh =
+      Base(Name(ir::OpId::kPldTensorAllreduce), CollectivePattern::kAllReduce, "allreduce",
+           {{"target", K::kWindow, U::kReadWrite}, {"signal", K::kWindow, U::kReadWrite}}, 0, 1,
+           checks::AllReduce, checks::BuiltinAllReduce);
   mesh.mode = "mesh";
   mesh.signal_optional = true;
   mesh.dtypes[kInCore] = fp;
@@ -89,37 +94,40 @@ std::vector<CollectiveDef> MakeTable() {
   t.push_back(ring);
 
   CollectiveDef barrier =
-      Base(names::kBarrier, "barrier", {{"signal", K::kWindow, U::kReadWrite}}, 0, 0,
-           checks::Barrier, checks::BuiltinBarrier);
+      Base(Name(ir::OpId::kPldTensorBarrier), CollectivePattern::kBarrier, "barrier",
+           {{"signal", K::kWindow, U::kReadWrite}}, 0, 0, checks::Barrier, checks::BuiltinBarrier);
   barrier.dtypes[kHost] = std::nullopt;  // no data
   t.push_back(barrier);
 
-  CollectiveDef broadcast = Base(names::kBroadcast, "broadcast",
-                                 {{"target", K::kWindow, U::kReadWrite},
-                                  {"signal", K::kWindow, U::kReadWrite}},
-                                 0, 1, checks::Broadcast, checks::BuiltinBroadcast);
+  CollectiveDef broadcast =
+      Base(Name(ir::OpId::kPldTensorBroadcast), CollectivePattern::kBroadcast, "broadcast",
+           {{"target", K::kWindow, U::kReadWrite}, {"signal", K::kWindow, U::kReadWrite}}, 0, 1,
+           checks::Broadcast, checks::BuiltinBroadcast);
   broadcast.has_root = true;
   t.push_back(broadcast);
 
-  CollectiveDef reduce_scatter = Base(names::kReduceScatter, "reduce_scatter",
-                                      {{"target", K::kWindow, U::kReadWrite},
-                                       {"signal", K::kWindow, U::kReadWrite}},
-                                      0, 1, checks::ReduceScatter, checks::BuiltinReduceScatter);
+  CollectiveDef reduce_scatter = Base(
+      Name(ir::OpId::kPldTensorReduceScatter), CollectivePattern::kReduceScatter, "reduce_scatter",
+      {{"target", K::kWindow, U::kReadWrite}, {"signal", K::kWindow, U::kReadWrite}}, 0, 1,
+      checks::ReduceScatter, checks::BuiltinReduceScatter);
   // The InCore composition adds tiles only; the HOST kernel takes every op.
   reduce_scatter.reduce_ops[kInCore] = {ReduceOp::kSum};
   reduce_scatter.reduce_ops[kHost] = kEveryReduceOp;
   t.push_back(reduce_scatter);
 
-  t.push_back(RowExchange(names::kAllGather, "allgather", checks::AllGather, true));
-  t.push_back(RowExchange(names::kAllToAll, "all_to_all", checks::AllToAll, false));
+  t.push_back(RowExchange(Name(ir::OpId::kPldTensorAllgather), CollectivePattern::kAllGather,
+                          "allgather", checks::AllGather, true));
+  t.push_back(RowExchange(Name(ir::OpId::kPldTensorAllToAll), CollectivePattern::kAllToAll,
+                          "all_to_all", checks::AllToAll, false));
 
-  CollectiveDef a2a_v = Base(names::kAllToAllV, "all_to_all_v",
-                             {{"input", K::kTensor, U::kRead},
-                              {"target", K::kWindow, U::kWrite},
-                              {"signal", K::kWindow, U::kReadWrite},
-                              {"send_counts", K::kTensor, U::kRead, /*peers_read=*/true},
-                              {"recv_counts", K::kWindow, U::kWrite}},
-                             1, 2, checks::AllToAllV, checks::BuiltinAllToAllV);
+  CollectiveDef a2a_v =
+      Base(Name(ir::OpId::kPldTensorAllToAllV), CollectivePattern::kAllToAllV, "all_to_all_v",
+           {{"input", K::kTensor, U::kRead},
+            {"target", K::kWindow, U::kWrite},
+            {"signal", K::kWindow, U::kReadWrite},
+            {"send_counts", K::kTensor, U::kRead, /*peers_read=*/true},
+            {"recv_counts", K::kWindow, U::kWrite}},
+           1, 2, checks::AllToAllV, checks::BuiltinAllToAllV);
   a2a_v.chip_package = "all_to_all_v";
   a2a_v.count_args = {3, 4};
   a2a_v.core_num_arg = 5;
@@ -131,14 +139,15 @@ std::vector<CollectiveDef> MakeTable() {
   t.push_back(a2a_v);
 
   // spec §5: A5 URMA, managed CHIP rail only; no HOST builtin.
-  CollectiveDef indexed = Base(names::kIndexedAllToAllV, "",
-                               {{"input", K::kTensor, U::kRead},
-                                {"target", K::kWindow, U::kWrite},
-                                {"signal", K::kWindow, U::kReadWrite},
-                                {"send_counts", K::kWindow, U::kRead, /*peers_read=*/true},
-                                {"recv_counts", K::kTensor, U::kWrite},
-                                {"index", K::kTensor, U::kRead}},
-                               1, 2, checks::IndexedAllToAllV, nullptr);
+  CollectiveDef indexed =
+      Base(Name(ir::OpId::kPldTensorIndexedAllToAllV), CollectivePattern::kAllToAllV, "",
+           {{"input", K::kTensor, U::kRead},
+            {"target", K::kWindow, U::kWrite},
+            {"signal", K::kWindow, U::kReadWrite},
+            {"send_counts", K::kWindow, U::kRead, /*peers_read=*/true},
+            {"recv_counts", K::kTensor, U::kWrite},
+            {"index", K::kTensor, U::kRead}},
+           1, 2, checks::IndexedAllToAllV, nullptr);
   // Its own kernel template, not all_to_all_v's.
   indexed.chip_package = "indexed_all_to_all_v";
   indexed.count_args = {3, 4};
@@ -218,6 +227,16 @@ std::string CollectiveDef::ReadOnlyCpp() const {
   return out + "}";
 }
 
+std::optional<size_t> CollectiveDef::InputArg() const {
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (i != alias_arg && i != signal_arg && !IsCountArg(i) &&
+        operands[i].use == OperandUse::kRead) {
+      return i;
+    }
+  }
+  return std::nullopt;
+}
+
 const std::vector<CollectiveDef>& Collectives() {
   static const auto* table = new std::vector<CollectiveDef>(MakeTable());
   return *table;
@@ -262,9 +281,12 @@ std::string CollectiveCallText(const CollectiveDef& def, CollectiveRail rail,
   if (!def.ReduceOps(rail).empty()) pto::StrAppend(&args, ", op=", spelling.op);
   if (FindCollective(def.op) != &def) pto::StrAppend(&args, ", mode=\"", def.mode, "\"");
   if (def.has_root) pto::StrAppend(&args, ", root=", spelling.root);
-  if (TakesCoreNum(def.launch_width)) pto::StrAppend(&args, ", core_num=", spelling.core_num);
-  return pto::StrCat(spelling.operand(def.operands[def.alias_arg]), " = ", def.op, "(", args,
-                     ")");
+  if (rail != CollectiveRail::kInCore && TakesCoreNum(def.launch_width)) {
+    pto::StrAppend(&args, ", core_num=", spelling.core_num);
+  }
+  const std::string result =
+      spelling.result ? *spelling.result : spelling.operand(def.operands[def.alias_arg]);
+  return pto::StrCat(result, result.empty() ? "" : " = ", def.op, "(", args, ")");
 }
 
 CoreNum CollectiveCoreNum(const CollectiveDef& def, const ir::Call& call) {

@@ -50,6 +50,20 @@ struct CollectiveOperand {
   bool row = false;
 };
 
+// What every rank holds after the call, as the golden models of
+// testing/reference compute it. Tests pick their expected values, and the
+// bench its bus-bandwidth factor and alpha-beta bound, by the pattern (and
+// `ring_signal` for the ring algorithm), never by the collective's name.
+enum class CollectivePattern {
+  kAllReduce,      // every rank: the fold over ranks of the whole buffer
+  kReduceScatter,  // rank r: the fold over ranks of row r
+  kBroadcast,      // every rank: the root's buffer
+  kBarrier,        // no data moves
+  kAllGather,      // every rank: every rank's row, in rank order
+  kAllToAll,       // rank r, row s: rank s's row r
+  kAllToAllV,      // the counted exchange: rows and their counts
+};
+
 struct CallSite;  // op_registry.h
 struct CollectiveDef;
 // A collective's own operand rules beyond kinds, arity and core_num (shapes,
@@ -63,6 +77,7 @@ using LaunchWidthRule = pto::LaunchWidthRule;
 struct CollectiveDef {
   std::string_view op;    // public op, e.g. "pld.tensor.allreduce"
   std::string_view mode;  // value of the `mode` kwarg this entry covers ("" = any)
+  CollectivePattern pattern;
   // Suffix of the HOST builtin op and name of its template package
   // (runtime/builtins/<builtin>); "" when the HOST rail has no builtin.
   std::string_view builtin;
@@ -119,6 +134,9 @@ struct CollectiveDef {
   std::string Signature() const;
   // The HOST entry's read-only flags as C++ ("{true, false, false}").
   std::string ReadOnlyCpp() const;
+  // An input operand besides the one the result aliases, the signal and the
+  // counts (allgather's row, all_to_all's input): the index, or nullopt.
+  std::optional<size_t> InputArg() const;
 };
 
 // Every collective, in a fixed order.
@@ -140,10 +158,14 @@ struct CallSpelling {
   int64_t op = 0;        // the reduce op, when the def takes one on the rail
   int64_t root = 0;      // when the def has a root
   int64_t core_num = 1;  // when the def's launch rule takes it
+  // The variable the result is bound to: nullopt = the aliased operand's;
+  // "" = none (a statement, as InCore kernels write barrier).
+  std::optional<std::string> result;
 };
 // "<target> = pld.tensor.<name>(<operands>[, op=..][, mode=".."][, root=..]
 // [, core_num=..])" on `rail`: the call syntax tests and the bench tool write.
-// mode is spelled for every mode but the op's first (default) one.
+// mode is spelled for every mode but the op's first (default) one; core_num
+// off the InCore rail only (a kernel launches nothing).
 std::string CollectiveCallText(const CollectiveDef& def, CollectiveRail rail,
                                const CallSpelling& spelling);
 

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 
+#include "compiler/ir/op_id.h"
 #include "compiler/ops/op_names.h"
 #include "compiler/ops/op_registry.h"
 #include "compiler/support/diagnostics.h"
@@ -15,16 +16,26 @@
 namespace pto::ops {
 namespace {
 
+// The public collectives, spelled once in compiler/ir/op_list.inc.
+const std::string_view kAllReduce = ir::OpIdName(ir::OpId::kPldTensorAllreduce);
+const std::string_view kBarrier = ir::OpIdName(ir::OpId::kPldTensorBarrier);
+const std::string_view kBroadcast = ir::OpIdName(ir::OpId::kPldTensorBroadcast);
+const std::string_view kReduceScatter = ir::OpIdName(ir::OpId::kPldTensorReduceScatter);
+const std::string_view kAllGather = ir::OpIdName(ir::OpId::kPldTensorAllgather);
+const std::string_view kAllToAll = ir::OpIdName(ir::OpId::kPldTensorAllToAll);
+const std::string_view kAllToAllV = ir::OpIdName(ir::OpId::kPldTensorAllToAllV);
+const std::string_view kIndexedAllToAllV = ir::OpIdName(ir::OpId::kPldTensorIndexedAllToAllV);
+
 using ir::DataType;
 
 TEST(CollectiveDefTest, EveryPublicCollectiveHasOneEntryPerMode) {
   std::set<std::string> ops;
   for (const CollectiveDef& d : Collectives()) ops.insert(std::string(d.op));
   EXPECT_EQ(ops, (std::set<std::string>{
-                     std::string(names::kAllReduce), std::string(names::kBarrier),
-                     std::string(names::kBroadcast), std::string(names::kReduceScatter),
-                     std::string(names::kAllGather), std::string(names::kAllToAll),
-                     std::string(names::kAllToAllV), std::string(names::kIndexedAllToAllV)}));
+                     std::string(kAllReduce), std::string(kBarrier),
+                     std::string(kBroadcast), std::string(kReduceScatter),
+                     std::string(kAllGather), std::string(kAllToAll),
+                     std::string(kAllToAllV), std::string(kIndexedAllToAllV)}));
   for (const CollectiveDef& d : Collectives()) {
     const OpDef* op = OpRegistry::Global().Find(d.op);
     ASSERT_NE(op, nullptr) << d.op;
@@ -47,31 +58,31 @@ TEST(CollectiveDefTest, EveryPublicCollectiveHasOneEntryPerMode) {
 }
 
 TEST(CollectiveDefTest, RailsAndLookups) {
-  const CollectiveDef* indexed = FindCollective(names::kIndexedAllToAllV);
+  const CollectiveDef* indexed = FindCollective(kIndexedAllToAllV);
   ASSERT_NE(indexed, nullptr);
   EXPECT_TRUE(indexed->OnRail(CollectiveRail::kChip));
   EXPECT_FALSE(indexed->OnRail(CollectiveRail::kHost));
   EXPECT_FALSE(indexed->OnRail(CollectiveRail::kInCore));
   EXPECT_EQ(FindCollective("pld.tensor.window"), nullptr);
   EXPECT_EQ(FindCollectiveByBuiltin(""), nullptr);
-  EXPECT_EQ(FindCollective(names::kAllReduce)->builtin, "allreduce");
-  EXPECT_EQ(FindCollective(names::kAllReduce)->launch_width, LaunchWidthRule::kOneShot);
+  EXPECT_EQ(FindCollective(kAllReduce)->builtin, "allreduce");
+  EXPECT_EQ(FindCollective(kAllReduce)->launch_width, LaunchWidthRule::kOneShot);
   EXPECT_EQ(FindCollectiveByBuiltin("allreduce_ring")->launch_width, LaunchWidthRule::kOneBlock);
   EXPECT_EQ(FindCollectiveByBuiltin("allgather")->launch_width, LaunchWidthRule::kPerPeer);
   EXPECT_EQ(FindCollectiveByBuiltin("all_to_all")->launch_width, LaunchWidthRule::kPerPeer);
   EXPECT_EQ(FindCollectiveByBuiltin("broadcast")->launch_width, LaunchWidthRule::kOneBlock);
-  EXPECT_EQ(FindCollective(names::kAllToAllV)->count_args, (std::vector<size_t>{3, 4}));
+  EXPECT_EQ(FindCollective(kAllToAllV)->count_args, (std::vector<size_t>{3, 4}));
   // spec §5: the indexed variant launches exactly L blocks; all_to_all_v folds.
   EXPECT_EQ(indexed->launch_width, LaunchWidthRule::kExact);
-  EXPECT_EQ(FindCollective(names::kAllToAllV)->launch_width, LaunchWidthRule::kAllToAllV);
+  EXPECT_EQ(FindCollective(kAllToAllV)->launch_width, LaunchWidthRule::kAllToAllV);
   EXPECT_EQ(indexed->ChipKernelName("fp32"), "__builtin_indexed_all_to_all_v__fp32");
-  EXPECT_EQ(FindCollective(names::kAllToAllV)->ChipKernelName("int8"),
+  EXPECT_EQ(FindCollective(kAllToAllV)->ChipKernelName("int8"),
             "__builtin_all_to_all_v__int8");
   EXPECT_EQ(indexed->ChipTemplateDir(),
             ":pypto.runtime.builtins.collectives.indexed_all_to_all_v");
-  EXPECT_EQ(FindCollective(names::kAllGather)->Signature(), "[IN, OUT, OUT]");
-  EXPECT_EQ(FindCollective(names::kAllGather)->ReadOnlyCpp(), "{true, false, false}");
-  EXPECT_EQ(FindCollective(names::kBarrier)->Alias(), "pld.barrier");
+  EXPECT_EQ(FindCollective(kAllGather)->Signature(), "[IN, OUT, OUT]");
+  EXPECT_EQ(FindCollective(kAllGather)->ReadOnlyCpp(), "{true, false, false}");
+  EXPECT_EQ(FindCollective(kBarrier)->Alias(), "pld.barrier");
   EXPECT_EQ(ReduceOpName(3), "prod");
   EXPECT_EQ(ReduceOpName(4), "");
 }
@@ -88,19 +99,39 @@ TEST(CollectiveDefTest, CallTextFollowsTheDef) {
   s.root = 1;
   s.core_num = 3;
   const CollectiveRail host = CollectiveRail::kHost;
-  EXPECT_EQ(CollectiveCallText(*FindCollective(names::kAllReduce), host, s),
+  EXPECT_EQ(CollectiveCallText(*FindCollective(kAllReduce), host, s),
             "data = pld.tensor.allreduce(data, signal, op=2, core_num=3)");
   EXPECT_EQ(CollectiveCallText(*FindCollectiveByBuiltin("allreduce_ring"), host, s),
             "data = pld.tensor.allreduce(data, signal, op=2, mode=\"ring\")");
-  EXPECT_EQ(CollectiveCallText(*FindCollective(names::kBroadcast), host, s),
+  EXPECT_EQ(CollectiveCallText(*FindCollective(kBroadcast), host, s),
             "data = pld.tensor.broadcast(data, signal, root=1)");
-  EXPECT_EQ(CollectiveCallText(*FindCollective(names::kBarrier), host, s),
+  EXPECT_EQ(CollectiveCallText(*FindCollective(kBarrier), host, s),
             "signal = pld.tensor.barrier(signal)");
-  EXPECT_EQ(CollectiveCallText(*FindCollective(names::kAllGather), host, s),
+  EXPECT_EQ(CollectiveCallText(*FindCollective(kAllGather), host, s),
             "data = pld.tensor.allgather(row0, data, signal)");
-  EXPECT_EQ(CollectiveCallText(*FindCollective(names::kAllToAllV), host, s),
+  EXPECT_EQ(CollectiveCallText(*FindCollective(kAllToAllV), host, s),
             "data = pld.tensor.all_to_all_v(stage, data, signal, send_counts, recv_counts, "
             "core_num=3)");
+  // A kernel launches nothing: no core_num on the InCore rail; the result
+  // binds a variable of the caller's, or nothing.
+  const CollectiveRail incore = CollectiveRail::kInCore;
+  s.result = "done";
+  EXPECT_EQ(CollectiveCallText(*FindCollective(kAllReduce), incore, s),
+            "done = pld.tensor.allreduce(data, signal, op=2)");
+  EXPECT_EQ(CollectiveCallText(*FindCollective(kReduceScatter), incore, s),
+            "done = pld.tensor.reduce_scatter(data, signal, op=2)");
+  s.result = "";
+  EXPECT_EQ(CollectiveCallText(*FindCollective(kBarrier), incore, s),
+            "pld.tensor.barrier(signal)");
+}
+
+// What tests and the bench read instead of a collective's name.
+TEST(CollectiveDefTest, PatternAndInputFollowTheDef) {
+  EXPECT_EQ(FindCollectiveByBuiltin("allreduce_ring")->pattern, CollectivePattern::kAllReduce);
+  EXPECT_EQ(FindCollective(kBarrier)->pattern, CollectivePattern::kBarrier);
+  EXPECT_EQ(FindCollective(kAllGather)->InputArg(), std::optional<size_t>(0));
+  EXPECT_EQ(FindCollective(kAllToAllV)->InputArg(), std::optional<size_t>(0));
+  EXPECT_EQ(FindCollective(kBroadcast)->InputArg(), std::nullopt);
 }
 
 ir::ExprPtr Window(const std::vector<int64_t>& shape, DataType dt) {
@@ -120,7 +151,7 @@ TEST(CollectiveDefTest, PositionalCoreNumBecomesTheKwarg) {
   const OpRegistry& r = OpRegistry::Global();
   std::vector<ir::ExprPtr> args = A2avOperands();
   args.push_back(std::make_shared<ir::ConstInt>(4, DataType::kIndex));
-  auto call = r.MakeCall(names::kAllToAllV, args, {}, {}, Span());
+  auto call = r.MakeCall(kAllToAllV, args, {}, {}, Span());
   ASSERT_TRUE(call.ok()) << call.status();
   EXPECT_EQ((*call)->args().size(), 5u);
   EXPECT_EQ(ir::GetAttr<int64_t>((*call)->kwargs(), "core_num"), 4);
@@ -130,14 +161,14 @@ TEST(CollectiveDefTest, PositionalCoreNumBecomesTheKwarg) {
   std::vector<ir::ExprPtr> dyn = A2avOperands();
   auto n = std::make_shared<ir::Var>("n", ir::ScalarType::Get(DataType::kIndex));
   dyn.push_back(n);
-  auto dyn_call = r.MakeCall(names::kAllToAllV, dyn, {}, {}, Span());
+  auto dyn_call = r.MakeCall(kAllToAllV, dyn, {}, {}, Span());
   ASSERT_TRUE(dyn_call.ok()) << dyn_call.status();
   CoreNum l = CollectiveCoreNum(*FindCollective(*dyn_call), **dyn_call);
   EXPECT_FALSE(l.value.has_value());
   EXPECT_EQ(l.expr, n);
 
   // No spelling: the collective's default.
-  auto plain = r.MakeCall(names::kAllToAllV, A2avOperands(), {}, {}, Span());
+  auto plain = r.MakeCall(kAllToAllV, A2avOperands(), {}, {}, Span());
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_EQ(CollectiveCoreNum(*FindCollective(*plain), **plain).value, 1);
 }
@@ -146,7 +177,7 @@ TEST(CollectiveDefTest, BothCoreNumSpellingsAreALocatedError) {
   std::vector<ir::ExprPtr> args = A2avOperands();
   args.push_back(std::make_shared<ir::ConstInt>(4, DataType::kIndex));
   Span at(std::make_shared<SourceFile>("t.pto", "\n\n      x\n"), 3, 7, 3, 20);
-  auto call = OpRegistry::Global().MakeCall(names::kAllToAllV, args, {{"core_num", int64_t{2}}},
+  auto call = OpRegistry::Global().MakeCall(kAllToAllV, args, {{"core_num", int64_t{2}}},
                                             {}, at);
   ASSERT_FALSE(call.ok());
   EXPECT_TRUE(IsUserError(call.status()));

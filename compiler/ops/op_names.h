@@ -27,15 +27,8 @@ inline constexpr std::string_view kTileRemoteLoad = "pld.tile.remote_load";
 inline constexpr std::string_view kTileRemoteStore = "pld.tile.remote_store";
 inline constexpr std::string_view kTensorRemoteStore = "pld.tensor.remote_store";
 
-// Public collectives (§2.4).
-inline constexpr std::string_view kAllReduce = "pld.tensor.allreduce";
-inline constexpr std::string_view kBarrier = "pld.tensor.barrier";
-inline constexpr std::string_view kBroadcast = "pld.tensor.broadcast";
-inline constexpr std::string_view kReduceScatter = "pld.tensor.reduce_scatter";
-inline constexpr std::string_view kAllGather = "pld.tensor.allgather";
-inline constexpr std::string_view kAllToAll = "pld.tensor.all_to_all";
-inline constexpr std::string_view kAllToAllV = "pld.tensor.all_to_all_v";
-inline constexpr std::string_view kIndexedAllToAllV = "pld.tensor.indexed_all_to_all_v";
+// The public collectives are spelled in compiler/ir/op_list.inc only and
+// described by their CollectiveDef (compiler/ops/collective_def.h).
 
 // Prefix of the internal HOST-rail chip dispatches (§2.5).
 inline constexpr std::string_view kBuiltinTensorPrefix = "builtin.tensor.";

@@ -6,6 +6,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/ir/visitor.h"
+#include "compiler/ops/op_registry.h"
 #include "compiler/passes/infer_tile_memory_space.h"
 #include "compiler/passes/pass_registry.h"
 #include "compiler/passes/property_verifiers.h"
@@ -24,6 +25,13 @@ absl::Status VerificationFailure(const absl::Status& s, std::string_view when) {
     out.SetPayload(key, value);
   });
   return out;
+}
+
+// A tensor-level operator whose tile form runs on the cube unit
+// (pl.tensor.matmul, pl.tensor.matmul_acc): by the registry's traits.
+bool IsTensorCubeOp(const ir::Call& call) {
+  const ir::OpId tile = ops::TraitsOf(call).tile_form;
+  return tile != ir::OpId::kUnknown && ops::TraitsOf(tile).unit == ops::ExecUnit::kCube;
 }
 
 }  // namespace
@@ -85,8 +93,9 @@ class UnloweredFinder : public ir::IRVisitor {
   void VisitCall(const ir::CallPtr& call) override {
     if (found != nullptr) return;
     // The tile forms of the cube operators compile (InferTileMemorySpace, AIC
-    // kernels); a tensor-level matmul needs PyPTO's tiling of it.
-    if (ir::IsOp(call, ir::OpId::kPlTensorMatmul) || ir::IsOp(call, ir::OpId::kPlTensorMatmulAcc)) {
+    // kernels); a tensor operator whose tile form runs on the cube (the
+    // matmul family) needs PyPTO's tiling of it.
+    if (IsTensorCubeOp(*call)) {
       OutOfScope(call.get(), pto::StrCat("'", call->op()->name(), "' (a tensor-level matmul)"),
                  "15 AutoTileMatmulL0 (with pass 10's matmul conversion); write the tile form "
                  "(pl.load(..., target_memory=pl.MemorySpace.Mat), pl.matmul of the tiles)",

@@ -24,6 +24,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -80,7 +81,13 @@ D Convert(S v) {
   }
 }
 
-[[noreturn]] inline void Fail(const std::string& msg) { CurrentCore()->Fault(msg.c_str()); }
+// DeviceCore::Fault is [[noreturn]], but GCC does not carry that through a
+// virtual call (an override could return), so Fail ends in std::abort():
+// unreachable with every backend's Fault, which unwinds or throws.
+[[noreturn]] inline void Fail(const std::string& msg) {
+  CurrentCore()->Fault(msg.c_str());
+  std::abort();
+}
 
 inline uint64_t RoundUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 

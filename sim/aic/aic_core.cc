@@ -392,43 +392,28 @@ void AicCore::CubePipeBarrier(int pipe) {
   }
 }
 
-CrossCorePipe* AicCore::GetPipe(const PipeSpec& spec) {
-  if (pipes_ == nullptr || block_.cluster < 0) {
-    Fault("TPUSH/TPOP outside a MIX task: only a MIX task's cores share a cluster's pipes");
-  }
-  std::string error;
-  CrossCorePipe* p = pipes_->Pipe(block_.cluster, spec.lane, spec, &error);
-  if (p == nullptr) Fault(error.c_str());
-  return p;
+PipeEnd AicCore::PipeEndOf() {
+  return PipeEnd{this, this, pipes_, races_, &waiting_pipe_,
+                 [this] {
+                   if (mem_ != nullptr) mem_->CountWait();
+                 }};
 }
 
 void* AicCore::PipeAcquire(const PipeSpec& spec, bool push) {
   Issue();
-  CrossCorePipe* p = GetPipe(spec);
+  const PipeEnd end = PipeEndOf();
+  CrossCorePipe& p = ClusterPipe(end, spec.lane, spec);
   Sync();
-  Ps not_before = 0;
-  const uint32_t i = WaitForSlot(
-      *p, push,
-      [&](bool blocked) {
-        waiting_pipe_ = blocked ? PipeWaitText(*p, push) : "";
-        if (blocked) mem_->CountWait();
-        SetCurrentCore(this);
-      },
-      &not_before);
-  // The scalar unit waits for the slot's flag (wait_flag_dev on the board).
-  AdvanceTo(std::max(Now(), not_before));
-  if (races_ != nullptr) races_->Observe(race_agent_, reinterpret_cast<uint64_t>(p->Slot(i)));
-  return p->Slot(i);
+  return AcquireSlot(end, p, push, [this](Ps t) { AdvanceTo(std::max(Now(), t)); });
 }
 
 void AicCore::PipeRelease(const PipeSpec& spec, bool push) {
-  CrossCorePipe* p = GetPipe(spec);
+  const PipeEnd end = PipeEndOf();
+  CrossCorePipe& p = ClusterPipe(end, spec.lane, spec);
   Sync();
-  const void* slot = p->Slot(push ? p->head : p->tail);
   // The flag follows the move that filled (FIX) or drained (MTE2) the slot.
-  FinishSlot(*p, push, pipe_done_[push ? PIPE_FIX : PIPE_MTE2],
-             NsToPs(p_.cube().cross_core_flag_ns()), mem_->trace());
-  if (races_ != nullptr) races_->Notify(race_agent_, reinterpret_cast<uint64_t>(slot));
+  ReleaseSlot(end, p, push, pipe_done_[push ? static_cast<int>(PIPE_FIX) : PIPE_MTE2],
+              NsToPs(p_.cube().cross_core_flag_ns()), mem_->trace());
 }
 
 void AicCore::CheckUb(const void*, uint64_t, const char* what) {

@@ -42,6 +42,7 @@
 #include "sim/common/chip_core.h"
 #include "sim/common/cross_core_pipe.h"
 #include "sim/common/lazy_buffer.h"
+#include "sim/common/pipe_end.h"
 #include "sim/common/ports.h"
 #include "sim/common/time.h"
 #include "sim/trace/trace.h"
@@ -203,7 +204,8 @@ class AicCore : public sc_core::sc_module,
   OpDeadline deadline_info_;
   std::string waiting_pipe_;
   PipePort* pipes_ = nullptr;
-  CrossCorePipe* GetPipe(const PipeSpec& p);
+  // What this core lends its end of the cluster pipes (sim/common/pipe_end.h).
+  PipeEnd PipeEndOf();
   // Trace tracks: the core's blocks, then MTE2, MTE1, CUBE (M) and FIXPIPE.
   int track_core_ = -1;
   int track_pipe_[kNumPipes];

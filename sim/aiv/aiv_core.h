@@ -25,6 +25,7 @@
 #include "sim/aiv/dcache.h"
 #include "sim/common/interval_set.h"
 #include "sim/common/lazy_buffer.h"
+#include "sim/common/pipe_end.h"
 #include "sim/common/ports.h"
 #include "sim/common/resource.h"
 #include "sim/aiv/op_deadline.h"
@@ -144,7 +145,8 @@ class AivCore : public sc_core::sc_module,
   void PipeRelease(const PipeSpec& p, bool push) override;
 
  private:
-  CrossCorePipe* GetPipe(const PipeSpec& p);
+  // What this core lends its end of the cluster pipes (sim/common/pipe_end.h).
+  PipeEnd PipeEndOf();
   PipePort* pipes_ = nullptr;
   std::string waiting_pipe_;
   struct Abort {};  // unwinds a faulted kernel back to Run()

@@ -14,6 +14,7 @@
 #include "runtime/device/cube_api.h"
 #include "runtime/device/device_api.h"
 #include "sim/aic/cube_cost.h"
+#include "sim/system/matmul_fixture.h"
 #include "sim/system/system.h"
 #include "sim/system/test_kernels.h"
 
@@ -22,11 +23,10 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-using testing::CaptureOutput;
+using testing::MatmulGolden;
+using testing::MatmulOperands;
 using testing::OnlyTask;
-using testing::Opts;
 using testing::OutputAs;
-using testing::Simulate;
 
 constexpr uint32_t kM = 64, kK = 64, kN = 32;
 
@@ -79,47 +79,13 @@ rt::ChipCallable AicTask(KernelEntry kernel, int blocks) {
 float A(uint32_t i, uint32_t k) { return static_cast<float>((i * 7 + k * 3) % 11) * 0.25f - 1.0f; }
 float B(uint32_t k, uint32_t j) { return static_cast<float>((k * 5 + j) % 13) * 0.125f - 0.75f; }
 
+constexpr MatmulOperands kOperands{kM, kK, kN, &A, &B};
+
 RunReport RunMatmul(int blocks, KernelEntry kernel = &MatmulKernel) {
-  rt::Tensor out;
-  return Simulate(
-      Opts(1),
-      [&](SimSystem& sys) -> absl::Status {
-        std::vector<half> a(kM * kK), b(kK * kN);
-        for (uint32_t i = 0; i < kM; ++i)
-          for (uint32_t k = 0; k < kK; ++k) a[i * kK + k] = static_cast<half>(A(i, k));
-        for (uint32_t k = 0; k < kK; ++k)
-          for (uint32_t j = 0; j < kN; ++j) b[k * kN + j] = static_cast<half>(B(k, j));
-        auto ta = sys.Alloc(0, a.size() * sizeof(half), "a");
-        auto tb = sys.Alloc(0, b.size() * sizeof(half), "b");
-        auto tc = sys.Alloc(0, kM * kN * sizeof(float), "c");
-        if (!ta.ok() || !tb.ok() || !tc.ok()) return absl::InternalError("alloc");
-        out = *tc;
-        absl::Status s = sys.CopyTo(*ta, a.data(), ta->bytes);
-        if (s.ok()) s = sys.CopyTo(*tb, b.data(), tb->bytes);
-        if (!s.ok()) return s;
-        rt::ChipArgs args;
-        args.tensors = {*ta, *tb, *tc};
-        return sys.Dispatch(0, AicTask(kernel, blocks), args);
-      },
-      [&](SimSystem& sys, RunReport& r) { CaptureOutput(sys, out, "c", r); });
+  return testing::RunMatmul(kOperands, AicTask(kernel, blocks));
 }
 
-// The golden: FP16 values are exact in FP32; products and sums in FP32 in k
-// order, as TMATMUL.md's accumulation.
-std::vector<float> Golden() {
-  std::vector<float> c(kM * kN);
-  for (uint32_t i = 0; i < kM; ++i) {
-    for (uint32_t j = 0; j < kN; ++j) {
-      float s = 0;
-      for (uint32_t k = 0; k < kK; ++k) {
-        s += static_cast<float>(static_cast<half>(A(i, k))) *
-             static_cast<float>(static_cast<half>(B(k, j)));
-      }
-      c[i * kN + j] = s;
-    }
-  }
-  return c;
-}
+std::vector<float> Golden() { return MatmulGolden(kOperands); }
 
 // The block's time by the cube model's rules: one scalar issue slot, then
 // every instruction back to back on its pipe (each waits for the one

@@ -12,6 +12,7 @@
 #include "runtime/device/cube_api.h"
 #include "runtime/device/device_api.h"
 #include "runtime/device/pipe_api.h"
+#include "sim/system/matmul_fixture.h"
 #include "sim/system/system.h"
 #include "sim/system/test_kernels.h"
 
@@ -19,7 +20,9 @@ namespace pto::sim {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::CaptureOutput;
+using testing::MatmulGolden;
+using testing::MatmulOperands;
+using testing::RunMatmul;
 using testing::OnlyTask;
 using testing::Opts;
 using testing::OutputAs;
@@ -118,47 +121,12 @@ rt::ChipCallable MixTask(const MixRun& m) {
 float A(uint32_t i, uint32_t k) { return static_cast<float>((i * 3 + k) % 7) * 0.5f - 1.5f; }
 float B(uint32_t k, uint32_t j) { return static_cast<float>((k + j * 5) % 9) * 0.25f - 1.0f; }
 
-RunReport RunMix(const MixRun& m) {
-  const uint32_t rows = kRows * m.blocks;
-  rt::Tensor out;
-  return Simulate(
-      Opts(1),
-      [&](SimSystem& sys) -> absl::Status {
-        std::vector<half> a(rows * kK), b(kK * kN);
-        for (uint32_t i = 0; i < rows; ++i)
-          for (uint32_t k = 0; k < kK; ++k) a[i * kK + k] = static_cast<half>(A(i, k));
-        for (uint32_t k = 0; k < kK; ++k)
-          for (uint32_t j = 0; j < kN; ++j) b[k * kN + j] = static_cast<half>(B(k, j));
-        auto ta = sys.Alloc(0, a.size() * sizeof(half), "a");
-        auto tb = sys.Alloc(0, b.size() * sizeof(half), "b");
-        auto tc = sys.Alloc(0, rows * kN * sizeof(float), "c");
-        if (!ta.ok() || !tb.ok() || !tc.ok()) return absl::InternalError("alloc");
-        out = *tc;
-        absl::Status s = sys.CopyTo(*ta, a.data(), ta->bytes);
-        if (s.ok()) s = sys.CopyTo(*tb, b.data(), tb->bytes);
-        if (!s.ok()) return s;
-        rt::ChipArgs args;
-        args.tensors = {*ta, *tb, *tc};
-        return sys.Dispatch(0, MixTask(m), args);
-      },
-      [&](SimSystem& sys, RunReport& r) { CaptureOutput(sys, out, "c", r); });
-}
+MatmulOperands Operands(int blocks) { return {kRows * blocks, kK, kN, &A, &B}; }
 
-std::vector<float> Golden(int blocks) {
-  const uint32_t rows = kRows * blocks;
-  std::vector<float> c(rows * kN);
-  for (uint32_t i = 0; i < rows; ++i) {
-    for (uint32_t j = 0; j < kN; ++j) {
-      float s = 0;
-      for (uint32_t k = 0; k < kK; ++k) {
-        s += static_cast<float>(static_cast<half>(A(i, k))) *
-             static_cast<float>(static_cast<half>(B(k, j)));
-      }
-      c[i * kN + j] = s + 1.0f;
-    }
-  }
-  return c;
-}
+RunReport RunMix(const MixRun& m) { return RunMatmul(Operands(m.blocks), MixTask(m)); }
+
+// The AIV lanes add a bias of 1 to the cube's product.
+std::vector<float> Golden(int blocks) { return MatmulGolden(Operands(blocks), 1.0f); }
 
 int64_t MaxOccupancy(const RunReport& r, const std::string& name) {
   for (const ResourceStat& q : r.queues()) {

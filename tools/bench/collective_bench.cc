@@ -32,14 +32,59 @@ bool HasLanes(const std::string& c) {
 // all_to_all_v) besides the one its result aliases.
 bool HasStage(const std::string& c) {
   const ops::CollectiveDef* def = Def(c);
-  if (def == nullptr) return false;
-  for (size_t i = 0; i < def->operands.size(); ++i) {
-    if (i != def->alias_arg && i != def->signal_arg && !def->IsCountArg(i) &&
-        def->operands[i].use == ops::OperandUse::kRead) {
-      return true;
-    }
+  return def != nullptr && def->InputArg().has_value();
+}
+
+// A collective that moves no data (barrier) runs one call pair, no sizes.
+bool MovesNoData(const std::string& c) {
+  const ops::CollectiveDef* def = Def(c);
+  return def != nullptr && def->pattern == ops::CollectivePattern::kBarrier;
+}
+
+// The input is one [1, SIZE] row per rank (allgather), not [NR, SIZE].
+bool RowInput(const std::string& c) {
+  const ops::CollectiveDef* def = Def(c);
+  return def != nullptr && def->InputArg() && def->operands[*def->InputArg()].row;
+}
+
+bool Counted(const std::string& c) {
+  const ops::CollectiveDef* def = Def(c);
+  return def != nullptr && !def->count_args.empty();
+}
+
+// The alpha-beta bound of the collective's algorithm on a full mesh, by its
+// pattern: every rank pulls the whole buffer from each peer over its own
+// link (mesh allreduce, broadcast), 2(n-1) dependent one-chunk steps (the
+// ring), one chunk per peer on the n-1 links at once (the exchanges), or
+// one signalled hop (barrier).
+enum class Bound { kAlpha, kWholeBuffer, kRingSteps, kChunkPerPeer };
+Bound BoundOf(const std::string& c) {
+  const ops::CollectiveDef* def = Def(c);
+  if (def == nullptr) return Bound::kChunkPerPeer;
+  switch (def->pattern) {
+    case ops::CollectivePattern::kBarrier:
+      return Bound::kAlpha;
+    case ops::CollectivePattern::kAllReduce:
+      return def->ring_signal ? Bound::kRingSteps : Bound::kWholeBuffer;
+    case ops::CollectivePattern::kBroadcast:
+      return Bound::kWholeBuffer;
+    default:
+      return Bound::kChunkPerPeer;
   }
-  return false;
+}
+
+std::string_view BoundText(Bound b) {
+  switch (b) {
+    case Bound::kAlpha:
+      return "alpha";
+    case Bound::kWholeBuffer:
+      return "alpha + size / link";
+    case Bound::kRingSteps:
+      return "2(n-1) (alpha + size / n / link)";
+    case Bound::kChunkPerPeer:
+      return "alpha + size / n / link";
+  }
+  return "?";
 }
 
 int OpIndex(const std::string& op) {
@@ -116,7 +161,7 @@ absl::StatusOr<std::string> RenderBenchProgram(const BenchSpec& spec) {
   }
   if (spec.ranks < 2) return absl::InvalidArgumentError("ranks must be at least 2");
   if (spec.lanes < 1) return absl::InvalidArgumentError("lanes must be at least 1");
-  const bool barrier = spec.collective == "barrier";
+  const bool barrier = MovesNoData(spec.collective);
   std::vector<int64_t> elems;  // per size: elements per row (of NR rows)
   for (int64_t size : barrier ? std::vector<int64_t>{0} : spec.sizes) {
     const int64_t row = static_cast<int64_t>(spec.ranks) * elem;
@@ -129,7 +174,7 @@ absl::StatusOr<std::string> RenderBenchProgram(const BenchSpec& spec) {
   if (elems.empty()) return absl::InvalidArgumentError("no sizes");
   const int64_t max_elems = *std::max_element(elems.begin(), elems.end());
   const bool stage = HasStage(spec.collective);
-  const bool a2av = spec.collective == "all_to_all_v";
+  const bool a2av = Counted(spec.collective);
   const std::string dt = absl::StrCat("pl.", spec.dtype);
   std::string p = absl::StrCat(
       "# pto-bench-collective: ", spec.collective, " ", spec.dtype, " on ", spec.ranks,
@@ -194,7 +239,7 @@ absl::StatusOr<std::string> RenderBenchProgram(const BenchSpec& spec) {
       absl::StrAppend(&p, "        data", k, " = pld.window(data_buf, ", shape, ", dtype=", dt,
                       ")\n");
     }
-    if (spec.collective == "allgather") {
+    if (RowInput(spec.collective)) {
       absl::StrAppend(&p, "        row", k, " = pld.window(stage_buf, [1, ", elems[k],
                       "], dtype=", dt, ")\n");
     } else if (stage) {
@@ -208,22 +253,32 @@ absl::StatusOr<std::string> RenderBenchProgram(const BenchSpec& spec) {
 }
 
 double BusFactor(const std::string& c, int n) {
-  if (c == "allreduce" || c == "allreduce_ring") return 2.0 * (n - 1) / n;
-  if (c == "broadcast") return 1.0;
-  if (c == "barrier") return 0.0;
-  return static_cast<double>(n - 1) / n;
+  const ops::CollectiveDef* def = Def(c);
+  switch (def == nullptr ? ops::CollectivePattern::kAllToAll : def->pattern) {
+    case ops::CollectivePattern::kAllReduce:
+      return 2.0 * (n - 1) / n;
+    case ops::CollectivePattern::kBroadcast:
+      return 1.0;
+    case ops::CollectivePattern::kBarrier:
+      return 0.0;
+    default:
+      return static_cast<double>(n - 1) / n;
+  }
 }
 
 double TimeBound(const std::string& c, int n, double bytes, const LinkModel& link) {
-  const double chunk = bytes / n;
   const double b = link.link_bytes_per_s;
-  if (c == "barrier") return link.alpha_s;
-  // Every rank pulls the whole buffer from each peer over its own link.
-  if (c == "allreduce" || c == "broadcast") return link.alpha_s + bytes / b;
-  // 2(n-1) dependent steps, each one chunk over one link.
-  if (c == "allreduce_ring") return 2.0 * (n - 1) * (link.alpha_s + chunk / b);
-  // One chunk per peer, the n-1 links in parallel.
-  return link.alpha_s + chunk / b;
+  switch (BoundOf(c)) {
+    case Bound::kAlpha:
+      return link.alpha_s;
+    case Bound::kWholeBuffer:
+      return link.alpha_s + bytes / b;
+    case Bound::kRingSteps:
+      return 2.0 * (n - 1) * (link.alpha_s + bytes / n / b);
+    case Bound::kChunkPerPeer:
+      return link.alpha_s + bytes / n / b;
+  }
+  return 0;
 }
 
 absl::StatusOr<std::vector<BenchRow>> MeasureRows(const BenchSpec& spec,
@@ -234,7 +289,7 @@ absl::StatusOr<std::vector<BenchRow>> MeasureRows(const BenchSpec& spec,
   for (const sim::TaskStat& t : report.tasks()) {
     if (t.kernel().rfind("builtin_tensor_", 0) == 0) per_chip[t.chip()].push_back(&t);
   }
-  const bool barrier = spec.collective == "barrier";
+  const bool barrier = MovesNoData(spec.collective);
   const size_t sizes = barrier ? 1 : spec.sizes.size();
   if (static_cast<int>(per_chip.size()) != spec.ranks) {
     return absl::InternalError(absl::StrCat("the run has collective tasks on ", per_chip.size(),
@@ -281,13 +336,11 @@ std::string FormatTable(const BenchSpec& spec, const std::string& platform,
       spec.collective, spec.ranks, platform, spec.dtype,
       HasLanes(spec.collective) ? absl::StrCat(", core_num ", spec.lanes)
           : "",
-      spec.collective == "broadcast" ? absl::StrCat(", root ", spec.root) : "",
+      Def(spec.collective) != nullptr && Def(spec.collective)->has_root
+          ? absl::StrCat(", root ", spec.root)
+          : "",
       link.link_bytes_per_s / 1e9, link.alpha_s * 1e6,
-      spec.collective == "allreduce" || spec.collective == "broadcast"
-          ? "alpha + size / link"
-      : spec.collective == "allreduce_ring" ? "2(n-1) (alpha + size / n / link)"
-      : spec.collective == "barrier"        ? "alpha"
-                                            : "alpha + size / n / link");
+      BoundText(BoundOf(spec.collective)));
   absl::StrAppend(&out, absl::StrFormat("%12s %12s %6s %6s %11s %9s %9s %11s %9s\n", "size",
                                         "count", "type", "redop", "time(us)", "algbw",
                                         "busbw", "bound(us)", "of bound"));

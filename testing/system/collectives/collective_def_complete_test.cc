@@ -51,7 +51,9 @@ TEST(CollectiveDefCompleteTest, EveryHostBuiltinHasItsTemplateGoldenAndRows) {
     EXPECT_TRUE(Quoted(matrix, name))
         << name << ": no rows in testing/system/collectives/BUILD.bazel";
   }
-  EXPECT_EQ(checked, 8);  // the HOST builtins today
+  // Not a count of today's builtins: adding or removing a collective must
+  // not need this file (AMissingCollectiveIsFound keeps the check honest).
+  EXPECT_GT(checked, 0);
 }
 
 // The check is not vacuous: a name no def has is reported as missing.

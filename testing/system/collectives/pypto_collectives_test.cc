@@ -27,11 +27,13 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "common/npy.h"
+#include "compiler/ops/collective_def.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 namespace npy = ::pto::tools::npy;
+namespace ops = ::pto::ops;
 
 std::string g_pto_run;
 std::string g_templates;
@@ -49,6 +51,21 @@ struct Row {
   int stride = 1;  // allreduce_multicore: signal lanes per peer
   int root = 0;    // broadcast
 };
+
+// The collective a template exercises: pypto/[mesh_]<builtin>[_<form>].pto.in
+// names the HOST builtin of its CollectiveDef (the longest that matches), so
+// the expected values follow the def's pattern, not the template's name.
+const ops::CollectiveDef* CollectiveOf(const std::string& tmpl) {
+  const std::string base = tmpl.rfind("mesh_", 0) == 0 ? tmpl.substr(5) : tmpl;
+  const ops::CollectiveDef* best = nullptr;
+  for (const ops::CollectiveDef& def : ops::Collectives()) {
+    const std::string b(def.builtin);
+    if (b.empty() || base.rfind(b, 0) != 0) continue;
+    if (base.size() != b.size() && base[b.size()] != '_') continue;
+    if (best == nullptr || b.size() > best->builtin.size()) best = &def;
+  }
+  return best;
+}
 
 void PrintTo(const Row& row, std::ostream* os) { *os << row.name; }
 
@@ -307,7 +324,7 @@ std::vector<Param> ParamsOf(const Row& row);
 // the HOST-rail data without the rounds dimension, in their shapes
 // (reduce_scatter's input and allgather's output are one [1, NR * SIZE] row
 // per rank).
-std::vector<Param> MeshParams(const Row& row) {
+std::vector<Param> MeshParams(const Row& row, const ops::CollectiveDef& def) {
   Row base = row;
   base.tmpl = row.tmpl.substr(5);
   base.rounds = 1;
@@ -315,28 +332,40 @@ std::vector<Param> MeshParams(const Row& row) {
   const int64_t P = row.nr, S = row.size;
   for (Param& p : params) {
     p.shape.erase(p.shape.begin());
-    if (base.tmpl == "reduce_scatter" && p.name == "inputs") p.shape = {P, 1, P * S};
-    if (base.tmpl == "allgather" && p.name == "outputs") p.shape = {P, 1, P * S};
+    if (def.pattern == ops::CollectivePattern::kReduceScatter && p.name == "inputs") {
+      p.shape = {P, 1, P * S};
+    }
+    if (def.pattern == ops::CollectivePattern::kAllGather && p.name == "outputs") {
+      p.shape = {P, 1, P * S};
+    }
   }
   return params;
 }
 
 std::vector<Param> ParamsOf(const Row& row) {
-  if (row.tmpl.rfind("mesh_", 0) == 0) return MeshParams(row);
-  if (row.tmpl == "all_to_all_v") return AllToAllVParams(row);
-  if (row.tmpl == "allreduce" || row.tmpl == "allreduce_chunked" ||
-      row.tmpl == "allreduce_intrinsic" ||
-      row.tmpl == "allreduce_ring" || row.tmpl == "allreduce_multicore") {
-    return AllReduceParams(row);
+  const ops::CollectiveDef* def = CollectiveOf(row.tmpl);
+  if (def == nullptr) {
+    ADD_FAILURE() << "no collective for " << row.tmpl;
+    return {};
   }
-  if (row.tmpl == "reduce_scatter") return ReduceScatterParams(row);
-  if (row.tmpl == "broadcast") return RowCopyParams(row, [&](int) { return row.root; });
-  if (row.tmpl == "barrier") {
-    return RowCopyParams(row, [&](int r) { return (r + 1) % row.nr; });
+  if (row.tmpl.rfind("mesh_", 0) == 0) return MeshParams(row, *def);
+  switch (def->pattern) {
+    case ops::CollectivePattern::kAllToAllV:
+      return AllToAllVParams(row);
+    case ops::CollectivePattern::kAllReduce:
+      return AllReduceParams(row);
+    case ops::CollectivePattern::kReduceScatter:
+      return ReduceScatterParams(row);
+    case ops::CollectivePattern::kBroadcast:
+      return RowCopyParams(row, [&](int) { return row.root; });
+    case ops::CollectivePattern::kBarrier:
+      // PyPTO's barrier test: after it, each rank reads its ring peer's row.
+      return RowCopyParams(row, [&](int r) { return (r + 1) % row.nr; });
+    case ops::CollectivePattern::kAllGather:
+      return AllGatherParams(row);
+    case ops::CollectivePattern::kAllToAll:
+      return AllToAllParams(row);
   }
-  if (row.tmpl == "allgather") return AllGatherParams(row);
-  if (row.tmpl == "all_to_all") return AllToAllParams(row);
-  ADD_FAILURE() << "no parameters for " << row.tmpl;
   return {};
 }
 

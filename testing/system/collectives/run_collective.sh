@@ -6,8 +6,8 @@
 #
 # Usage: run_collective.sh PTO_RUN CHECK CALL TEMPLATE COLLECTIVE DTYPE NR OP ROOT L CALLS \
 #          [EXPECT_ERROR]
-# CALL is collective_call: the HOST-rail call, the staged window and the
-# signal layout come from the collective's CollectiveDef.
+# CALL is collective_call: the call on either rail, the staged window and
+# the signal layout come from the collective's CollectiveDef.
 # With EXPECT_ERROR the run must fail and print that text.
 set -euo pipefail
 pto_run=$1 check=$2 callgen=$3 template=$4 coll=$5 dtype=$6 nr=$7 op=$8 root=$9 l=${10}
@@ -16,34 +16,26 @@ expect=${12:-}
 size=${COLLECTIVE_SIZE:-64}  # row width; the environment may set another
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
 sig0=$nr sig1=1
-call="" fill="" signal=""
-eval "$("$callgen" "$coll" "$op" "$root" "$l")"
-[[ -n $call ]] || { echo "collective_call gave no call for $coll" >&2; exit 2; }
-case $signal in
-  lanes) sig1=$l ;;                              # one lane per launched block
-  ring) sig0=$((2 * (nr - 1) + 1)) sig1=$nr ;;   # one row per ring step
-esac
-# The InCore rail (collective_incore.pto.in): the collective inside the
-# kernel, on the signals LowerCompositeOps checks ([P, 1], the ring
-# [2(P-1), P]).
-incall="" done=done instage=1
+# Both rails' call syntax, staging and signal layout come from the
+# collective's CollectiveDef (collective_call); nothing here names one.
+call="" fill="" signal="" incall="" instage=1 done=done
 if [[ $(basename "$template") == *incore* ]]; then
-  sig0=$nr sig1=1
-  case $coll in
-    allreduce) incall="done = pld.tensor.allreduce(staged, signal, op=$op)" ;;
-    allreduce_ring)
-      incall="done = pld.tensor.allreduce(staged, signal, op=$op, mode=\"ring\")"
-      sig0=$((2 * (nr - 1))) sig1=$nr ;;
-    reduce_scatter) incall="done = pld.tensor.reduce_scatter(staged, signal, op=$op)" ;;
-    broadcast) incall="done = pld.tensor.broadcast(staged, signal, root=$root)" ;;
-    # The target is not staged: peers put into it from the start.
-    allgather) incall="done = pld.tensor.allgather(row0, data, signal)" instage=0 ;;
-    all_to_all) incall="done = pld.tensor.all_to_all(inp, data, signal)" instage=0 ;;
-    barrier) incall="pld.tensor.barrier(signal)" done=staged ;;
+  # The InCore rail (collective_incore.pto.in): the collective inside the
+  # kernel, on the signals LowerCompositeOps checks ([P, 1], the ring
+  # [2(P-1), P]).
+  eval "$("$callgen" "$coll" "$op" "$root" "$l" incore)"
+  [[ -n $incall ]] || { echo "collective_call gave no InCore call for $coll" >&2; exit 2; }
+  if [[ $signal == ring ]]; then sig0=$((2 * (nr - 1))) sig1=$nr; fi
+else
+  eval "$("$callgen" "$coll" "$op" "$root" "$l")"
+  [[ -n $call ]] || { echo "collective_call gave no call for $coll" >&2; exit 2; }
+  case $signal in
+    lanes) sig1=$l ;;                              # one lane per launched block
+    ring) sig0=$((2 * (nr - 1) + 1)) sig1=$nr ;;   # one row per ring step
   esac
 fi
 # barrier / broadcast / reduce_scatter builtins take a rank-1 [P] signal.
-if [[ -z $incall && $sig1 -eq 1 && $signal != nr1 ]]; then
+if [[ -z $incall && $signal == rank1 ]]; then
   sigshape="[$sig0]" sigzero="[0]" sigdims="$sig0"
 else
   sigshape="[$sig0, $sig1]" sigzero="[0, 0]" sigdims="$sig0, $sig1"
