@@ -163,13 +163,7 @@ std::string CheckRank(int r, const std::vector<int32_t>& count, const std::vecto
     }
   }
   const float* want = g.routed_y.data() + static_cast<size_t>(r) * kT * kD;
-  for (size_t i = 0; i < y.size(); ++i) {
-    if (std::memcmp(&y[i], &want[i], sizeof(float)) != 0) {
-      return absl::StrFormat("routed_y[%d, %d] = %g, want %g", static_cast<int>(i / kD),
-                             static_cast<int>(i % kD), y[i], want[i]);
-    }
-  }
-  return "";
+  return moe::FirstMismatch("routed_y", y, want, kD);
 }
 
 // The HOST params of host_orch, in its order.
@@ -311,28 +305,16 @@ int Main(int argc, char** argv) {
   }
   const std::vector<int32_t> routing = moe::Routing(kNr, kT, kTopK, kExperts);
   const Golden golden = ComputeGolden(routing, !flags.timing_only);
-  for (int c : golden.count) {
-    if (c > kR) {
-      std::fprintf(stderr, "routing: an expert receives %d rows, over the cap %d\n", c, kR);
-      return 1;
-    }
-  }
-  absl::StatusOr<std::unique_ptr<sim::SimSystem>> sys = moe::CreateSystem(flags, kNr);
-  if (!sys.ok()) {
-    std::fprintf(stderr, "simulator: %s\n", std::string(sys.status().message()).c_str());
-    return 1;
-  }
+  if (!moe::WithinCap(golden.count, kR)) return 1;
   const std::vector<moe::Param> spec = ParamSpec(routing, flags.timing_only);
-  absl::StatusOr<std::vector<std::vector<rt::Tensor>>> params = moe::StageParams(**sys, spec);
-  if (!params.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(params.status().message()).c_str());
+  absl::StatusOr<moe::LayerRun> run = moe::RunLayer(flags, kNr, spec, generated::RunHost);
+  if (!run.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(run.status().message()).c_str());
     return 1;
   }
-  if (absl::Status st = generated::RunHost(**sys, *params); !st.ok()) {
-    std::fprintf(stderr, "host orchestration: %s\n", std::string(st.message()).c_str());
-    return 1;
-  }
-  const sim::RunReport report = (*sys)->Run();
+  const sim::RunReport& report = run->report;
+  sim::SimSystem& system = *run->sys;
+  const std::vector<std::vector<rt::Tensor>>& staged = run->params;
 
   const std::string& platform = flags.platform;
   const bool trace = !flags.timing_only || flags.trace_asked;
@@ -349,8 +331,8 @@ int Main(int argc, char** argv) {
     return 1;
   }
   std::vector<std::string> merged;
-  int failures = CheckRanks(**sys, *params, golden, flags.timing_only, &merged);
-  failures += PrintPhases(report, **sys, golden);
+  int failures = CheckRanks(system, staged, golden, flags.timing_only, &merged);
+  failures += PrintPhases(report, system, golden);
   if (trace && !WriteTrace(report, flags.trace_path)) return 1;
   if (flags.timing_only) return moe::PrintTimingOnlyVerdict(failures);
   if (!flags.golden_path.empty() && failures == 0 &&

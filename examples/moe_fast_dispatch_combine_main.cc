@@ -159,13 +159,7 @@ std::string CheckRank(int r, const std::vector<int32_t>& layout, const std::vect
     }
   }
   const float* want = g.out.data() + static_cast<size_t>(r) * kT * kD;
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (std::memcmp(&out[i], &want[i], sizeof(float)) != 0) {
-      return absl::StrFormat("out[%d, %d] = %g, want %g", static_cast<int>(i / kD),
-                             static_cast<int>(i % kD), out[i], want[i]);
-    }
-  }
-  return "";
+  return moe::FirstMismatch("out", out, want, kD);
 }
 
 // The HOST params of host_orch, in its order.
@@ -259,28 +253,16 @@ int Main(int argc, char** argv) {
   }
   const std::vector<int32_t> routing = moe::Routing(kNr, kT, kTopK, kExperts);
   const Golden golden = ComputeGolden(routing, !flags.timing_only);
-  for (int c : golden.expert_rows) {
-    if (c > kR) {
-      std::fprintf(stderr, "routing: an expert receives %d rows, over the cap %d\n", c, kR);
-      return 1;
-    }
-  }
-  absl::StatusOr<std::unique_ptr<sim::SimSystem>> sys = moe::CreateSystem(flags, kNr);
-  if (!sys.ok()) {
-    std::fprintf(stderr, "simulator: %s\n", std::string(sys.status().message()).c_str());
+  if (!moe::WithinCap(golden.expert_rows, kR)) return 1;
+  absl::StatusOr<moe::LayerRun> run =
+      moe::RunLayer(flags, kNr, ParamSpec(routing, flags.timing_only), generated::RunHost);
+  if (!run.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(run.status().message()).c_str());
     return 1;
   }
-  absl::StatusOr<std::vector<std::vector<rt::Tensor>>> params =
-      moe::StageParams(**sys, ParamSpec(routing, flags.timing_only));
-  if (!params.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(params.status().message()).c_str());
-    return 1;
-  }
-  if (absl::Status st = generated::RunHost(**sys, *params); !st.ok()) {
-    std::fprintf(stderr, "host orchestration: %s\n", std::string(st.message()).c_str());
-    return 1;
-  }
-  const sim::RunReport report = (*sys)->Run();
+  const sim::RunReport& report = run->report;
+  sim::SimSystem& system = *run->sys;
+  const std::vector<std::vector<rt::Tensor>>& staged = run->params;
 
   const std::string& platform = flags.platform;
   std::printf(
@@ -290,8 +272,8 @@ int Main(int argc, char** argv) {
       kNr, platform == "a2a3" ? "910B" : platform.c_str(), flags.timing_only ? " (timing-only)" : "",
       kT, kTopK, kD, kL, kR);
   if (moe::PrintRunFailure(report)) return 1;
-  int failures = CheckRanks(**sys, *params, golden, flags.timing_only);
-  failures += PrintPhases(report, **sys, golden);
+  int failures = CheckRanks(system, staged, golden, flags.timing_only);
+  failures += PrintPhases(report, system, golden);
   if (flags.race_detection) {
     std::printf("GM races: %d\n", report.races_size());
     for (int i = 0; i < std::min(report.races_size(), 5); ++i) {

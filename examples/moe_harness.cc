@@ -1,10 +1,12 @@
 #include "examples/moe_harness.h"
 
 #include <cstdio>
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "examples/example_main.h"
 #include "platforms/platform.h"
 #include "tools/bench/collective_metrics.h"
@@ -93,6 +95,45 @@ absl::StatusOr<std::vector<std::vector<rt::Tensor>>> StageParams(sim::SimSystem&
     params.push_back(*std::move(t));
   }
   return params;
+}
+
+std::string FirstMismatch(const char* name, const std::vector<float>& got, const float* want,
+                          int cols) {
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::memcmp(&got[i], &want[i], sizeof(float)) != 0) {
+      return absl::StrFormat("%s[%d, %d] = %g, want %g", name, static_cast<int>(i / cols),
+                             static_cast<int>(i % cols), got[i], want[i]);
+    }
+  }
+  return "";
+}
+
+bool WithinCap(const std::vector<int>& expert_rows, int cap) {
+  for (int c : expert_rows) {
+    if (c > cap) {
+      std::fprintf(stderr, "routing: an expert receives %d rows, over the cap %d\n", c, cap);
+      return false;
+    }
+  }
+  return true;
+}
+
+absl::StatusOr<LayerRun> RunLayer(
+    const Flags& flags, int chips, const std::vector<Param>& spec,
+    absl::FunctionRef<absl::Status(sim::SimSystem&, const std::vector<std::vector<rt::Tensor>>&)>
+        run_host) {
+  LayerRun run;
+  absl::StatusOr<std::unique_ptr<sim::SimSystem>> sys = CreateSystem(flags, chips);
+  if (!sys.ok()) return absl::Status(sys.status().code(), absl::StrCat("simulator: ", sys.status().message()));
+  run.sys = *std::move(sys);
+  absl::StatusOr<std::vector<std::vector<rt::Tensor>>> params = StageParams(*run.sys, spec);
+  if (!params.ok()) return params.status();
+  run.params = *std::move(params);
+  if (absl::Status st = run_host(*run.sys, run.params); !st.ok()) {
+    return absl::Status(st.code(), absl::StrCat("host orchestration: ", st.message()));
+  }
+  run.report = run.sys->Run();
+  return run;
 }
 
 bool PrintRunFailure(const sim::RunReport& report) {

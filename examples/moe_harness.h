@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "runtime/api/host.h"
@@ -77,6 +78,29 @@ absl::StatusOr<std::vector<T>> RankRow(sim::SimSystem& sys, const rt::Tensor& co
   }
   return std::vector<T>(all.begin() + r * row_elems, all.begin() + (r + 1) * row_elems);
 }
+
+// Empty if `got` matches `want` bit for bit, else the first mismatch as
+// "name[row, col] = got, want want" (rows of `cols` values).
+std::string FirstMismatch(const char* name, const std::vector<float>& got, const float* want,
+                          int cols);
+
+// False (said on stderr) if a local expert receives more rows than the
+// receive cap: the routing does not fit the program's buffers.
+bool WithinCap(const std::vector<int>& expert_rows, int cap);
+
+// A simulated layer: the simulator, every chip's staged params and the run.
+struct LayerRun {
+  std::unique_ptr<sim::SimSystem> sys;
+  std::vector<std::vector<rt::Tensor>> params;
+  sim::RunReport report;
+};
+// Creates the simulator as the flags say, stages `spec`, submits the
+// program's host orchestration (`run_host`: the generated RunHost) and runs
+// it; the error names the step that failed.
+absl::StatusOr<LayerRun> RunLayer(
+    const Flags& flags, int chips, const std::vector<Param>& spec,
+    absl::FunctionRef<absl::Status(sim::SimSystem&, const std::vector<std::vector<rt::Tensor>>&)>
+        run_host);
 
 // True (and the error, time and blocked waits printed) if the run failed.
 bool PrintRunFailure(const sim::RunReport& report);
