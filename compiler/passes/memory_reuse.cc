@@ -33,7 +33,7 @@ struct Group {
 // MemRef's id), with union-find over the MemRefs for the carry merges.
 class Groups {
  public:
-  static absl::StatusOr<Groups> Build(const TileLiveness& live) {
+  static absl::StatusOr<Groups> Build(const TileLiveness& live, bool with_cube = false) {
     Groups g;
     std::vector<std::pair<int, const ir::Var*>> defs;
     for (const auto& [var, def] : live.defs) defs.push_back({def.pos, var});
@@ -45,7 +45,12 @@ class Groups {
                               live.vars.at(var)->name_hint(),
                               "' has no MemRef; InitMemRef must run first");
       }
-      if (m->memory_space() != ir::MemorySpace::kUB) continue;
+      // Round 1 (carries) handles UB tiles; the packing also shares each
+      // cube buffer (Mat, Left, Right, Acc, Bias) among its own tiles.
+      if (m->memory_space() != ir::MemorySpace::kUB &&
+          (!with_cube || !ir::IsCubeSpace(m->memory_space()))) {
+        continue;
+      }
       auto [it, fresh] = g.index_.emplace(m.get(), g.groups_.size());
       if (fresh) g.groups_.push_back(Group{m, {}, 0, 0, false});
       g.groups_[it->second].members.push_back(var);
@@ -369,7 +374,7 @@ MemRefMap Pack(std::vector<Group>& groups) {
   for (const Group* g : order) {
     size_t b = 0;
     for (; b < buffers.size(); ++b) {
-      bool fits = true;
+      bool fits = buffers[b].front()->memref->memory_space() == g->memref->memory_space();
       for (const Group* other : buffers[b]) fits = fits && Disjoint(*g, *other);
       if (fits) break;
     }
@@ -396,7 +401,7 @@ absl::StatusOr<ir::StmtPtr> ReuseInKernel(const ir::FunctionPtr& fn) {
   }
   // Round 2: lifetimes of the buffers that are left, then packing.
   TileLiveness after = AnalyzeTileLiveness(body);
-  ASSIGN_OR_RETURN(Groups packed, Groups::Build(after));
+  ASSIGN_OR_RETURN(Groups packed, Groups::Build(after, /*with_cube=*/true));
   ComputeSpans(packed.groups(), after);
   ExtendBranchAliases(packed, after);
   return RetypeTileVars(body, Pack(packed.groups()));

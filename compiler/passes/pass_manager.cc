@@ -6,6 +6,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/ir/visitor.h"
+#include "compiler/passes/convert_tensor_to_tile_ops.h"
 #include "compiler/passes/infer_tile_memory_space.h"
 #include "compiler/passes/pass_registry.h"
 #include "compiler/passes/property_verifiers.h"
@@ -79,15 +80,6 @@ class UnloweredFinder : public ir::IRVisitor {
   }
   void VisitCall(const ir::CallPtr& call) override {
     if (found != nullptr) return;
-    // The tile forms of the cube operators compile (InferTileMemorySpace, AIC
-    // kernels); a tensor-level matmul needs PyPTO's tiling of it.
-    if (ir::IsOp(call, ir::OpId::kPlTensorMatmul) || ir::IsOp(call, ir::OpId::kPlTensorMatmulAcc)) {
-      OutOfScope(call.get(), pto::StrCat("'", call->op()->name(), "' (a tensor-level matmul)"),
-                 "15 AutoTileMatmulL0 (with pass 10's matmul conversion); write the tile form "
-                 "(pl.load(..., target_memory=pl.MemorySpace.Mat), pl.matmul of the tiles)",
-                 "15", "");
-      if (found != nullptr) return;
-    }
     ir::IRVisitor::VisitCall(call);
   }
   void VisitContinueStmt(const std::shared_ptr<const ir::ContinueStmt>& s) override {
@@ -269,6 +261,10 @@ absl::StatusOr<ir::ProgramPtr> PassManager::Run(ir::ProgramPtr program,
                           std::chrono::duration<double>(end - start).count(), changed});
     }
     program = std::move(out);
+    // A tensor-level matmul pass 10 did not convert has no lowering.
+    if (pass->name() == "ConvertTensorToTileOps" && ReachesPast(passes_, "10")) {
+      RETURN_IF_ERROR(CheckNoTensorMatmul(program));
+    }
     // A mixed AIC + AIV kernel becomes visible once tiles have spaces; it
     // needs PyPTO's passes 21-24 when the list runs past them.
     if (pass->name() == "InferTileMemorySpace" && ReachesPast(passes_, "21")) {

@@ -2,6 +2,7 @@
 
 #include "compiler/passes/lower_composite_ops.h"
 #include "compiler/passes/allocate_memory_addr.h"
+#include "compiler/passes/auto_tile_matmul_l0.h"
 #include "compiler/passes/auto_derive_task_dependencies.h"
 #include "compiler/passes/classify_iter_arg_carry.h"
 #include "compiler/passes/convert_tensor_to_tile_ops.h"
@@ -98,6 +99,15 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("ClassifyIterArgCarry", [] { return CreateClassifyIterArgCarryPass(); });
   registry.RegisterPass("MaterializeValidShapeSymbols",
                         [] { return CreateMaterializeValidShapeSymbolsPass(); });
+  registry.RegisterPass("AutoTileMatmulL0", [](const Target& target) {
+    AutoTileMatmulL0Options o;
+    if (target.cube) {
+      o.l0a_bytes = target.cube->l0a_bytes;
+      o.l0b_bytes = target.cube->l0b_bytes;
+      o.l0c_bytes = target.cube->l0c_bytes;
+    }
+    return CreateAutoTileMatmulL0Pass(o);
+  });
   registry.RegisterPass("FoldNoOpReshape", [] { return CreateFoldNoOpReshapePass(); });
   registry.RegisterPass("FuseCreateAssembleToSlice",
                         [] { return CreateFuseCreateAssembleToSlicePass(); });
@@ -124,6 +134,7 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"12", "LowerCompositeOps"},
                                            {"13", "FlattenTileNdTo2D"},
                                            {"14", "LegalizeTileCast"},
+                                           {"15", "AutoTileMatmulL0"},
                                            {"17", "InferTileMemorySpace"},
                                            {"30", "MaterializeTensorStrides"},
                                            {"31", "InitMemRef"},
