@@ -387,18 +387,27 @@ MemRefMap Pack(std::vector<Group>& groups) {
   return retype;
 }
 
-absl::StatusOr<ir::StmtPtr> ReuseInKernel(const ir::FunctionPtr& fn) {
+}  // namespace
+
+absl::StatusOr<ir::StmtPtr> MaterializeCarries(const ir::FunctionPtr& fn) {
   if (!HoldsTiles(fn)) return fn->body();
-  // Round 1: loop and branch carries.
   TileLiveness live = AnalyzeTileLiveness(fn->body());
   ASSIGN_OR_RETURN(Groups groups, Groups::Build(live));
   ASSIGN_OR_RETURN(Plan plan, PlanCarries(live, groups));
-  ir::StmtPtr body = fn->body();
-  if (!plan.retype.empty() || !plan.moves.empty()) {
-    CarryRewriter rewriter(plan);
-    body = rewriter.MutateStmt(body);
-    RETURN_IF_ERROR(rewriter.status());
-  }
+  if (plan.retype.empty() && plan.moves.empty()) return fn->body();
+  CarryRewriter rewriter(plan);
+  ir::StmtPtr body = rewriter.MutateStmt(fn->body());
+  RETURN_IF_ERROR(rewriter.status());
+  return body;
+}
+
+namespace {
+
+absl::StatusOr<ir::StmtPtr> ReuseInKernel(const ir::FunctionPtr& fn) {
+  if (!HoldsTiles(fn)) return fn->body();
+  // Round 1: loop and branch carries (MaterializeSemanticAliases, 32; a
+  // no-op after it, which makes a list without 32 right as well).
+  ASSIGN_OR_RETURN(ir::StmtPtr body, MaterializeCarries(fn));
   // Round 2: lifetimes of the buffers that are left, then packing.
   TileLiveness after = AnalyzeTileLiveness(body);
   ASSIGN_OR_RETURN(Groups packed, Groups::Build(after, /*with_cube=*/true));

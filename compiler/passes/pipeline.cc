@@ -27,6 +27,7 @@
 #include "compiler/passes/optimize_orch_tensors.h"
 #include "compiler/passes/materialize_dist_tensor_ctx.h"
 #include "compiler/passes/materialize_runtime_scopes.h"
+#include "compiler/passes/materialize_semantic_aliases.h"
 #include "compiler/passes/materialize_valid_shape_symbols.h"
 #include "compiler/passes/outline_cluster_scopes.h"
 #include "compiler/passes/outline_hierarchy_scopes.h"
@@ -53,6 +54,8 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("LowerCompositeOps", [] { return CreateLowerCompositeOpsPass(); });
   registry.RegisterPass("InitMemRef", [] { return CreateInitMemRefPass(); });
   registry.RegisterPass("InferTileMemorySpace", [] { return CreateInferTileMemorySpacePass(); });
+  registry.RegisterPass("MaterializeSemanticAliases",
+                        [] { return CreateMaterializeSemanticAliasesPass(); });
   registry.RegisterPass("MemoryReuse", [] { return CreateMemoryReusePass(); });
   registry.RegisterPass("AllocateMemoryAddr", [](const Target& target) {
     AllocateMemoryAddrOptions o{.platform = target.platform,
@@ -138,6 +141,7 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"17", "InferTileMemorySpace"},
                                            {"30", "MaterializeTensorStrides"},
                                            {"31", "InitMemRef"},
+                                           {"32", "MaterializeSemanticAliases"},
                                            {"33", "MemoryReuse"},
                                            {"34", "AllocateMemoryAddr"},
                                            {"35", "FoldNoOpReshape"},
