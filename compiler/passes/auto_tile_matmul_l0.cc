@@ -34,7 +34,8 @@ int64_t RoundDown(int64_t v, int64_t a) { return v / a * a; }
 }  // namespace
 
 std::optional<L0Tile> ChooseL0Tile(const AutoTileMatmulL0Options& caps, int64_t m, int64_t n,
-                                   int64_t k, ir::DataType operand, ir::DataType acc) {
+                                   int64_t k, ir::DataType operand, ir::DataType acc,
+                                   bool whole_n) {
   auto acc_fits = [&](int64_t r, int64_t c) {
     return Bytes(MemorySpace::kL0C, r, c, acc) <= caps.l0c_bytes;
   };
@@ -50,7 +51,7 @@ std::optional<L0Tile> ChooseL0Tile(const AutoTileMatmulL0Options& caps, int64_t 
     best.m = m;
     best.n = n;
   } else {
-    for (int64_t nn = n; nn >= kFractal; nn = RoundDown(nn - 1, kFractal)) {
+    for (int64_t nn = n; nn >= (whole_n ? n : kFractal); nn = RoundDown(nn - 1, kFractal)) {
       int64_t mm = acc_fits(m, nn) ? m : RoundDown(m, kFractal);
       while (mm >= kFractal && !acc_fits(mm, nn)) mm -= kFractal;
       if (mm < 1 || !acc_fits(mm, nn)) continue;
@@ -82,7 +83,7 @@ std::optional<L0Tile> ChooseL0Tile(const AutoTileMatmulL0Options& caps, int64_t 
     }
     if (best.m > kFractal) {
       best.m = RoundDown(best.m - 1, kFractal);
-    } else if (best.n > kFractal) {
+    } else if (best.n > kFractal && !whole_n) {
       best.n = RoundDown(best.n - 1, kFractal);
     } else {
       return std::nullopt;
@@ -153,6 +154,7 @@ class Facts : public ir::IRVisitor {
 struct Site {
   ir::VarPtr out;                 // the matmul's result
   ir::VarPtr acc, lhs, rhs;       // acc: matmul_acc's accumulator
+  ir::VarPtr bias;                // matmul_bias's [1, N] bias
   int64_t m = 0, n = 0, k = 0;    // the whole matmul
   L0Tile block;
   const ir::Stmt* store = nullptr;  // the store of an output grid
@@ -190,12 +192,17 @@ class Tiler : public ir::FlatteningMutator {
     auto call = OpCallOf(s.value());
     if (call == nullptr) return std::nullopt;
     const bool acc = ir::IsOp(call, OpId::kPlTileMatmulAcc);
-    if (!acc && !ir::IsOp(call, OpId::kPlTileMatmul)) return std::nullopt;
+    const bool bias = ir::IsOp(call, OpId::kPlTileMatmulBias);
+    if (!acc && !bias && !ir::IsOp(call, OpId::kPlTileMatmul)) return std::nullopt;
     const auto& args = call->args();
-    if (args.size() != (acc ? 3u : 2u)) return std::nullopt;  // init_cond: not here
+    if (args.size() != (acc || bias ? 3u : 2u)) return std::nullopt;  // init_cond: not here
     Site site;
     site.out = s.var();
     if (acc) site.acc = ir::As<ir::Var>(args[0]);
+    if (bias) {
+      site.bias = ir::As<ir::Var>(args[2]);
+      if (site.bias == nullptr) return std::nullopt;
+    }
     site.lhs = ir::As<ir::Var>(args[acc ? 1 : 0]);
     site.rhs = ir::As<ir::Var>(args[acc ? 2 : 1]);
     // The operands must be whole Mat tiles (a Left / Right operand is the
@@ -212,8 +219,10 @@ class Tiler : public ir::FlatteningMutator {
     site.k = a->second;
     site.n = b->second;
     auto dtype = [](const ir::VarPtr& v) { return ir::As<ir::TileType>(v->type())->dtype(); };
-    std::optional<L0Tile> block =
-        ChooseL0Tile(caps_, site.m, site.n, site.k, dtype(site.lhs), dtype(site.out));
+    // A bias row is applied whole by each sub-tile's first block: the
+    // output is split along m only (PyPTO's bias windows are not here).
+    std::optional<L0Tile> block = ChooseL0Tile(caps_, site.m, site.n, site.k, dtype(site.lhs),
+                                               dtype(site.out), /*whole_n=*/bias);
     if (!block) return std::nullopt;
     site.block = *block;
     if (block->m == site.m && block->n == site.n) return site;
@@ -264,13 +273,20 @@ class Tiler : public ir::FlatteningMutator {
       const bool last = ko + site.block.k >= site.k;
       ir::VarPtr c_var = last && result != nullptr ? result
                                                    : NewTile(base + "_c" + tag, mw, nw, c, span);
+      // The first block: matmul, or matmul_bias adding the bias once;
+      // the others accumulate.
       std::vector<ir::ExprPtr> operands = {sa, sb};
-      if (prev != nullptr) operands.insert(operands.begin(), prev);
+      OpId op = OpId::kPlTileMatmulAcc;
+      if (prev != nullptr) {
+        operands.insert(operands.begin(), prev);
+      } else if (site.bias != nullptr) {
+        operands.push_back(site.bias);
+        op = OpId::kPlTileMatmulBias;
+      } else {
+        op = OpId::kPlTileMatmul;
+      }
       out.push_back(std::make_shared<ir::AssignStmt>(
-          c_var,
-          ir::MakeOpCall(prev != nullptr ? OpId::kPlTileMatmulAcc : OpId::kPlTileMatmul, operands,
-                         c_var->type(), {}, {}, span),
-          span));
+          c_var, ir::MakeOpCall(op, operands, c_var->type(), {}, {}, span), span));
       prev = c_var;
     }
     last_ = prev;

@@ -1,4 +1,4 @@
-// AutoTileMatmulL0 (PyPTO pass 15): a `pl.tile.matmul` / `pl.tile.matmul_acc`
+// AutoTileMatmulL0 (PyPTO pass 15): a `pl.tile.matmul` / `_acc` / `_bias`
 // of Mat (L1) operands whose Left (L0A), Right (L0B) or Acc (L0C) tile would
 // not fit its buffer on the platform becomes a chain of L0-sized blocks:
 // `pl.tile.extract` of an [m, k] / [k, n] window into Left / Right, a matmul
@@ -37,9 +37,10 @@ struct L0Tile {
 // whole [M, N] when that fits L0C (otherwise the fractal multiples needing
 // the fewest sub-tiles, then the largest area, then the widest n); k is
 // the largest multiple of 16 whose Left and Right windows fit (K itself when
-// it does). Exposed for tests.
+// it does). `whole_n` keeps n = N (a matmul_bias). Exposed for tests.
 std::optional<L0Tile> ChooseL0Tile(const AutoTileMatmulL0Options& caps, int64_t m, int64_t n,
-                                   int64_t k, ir::DataType operand, ir::DataType acc);
+                                   int64_t k, ir::DataType operand, ir::DataType acc,
+                                   bool whole_n = false);
 
 class AutoTileMatmulL0Pass : public Pass {
  public:

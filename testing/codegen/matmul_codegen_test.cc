@@ -30,6 +30,7 @@ void gemv_f16(int64_t* args);
 void mm_tensor_f16(int64_t* args);
 void mm_tiled_k_f32(int64_t* args);
 void mm_tensor_grid_bf16(int64_t* args);
+void mm_bias_tiled_f32(int64_t* args);
 }  // namespace pto::kernels
 
 namespace pto {
@@ -233,6 +234,22 @@ TEST(MatmulCodegenTest, AutoTiledOutputGridCoversTheResult) {
   for (int i = 0; i < m * n; ++i) ASSERT_EQ(c[i], want[i]) << i;
   EXPECT_EQ(std::count(core.ops.begin(), core.ops.end(), CubeOpcode::kMatmul), 3);
   EXPECT_EQ(std::count(core.ops.begin(), core.ops.end(), CubeOpcode::kStoreAcc), 3);
+}
+
+// A tiled matmul_bias adds its bias once, in the first k block.
+TEST(MatmulCodegenTest, AutoTiledBiasIsAddedOnce) {
+  CubeMemoryCore core("a2a3");
+  const int m = 32, k = 1024, n = 16;
+  std::vector<float> a = Fill<float>(m * k, 0.125f, 11), b = Fill<float>(k * n, 0.25f, 9);
+  std::vector<float> bias = Fill<float>(n, 2.0f, 16);
+  std::vector<float> c(m * n, -7.0f);
+  std::vector<TensorDesc> d = {Desc(a, {32, 1024}), Desc(b, {1024, 16}), Desc(bias, {1, 16}),
+                               Desc(c, {32, 16})};
+  RunKernel(kernels::mm_bias_tiled_f32, d);
+  const std::vector<float> want = Ref(a, b, m, k, n, bias);
+  for (int i = 0; i < m * n; ++i) ASSERT_EQ(c[i], want[i]) << i;
+  EXPECT_EQ(std::count(core.ops.begin(), core.ops.end(), CubeOpcode::kMatmulBias), 1);
+  EXPECT_EQ(std::count(core.ops.begin(), core.ops.end(), CubeOpcode::kMatmulAcc), 1);
 }
 
 // A tensor of the wrong dtype is the kernel's fault, not a wrong result.
