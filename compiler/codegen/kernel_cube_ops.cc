@@ -1,7 +1,7 @@
 // The operators of an AIC kernel (aic_kernel.h), against the cube half of the
 // kernel API (runtime/device/cube_api.h, cube_support.h): TASSIGN of each
 // tile at its AllocateMemoryAddr offset, TLOAD into Mat, TMOV between the
-// buffers, TMATMUL / TMATMUL_ACC / TMATMUL_BIAS, TSTORE of an Acc tile
+// buffers, TEXTRACT of a window of a Mat tile, TMATMUL / TMATMUL_ACC / TMATMUL_BIAS, TSTORE of an Acc tile
 // through FIXPIPE. Every instruction is followed by a full pipe barrier: the
 // pipes (MTE2, MTE1, M, FIX) are ordered, not overlapped, until a pass plans
 // their flags.
@@ -140,6 +140,20 @@ absl::Status Generator::EmitCubeCall(const ir::VarPtr& var, const ir::CallPtr& c
     ASSIGN_OR_RETURN(Value src, LookupKind(args[0], Kind::kTile, "tile"));
     ASSIGN_OR_RETURN(std::string dst, NewCubeTile(var, indent));
     pto::StrAppend(&body_, in, "pto::TMOV(", dst, ", ", src.name, ");\n", in, kBarrier);
+    return absl::OkStatus();
+  }
+  if (ir::IsOp(call, OpId::kPlTileExtract)) {
+    std::optional<MemorySpace> from = SpaceOf(args[0]->type()), to = SpaceOf(var->type());
+    if (args.size() < 3 || from != MemorySpace::kL1 ||
+        (to != MemorySpace::kL0A && to != MemorySpace::kL0B)) {
+      return Unsupported(call->span(), "a pl.tile.extract other than Mat to Left / Right (TEXTRACT)");
+    }
+    ASSIGN_OR_RETURN(Value src, LookupKind(args[0], Kind::kTile, "tile"));
+    ASSIGN_OR_RETURN(std::string row, Scalar(args[1]));
+    ASSIGN_OR_RETURN(std::string col, Scalar(args[2]));
+    ASSIGN_OR_RETURN(std::string dst, NewCubeTile(var, indent));
+    pto::StrAppend(&body_, in, "pto::TEXTRACT(", dst, ", ", src.name, ", ", row, ", ", col, ");\n",
+                   in, kBarrier);
     return absl::OkStatus();
   }
   const bool plain = ir::IsOp(call, OpId::kPlTileMatmul) || ir::IsOp(call, OpId::kPlTileGemv);

@@ -99,12 +99,14 @@ constexpr OpId kEitherCore[] = {
 
 // Elementwise operators that read each element before writing it, so the
 // result may reuse the buffer of an operand read last (tile_liveness); a
-// narrowing pl.tile.cast qualifies too, decided per call there.
+// narrowing pl.tile.cast qualifies too, decided per call there. TMATMUL_ACC
+// accumulates into its accumulator in place (pto-isa TMATMUL_ACC.md: C_out
+// may be C_in).
 constexpr OpId kInPlaceSafe[] = {
     OpId::kPlTileAdd,      OpId::kPlTileSub,      OpId::kPlTileMul,      OpId::kPlTileMaximum,
     OpId::kPlTileMinimum,  OpId::kPlTileAdds,     OpId::kPlTileSubs,     OpId::kPlTileMuls,
     OpId::kPlTileMaximums, OpId::kPlTileMinimums, OpId::kPlTileNeg,      OpId::kPlTileLoad,
-    OpId::kPlTileCreate,   OpId::kPlTileFull,
+    OpId::kPlTileCreate,   OpId::kPlTileFull,     OpId::kPlTileMatmulAcc,
 };
 
 }  // namespace

@@ -33,9 +33,44 @@ ir::ExprPtr ZeroOffsets(size_t rank, const Span& span) {
   return std::make_shared<ir::MakeTuple>(zeros, span);
 }
 
+bool IsTensorMatmul(const ir::CallPtr& call) {
+  return call != nullptr && !ir::Is<ir::GlobalVar>(call->op()) &&
+         (ir::IsOp(call, ir::OpId::kPlTensorMatmul) || ir::IsOp(call, ir::OpId::kPlTensorMatmulAcc));
+}
+
+// PyPTO's MatmulSlice pre-scan: the vars a tensor-level matmul reads as its
+// lhs or rhs. Their slices load into Mat (the cube's L1), not Vec.
+class MatmulOperands : public ir::IRVisitor {
+ public:
+  absl::flat_hash_set<const ir::Var*> vars;
+
+ protected:
+  void VisitCall(const ir::CallPtr& call) override {
+    if (IsTensorMatmul(call)) {
+      const size_t lhs = ir::IsOp(call, ir::OpId::kPlTensorMatmulAcc) ? 1 : 0;
+      for (size_t i = lhs; i < lhs + 2 && i < call->args().size(); ++i) {
+        if (auto v = ir::As<ir::Var>(call->args()[i])) vars.insert(v.get());
+      }
+    }
+    ir::IRVisitor::VisitCall(call);
+  }
+};
+
+// A static 2D tensor type (the operands the matmul conversion handles).
+bool Static2D(const ir::TypePtr& type) {
+  auto t = ir::As<ir::ShapedType>(type);
+  if (t == nullptr || t->shape().size() != 2) return false;
+  for (const ir::ExprPtr& d : t->shape()) {
+    if (!ir::GetConstInt(d).has_value()) return false;
+  }
+  return true;
+}
+
 class Converter : public ir::FlatteningMutator {
  public:
-  explicit Converter(const absl::flat_hash_set<const ir::Var*>& blocked) : blocked_(blocked) {}
+  Converter(const absl::flat_hash_set<const ir::Var*>& blocked,
+            const absl::flat_hash_set<const ir::Var*>& mat_operands)
+      : blocked_(blocked), mat_operands_(mat_operands) {}
   absl::Status status;
   // Converted values used where a GM tensor is needed (returned, yielded,
   // passed to an operator that is not converted): they stay tensors.
@@ -76,12 +111,18 @@ class Converter : public ir::FlatteningMutator {
       auto tile = std::make_shared<ir::Var>(stmt->var()->name_hint(), TileTypeOf(*type),
                                             stmt->var()->span());
       tiles_[stmt->var().get()] = tile;
+      ir::AttrList kwargs;
+      if (mat_operands_.contains(stmt->var().get())) kwargs = MatKwargs();
       return std::make_shared<ir::AssignStmt>(
           tile,
           ir::MakeOpCall(ir::OpId::kPlTileLoad,
                          {MutateExpr(args[0]), MutateExpr(args[2]), MutateExpr(args[1])},
-                         tile->type(), {}, {}, call->span()),
+                         tile->type(), std::move(kwargs), {}, call->span()),
           stmt->span());
+    }
+    if (IsTensorMatmul(call)) {
+      if (ir::StmtPtr out = ConvertMatmul(stmt, *call)) return out;
+      return ir::IRMutator::MutateAssignStmt(stmt);
     }
     if (ir::IsOp(call, ir::OpId::kPlTensorAssemble) && args.size() >= 3 && Converted(args[1])) {
       return std::make_shared<ir::AssignStmt>(
@@ -142,20 +183,26 @@ class Converter : public ir::FlatteningMutator {
   // A whole load made in a loop or branch body is not visible after it.
   ir::StmtPtr MutateForStmt(const std::shared_ptr<const ir::ForStmt>& stmt) override {
     auto saved = loads_;
+    auto saved_mat = mat_loads_;
     ir::StmtPtr out = ir::IRMutator::MutateForStmt(stmt);
     loads_ = std::move(saved);
+    mat_loads_ = std::move(saved_mat);
     return out;
   }
   ir::StmtPtr MutateWhileStmt(const std::shared_ptr<const ir::WhileStmt>& stmt) override {
     auto saved = loads_;
+    auto saved_mat = mat_loads_;
     ir::StmtPtr out = ir::IRMutator::MutateWhileStmt(stmt);
     loads_ = std::move(saved);
+    mat_loads_ = std::move(saved_mat);
     return out;
   }
   ir::StmtPtr MutateIfStmt(const std::shared_ptr<const ir::IfStmt>& stmt) override {
     auto saved = loads_;
+    auto saved_mat = mat_loads_;
     ir::StmtPtr out = ir::IRMutator::MutateIfStmt(stmt);
     loads_ = std::move(saved);
+    mat_loads_ = std::move(saved_mat);
     return out;
   }
 
@@ -177,6 +224,65 @@ class Converter : public ir::FlatteningMutator {
       }
     }
     return true;
+  }
+  static ir::AttrList MatKwargs() { return {{"target_memory", std::string("Mat")}}; }
+  // `c = pl.tensor.matmul(a, b)` / `pl.tensor.matmul_acc(acc, a, b)` of
+  // static 2D operands: the operands in Mat (a GM tensor loaded whole, a
+  // slice loaded by the pre-scan), `pl.tile.matmul(_acc)` with the
+  // accumulator's dtype (FIXPIPE converts to the tensor's out_dtype at the
+  // store). nullptr: not this form (transposed, batched, init_cond, an
+  // accumulator that is not a converted tile); the matmul stays a tensor
+  // operator and the pass manager reports it.
+  ir::StmtPtr ConvertMatmul(const std::shared_ptr<const ir::AssignStmt>& stmt,
+                            const ir::Call& call) {
+    const bool acc = ir::IsOp(call, ir::OpId::kPlTensorMatmulAcc);
+    const size_t lhs = acc ? 1 : 0;
+    const auto& args = call.args();
+    if (args.size() != lhs + 2 || ir::GetAttr<bool>(call.kwargs(), "a_trans").value_or(false) ||
+        ir::GetAttr<bool>(call.kwargs(), "b_trans").value_or(false) ||
+        ir::HasAttr(call.kwargs(), "init_cond") || !Static2D(stmt->var()->type()) ||
+        !Static2D(args[lhs]->type()) || !Static2D(args[lhs + 1]->type()) ||
+        (acc && !Converted(args[0]))) {
+      return nullptr;
+    }
+    const ir::DataType in = ir::As<ir::ShapedType>(args[lhs]->type())->dtype();
+    const ir::DataType c = in == ir::DataType::kInt8 ? ir::DataType::kInt32 : ir::DataType::kFP32;
+    std::vector<ir::StmtPtr> pre;
+    std::vector<ir::ExprPtr> operands;
+    if (acc) operands.push_back(tiles_.at(ir::As<ir::Var>(args[0]).get()));
+    for (size_t i = lhs; i < lhs + 2; ++i) operands.push_back(MatTileOf(args[i], &pre, call.span()));
+    auto type = ir::As<ir::TensorType>(stmt->var()->type());
+    auto tile = std::make_shared<ir::Var>(stmt->var()->name_hint(),
+                                          std::make_shared<ir::TileType>(type->shape(), c),
+                                          stmt->var()->span());
+    tiles_[stmt->var().get()] = tile;
+    pre.push_back(std::make_shared<ir::AssignStmt>(
+        tile,
+        ir::MakeOpCall(acc ? ir::OpId::kPlTileMatmulAcc : ir::OpId::kPlTileMatmul, operands,
+                       tile->type(), {}, {}, call.span()),
+        stmt->span()));
+    return ir::SeqStmts::Flatten(pre, stmt->span());
+  }
+  // A matmul operand: its conversion (a Mat slice, or a Vec tile that
+  // InferTileMemorySpace moves), or a whole Mat load of a GM tensor.
+  ir::ExprPtr MatTileOf(const ir::ExprPtr& e, std::vector<ir::StmtPtr>* pre, const Span& span) {
+    auto v = ir::As<ir::Var>(e);
+    if (v != nullptr) {
+      if (auto it = tiles_.find(v.get()); it != tiles_.end()) return it->second;
+      if (auto it = mat_loads_.find(v.get()); it != mat_loads_.end()) return it->second;
+    }
+    auto type = ir::As<ir::TensorType>(e->type());
+    auto tile = std::make_shared<ir::Var>((v != nullptr ? v->name_hint() : "t") + "_mat",
+                                          TileTypeOf(*type), span);
+    pre->push_back(std::make_shared<ir::AssignStmt>(
+        tile,
+        ir::MakeOpCall(ir::OpId::kPlTileLoad,
+                       {MutateExpr(e), ZeroOffsets(type->shape().size(), span),
+                        std::make_shared<ir::MakeTuple>(type->shape(), span)},
+                       tile->type(), MatKwargs(), {}, span),
+        span));
+    if (v != nullptr) mat_loads_[v.get()] = tile;
+    return tile;
   }
   static ir::TypePtr TileTypeOf(const ir::TensorType& t) {
     return std::make_shared<ir::TileType>(t.shape(), t.dtype());
@@ -204,8 +310,10 @@ class Converter : public ir::FlatteningMutator {
   }
 
   const absl::flat_hash_set<const ir::Var*>& blocked_;
+  const absl::flat_hash_set<const ir::Var*>& mat_operands_;
   absl::flat_hash_map<const ir::Var*, ir::VarPtr> tiles_;
   absl::flat_hash_map<const ir::Var*, ir::VarPtr> loads_;
+  absl::flat_hash_map<const ir::Var*, ir::VarPtr> mat_loads_;
   Span current_span_;
 };
 
@@ -217,8 +325,10 @@ absl::StatusOr<ir::ProgramPtr> ConvertTensorToTileOpsPass::Run(const ir::Program
     // A value that escapes as a GM tensor is left unconverted; repeat until
     // no converted value escapes (each round blocks at least one more value).
     absl::flat_hash_set<const ir::Var*> blocked;
+    MatmulOperands mat;
+    mat.VisitStmt(f->body());
     while (true) {
-      Converter converter(blocked);
+      Converter converter(blocked, mat.vars);
       ir::StmtPtr body = converter.MutateStmt(f->body());
       if (!converter.status.ok()) return converter.status;
       if (converter.escaped.empty()) return body;
@@ -228,6 +338,58 @@ absl::StatusOr<ir::ProgramPtr> ConvertTensorToTileOpsPass::Run(const ir::Program
       if (blocked.size() == before) return f->body();
     }
   });
+}
+
+namespace {
+
+// The first tensor-level matmul of a function body.
+class TensorMatmulFinder : public ir::IRVisitor {
+ public:
+  ir::CallPtr found;
+
+ protected:
+  void VisitCall(const ir::CallPtr& call) override {
+    if (found == nullptr && IsTensorMatmul(call)) found = call;
+    ir::IRVisitor::VisitCall(call);
+  }
+};
+
+// Why the conversion left `call` (in a function of kind `kernel`) alone.
+std::string Unconverted(const ir::Call& call, bool kernel) {
+  if (!kernel) return "outside a kernel (pl.at(level=pl.Level.CORE_GROUP) or an InCore function)";
+  if (ir::GetAttr<bool>(call.kwargs(), "a_trans").value_or(false) ||
+      ir::GetAttr<bool>(call.kwargs(), "b_trans").value_or(false)) {
+    return "with a_trans / b_trans (the cube kernel API has no transposed load yet)";
+  }
+  if (ir::HasAttr(call.kwargs(), "init_cond")) return "with init_cond";
+  for (const ir::ExprPtr& a : call.args()) {
+    auto t = ir::As<ir::ShapedType>(a->type());
+    if (t != nullptr && t->shape().size() > 2) return "of rank above 2 (a batch matmul)";
+  }
+  for (const ir::ExprPtr& a : call.args()) {
+    if (ir::Is<ir::ShapedType>(a->type()) && !Static2D(a->type())) return "with a dynamic shape";
+  }
+  return "whose accumulator or result is a GM tensor (carried through a loop or branch, "
+         "returned, or read by an operator that is not converted)";
+}
+
+}  // namespace
+
+absl::Status CheckNoTensorMatmul(const ir::ProgramPtr& program) {
+  for (const auto& [gv, f] : program->functions()) {
+    if (f->body() == nullptr) continue;
+    TensorMatmulFinder finder;
+    finder.VisitStmt(f->body());
+    if (finder.found == nullptr) continue;
+    return UserError(
+        finder.found->span(),
+        pto::StrCat("'", finder.found->op()->name(), "' (a tensor-level matmul) ",
+                    Unconverted(*finder.found, ir::IsInCoreType(f->func_type())),
+                    " is not converted to tile operators by pass 10 ConvertTensorToTileOps "
+                    "here; write the tile form (pl.load(..., target_memory=pl.MemorySpace.Mat), "
+                    "pl.matmul of the tiles) (docs/passes/ConvertTensorToTileOps.md)"));
+  }
+  return absl::OkStatus();
 }
 
 std::unique_ptr<Pass> CreateConvertTensorToTileOpsPass() {

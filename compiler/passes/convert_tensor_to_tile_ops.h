@@ -30,6 +30,11 @@ class ConvertTensorToTileOpsPass : public Pass {
 
 std::unique_ptr<Pass> CreateConvertTensorToTileOpsPass();
 
+// After the pass: a tensor-level matmul left in the program (a form the pass
+// does not convert) is a located error saying which form it is. The pass
+// manager calls it when the pass list runs past pass 10.
+absl::Status CheckNoTensorMatmul(const ir::ProgramPtr& program);
+
 }  // namespace pto::passes
 
 #endif  // PTO_COMPILER_PASSES_CONVERT_TENSOR_TO_TILE_OPS_H_

@@ -64,6 +64,8 @@ std::vector<Space> InputSpaces(const ir::Call& call) {
   if (ir::IsOp(call, OpId::kPlTileMatmulMxAcc)) return {kC, kL, std::nullopt, kR};
   // TSTORE reads Vec or Acc (FIXPIPE) tiles; any other space goes through Vec.
   if (ir::IsOp(call, OpId::kPlTileStore)) return {std::nullopt};
+  // TEXTRACT reads its source where it is (Mat for a Left / Right window).
+  if (ir::IsOp(call, OpId::kPlTileExtract)) return std::vector<Space>(n, std::nullopt);
   if (UnitOf(call) == ops::ExecUnit::kVector) {
     std::vector<Space> out;
     for (const ir::ExprPtr& a : call.args()) {

@@ -33,7 +33,7 @@ struct Group {
 // MemRef's id), with union-find over the MemRefs for the carry merges.
 class Groups {
  public:
-  static absl::StatusOr<Groups> Build(const TileLiveness& live) {
+  static absl::StatusOr<Groups> Build(const TileLiveness& live, bool with_cube = false) {
     Groups g;
     std::vector<std::pair<int, const ir::Var*>> defs;
     for (const auto& [var, def] : live.defs) defs.push_back({def.pos, var});
@@ -45,7 +45,12 @@ class Groups {
                               live.vars.at(var)->name_hint(),
                               "' has no MemRef; InitMemRef must run first");
       }
-      if (m->memory_space() != ir::MemorySpace::kUB) continue;
+      // Round 1 (carries) handles UB tiles; the packing also shares each
+      // cube buffer (Mat, Left, Right, Acc, Bias) among its own tiles.
+      if (m->memory_space() != ir::MemorySpace::kUB &&
+          (!with_cube || !ir::IsCubeSpace(m->memory_space()))) {
+        continue;
+      }
       auto [it, fresh] = g.index_.emplace(m.get(), g.groups_.size());
       if (fresh) g.groups_.push_back(Group{m, {}, 0, 0, false});
       g.groups_[it->second].members.push_back(var);
@@ -369,7 +374,7 @@ MemRefMap Pack(std::vector<Group>& groups) {
   for (const Group* g : order) {
     size_t b = 0;
     for (; b < buffers.size(); ++b) {
-      bool fits = true;
+      bool fits = buffers[b].front()->memref->memory_space() == g->memref->memory_space();
       for (const Group* other : buffers[b]) fits = fits && Disjoint(*g, *other);
       if (fits) break;
     }
@@ -382,21 +387,30 @@ MemRefMap Pack(std::vector<Group>& groups) {
   return retype;
 }
 
-absl::StatusOr<ir::StmtPtr> ReuseInKernel(const ir::FunctionPtr& fn) {
+}  // namespace
+
+absl::StatusOr<ir::StmtPtr> MaterializeCarries(const ir::FunctionPtr& fn) {
   if (!HoldsTiles(fn)) return fn->body();
-  // Round 1: loop and branch carries.
   TileLiveness live = AnalyzeTileLiveness(fn->body());
   ASSIGN_OR_RETURN(Groups groups, Groups::Build(live));
   ASSIGN_OR_RETURN(Plan plan, PlanCarries(live, groups));
-  ir::StmtPtr body = fn->body();
-  if (!plan.retype.empty() || !plan.moves.empty()) {
-    CarryRewriter rewriter(plan);
-    body = rewriter.MutateStmt(body);
-    RETURN_IF_ERROR(rewriter.status());
-  }
+  if (plan.retype.empty() && plan.moves.empty()) return fn->body();
+  CarryRewriter rewriter(plan);
+  ir::StmtPtr body = rewriter.MutateStmt(fn->body());
+  RETURN_IF_ERROR(rewriter.status());
+  return body;
+}
+
+namespace {
+
+absl::StatusOr<ir::StmtPtr> ReuseInKernel(const ir::FunctionPtr& fn) {
+  if (!HoldsTiles(fn)) return fn->body();
+  // Round 1: loop and branch carries (MaterializeSemanticAliases, 32; a
+  // no-op after it, which makes a list without 32 right as well).
+  ASSIGN_OR_RETURN(ir::StmtPtr body, MaterializeCarries(fn));
   // Round 2: lifetimes of the buffers that are left, then packing.
   TileLiveness after = AnalyzeTileLiveness(body);
-  ASSIGN_OR_RETURN(Groups packed, Groups::Build(after));
+  ASSIGN_OR_RETURN(Groups packed, Groups::Build(after, /*with_cube=*/true));
   ComputeSpans(packed.groups(), after);
   ExtendBranchAliases(packed, after);
   return RetypeTileVars(body, Pack(packed.groups()));

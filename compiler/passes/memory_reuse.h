@@ -28,6 +28,13 @@ class MemoryReusePass : public Pass {
 
 std::unique_ptr<Pass> CreateMemoryReusePass();
 
+// The carry step (PyPTO's must-alias buffers, pass 32
+// MaterializeSemanticAliases): each loop carry and if result made one
+// buffer, with the pl.tile.move copies where a merge is not possible. The
+// body of `fn` rewritten; the same body when there is nothing to do (so it
+// is idempotent). MemoryReuse runs it first as well.
+absl::StatusOr<ir::StmtPtr> MaterializeCarries(const ir::FunctionPtr& fn);
+
 }  // namespace pto::passes
 
 #endif  // PTO_COMPILER_PASSES_MEMORY_REUSE_H_

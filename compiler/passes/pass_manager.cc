@@ -7,6 +7,7 @@
 #include "compiler/ir/verifier.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/ops/op_registry.h"
+#include "compiler/passes/convert_tensor_to_tile_ops.h"
 #include "compiler/passes/infer_tile_memory_space.h"
 #include "compiler/passes/pass_registry.h"
 #include "compiler/passes/property_verifiers.h"
@@ -25,13 +26,6 @@ absl::Status VerificationFailure(const absl::Status& s, std::string_view when) {
     out.SetPayload(key, value);
   });
   return out;
-}
-
-// A tensor-level operator whose tile form runs on the cube unit
-// (pl.tensor.matmul, pl.tensor.matmul_acc): by the registry's traits.
-bool IsTensorCubeOp(const ir::Call& call) {
-  const ir::OpId tile = ops::TraitsOf(call).tile_form;
-  return tile != ir::OpId::kUnknown && ops::TraitsOf(tile).unit == ops::ExecUnit::kCube;
 }
 
 }  // namespace
@@ -92,16 +86,6 @@ class UnloweredFinder : public ir::IRVisitor {
   }
   void VisitCall(const ir::CallPtr& call) override {
     if (found != nullptr) return;
-    // The tile forms of the cube operators compile (InferTileMemorySpace, AIC
-    // kernels); a tensor operator whose tile form runs on the cube (the
-    // matmul family) needs PyPTO's tiling of it.
-    if (IsTensorCubeOp(*call)) {
-      OutOfScope(call.get(), pto::StrCat("'", call->op()->name(), "' (a tensor-level matmul)"),
-                 "15 AutoTileMatmulL0 (with pass 10's matmul conversion); write the tile form "
-                 "(pl.load(..., target_memory=pl.MemorySpace.Mat), pl.matmul of the tiles)",
-                 "15", "");
-      if (found != nullptr) return;
-    }
     ir::IRVisitor::VisitCall(call);
   }
   void VisitContinueStmt(const std::shared_ptr<const ir::ContinueStmt>& s) override {
@@ -303,6 +287,10 @@ absl::StatusOr<ir::ProgramPtr> PassManager::Run(ir::ProgramPtr program,
                           std::chrono::duration<double>(end - start).count(), changed});
     }
     program = std::move(out);
+    // A tensor-level matmul pass 10 did not convert has no lowering.
+    if (pass->name() == "ConvertTensorToTileOps" && ReachesPast(passes_, "10")) {
+      RETURN_IF_ERROR(CheckNoTensorMatmul(program));
+    }
     // A mixed AIC + AIV kernel becomes visible once tiles have spaces; it
     // needs PyPTO's passes 21-24 when the list runs past them.
     if (pass->name() == "InferTileMemorySpace" && ReachesPast(passes_, "21")) {

@@ -2,6 +2,7 @@
 
 #include "compiler/passes/lower_composite_ops.h"
 #include "compiler/passes/allocate_memory_addr.h"
+#include "compiler/passes/auto_tile_matmul_l0.h"
 #include "compiler/passes/auto_derive_task_dependencies.h"
 #include "compiler/passes/classify_iter_arg_carry.h"
 #include "compiler/passes/convert_tensor_to_tile_ops.h"
@@ -26,6 +27,7 @@
 #include "compiler/passes/optimize_orch_tensors.h"
 #include "compiler/passes/materialize_dist_tensor_ctx.h"
 #include "compiler/passes/materialize_runtime_scopes.h"
+#include "compiler/passes/materialize_semantic_aliases.h"
 #include "compiler/passes/materialize_valid_shape_symbols.h"
 #include "compiler/passes/outline_cluster_scopes.h"
 #include "compiler/passes/outline_hierarchy_scopes.h"
@@ -52,6 +54,8 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("LowerCompositeOps", [] { return CreateLowerCompositeOpsPass(); });
   registry.RegisterPass("InitMemRef", [] { return CreateInitMemRefPass(); });
   registry.RegisterPass("InferTileMemorySpace", [] { return CreateInferTileMemorySpacePass(); });
+  registry.RegisterPass("MaterializeSemanticAliases",
+                        [] { return CreateMaterializeSemanticAliasesPass(); });
   registry.RegisterPass("MemoryReuse", [] { return CreateMemoryReusePass(); });
   registry.RegisterPass("AllocateMemoryAddr", [](const Target& target) {
     AllocateMemoryAddrOptions o{.platform = target.platform,
@@ -98,6 +102,15 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("ClassifyIterArgCarry", [] { return CreateClassifyIterArgCarryPass(); });
   registry.RegisterPass("MaterializeValidShapeSymbols",
                         [] { return CreateMaterializeValidShapeSymbolsPass(); });
+  registry.RegisterPass("AutoTileMatmulL0", [](const Target& target) {
+    AutoTileMatmulL0Options o;
+    if (target.cube) {
+      o.l0a_bytes = target.cube->l0a_bytes;
+      o.l0b_bytes = target.cube->l0b_bytes;
+      o.l0c_bytes = target.cube->l0c_bytes;
+    }
+    return CreateAutoTileMatmulL0Pass(o);
+  });
   registry.RegisterPass("FoldNoOpReshape", [] { return CreateFoldNoOpReshapePass(); });
   registry.RegisterPass("FuseCreateAssembleToSlice",
                         [] { return CreateFuseCreateAssembleToSlicePass(); });
@@ -124,9 +137,11 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"12", "LowerCompositeOps"},
                                            {"13", "FlattenTileNdTo2D"},
                                            {"14", "LegalizeTileCast"},
+                                           {"15", "AutoTileMatmulL0"},
                                            {"17", "InferTileMemorySpace"},
                                            {"30", "MaterializeTensorStrides"},
                                            {"31", "InitMemRef"},
+                                           {"32", "MaterializeSemanticAliases"},
                                            {"33", "MemoryReuse"},
                                            {"34", "AllocateMemoryAddr"},
                                            {"35", "FoldNoOpReshape"},

@@ -1,5 +1,7 @@
 // Writes one generated piece of a .pto file after the default pipeline:
-//   codegen_gen kernel|chip|host FILE FUNCTION OUT
+//   codegen_gen kernel|chip|host FILE FUNCTION OUT [PLATFORM]
+// PLATFORM (a built-in one, e.g. a2a3) gives the passes its capacities
+// (AutoTileMatmulL0's L0 buffers); without it the pipeline has no target.
 // kernel: the kernel of an InCore/AIV function; chip: the orchestration of a
 // CHIP pipeline; host: the orchestration of a HOST function.
 #include <fstream>
@@ -13,6 +15,7 @@
 #include "compiler/codegen/kernel_codegen.h"
 #include "compiler/parser/parser.h"
 #include "compiler/passes/pass_manager.h"
+#include "compiler/passes/target.h"
 
 namespace {
 
@@ -26,16 +29,25 @@ absl::StatusOr<std::string> Generate(const std::string& kind, const pto::ir::Pro
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string kind = argc == 5 ? argv[1] : "";
+  const std::string kind = argc == 5 || argc == 6 ? argv[1] : "";
   if (kind != "kernel" && kind != "chip" && kind != "host") {
-    std::cerr << "usage: codegen_gen kernel|chip|host FILE FUNCTION OUT\n";
+    std::cerr << "usage: codegen_gen kernel|chip|host FILE FUNCTION OUT [PLATFORM]\n";
     return 2;
+  }
+  pto::passes::PassManagerOptions options;
+  if (argc == 6) {
+    absl::StatusOr<pto::passes::Target> target = pto::passes::TargetForPlatform(argv[5]);
+    if (!target.ok()) {
+      std::cerr << target.status() << "\n";
+      return 2;
+    }
+    options.target = *target;
   }
   std::ifstream in(argv[2]);
   std::ostringstream text;
   text << in.rdbuf();
   absl::StatusOr<pto::ir::ProgramPtr> program = pto::parser::ParseProgramText(argv[2], text.str());
-  pto::passes::PassManager pm;
+  pto::passes::PassManager pm(options);
   absl::Status added = pm.AddPipeline("default");
   if (!program.ok() || !added.ok()) {
     std::cerr << (program.ok() ? added : program.status()) << "\n";

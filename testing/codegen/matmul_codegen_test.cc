@@ -28,6 +28,10 @@ void mm_acc_bf16(int64_t* args);
 void mm_bias_f32(int64_t* args);
 void mm_int8(int64_t* args);
 void gemv_f16(int64_t* args);
+void mm_tensor_f16(int64_t* args);
+void mm_tiled_k_f32(int64_t* args);
+void mm_tensor_grid_bf16(int64_t* args);
+void mm_bias_tiled_f32(int64_t* args);
 }  // namespace pto::kernels
 
 namespace pto {
@@ -184,6 +188,71 @@ TEST(MatmulCodegenTest, GemvIsAOneRowMatmul) {
   RunKernel(kernels::gemv_f16, d);
   const std::vector<float> want = Ref(x, w, 1, 32, 16);
   for (int j = 0; j < 16; ++j) ASSERT_EQ(y[j], want[j]) << j;
+}
+
+// pl.matmul of tensors in a kernel (ConvertTensorToTileOps): the slice rows
+// 32..63 of a and the whole of b, loaded into Mat.
+TEST(MatmulCodegenTest, TensorMatmulOfASliceConvertsToTheCube) {
+  CubeMemoryCore core("a2a3");
+  std::vector<half> a = Fill<half>(64 * 32, 0.25f, 9), b = Fill<half>(32 * 48, 0.5f, 5);
+  std::vector<float> c(32 * 48, -7.0f);
+  std::vector<TensorDesc> d = {Desc(a, {64, 32}), Desc(b, {32, 48}), Desc(c, {32, 48})};
+  RunKernel(kernels::mm_tensor_f16, d);
+  const std::vector<half> lo(a.begin() + 32 * 32, a.end());
+  const std::vector<float> want = Ref(lo, b, 32, 32, 48);
+  for (int i = 0; i < 32 * 48; ++i) ASSERT_EQ(c[i], want[i]) << i;
+}
+
+// AutoTileMatmulL0 splits k in two 256-wide blocks (Left [64, 512] FP32 is
+// twice L0A): TMATMUL then TMATMUL_ACC, accumulated in k order as one
+// TMATMUL of the whole would be.
+TEST(MatmulCodegenTest, AutoTiledKBlocksAccumulateInOrder) {
+  CubeMemoryCore core("a2a3");
+  const int m = 64, k = 512, n = 64;
+  std::vector<float> a = Fill<float>(m * k, 0.125f, 13), b = Fill<float>(k * n, 0.25f, 7);
+  std::vector<float> c(m * n, -7.0f);
+  std::vector<TensorDesc> d = {Desc(a, {64, 512}), Desc(b, {512, 64}), Desc(c, {64, 64})};
+  RunKernel(kernels::mm_tiled_k_f32, d);
+  const std::vector<float> want = Ref(a, b, m, k, n);
+  for (int i = 0; i < m * n; ++i) ASSERT_EQ(c[i], want[i]) << i;
+  const std::vector<CubeOpcode> ops = {
+      CubeOpcode::kLoadL1,  CubeOpcode::kLoadL1, CubeOpcode::kExtract, CubeOpcode::kExtract,
+      CubeOpcode::kMatmul,  CubeOpcode::kExtract, CubeOpcode::kExtract, CubeOpcode::kMatmulAcc,
+      CubeOpcode::kStoreAcc};
+  EXPECT_EQ(core.ops, ops);
+}
+
+// A [272, 272] FP32 result over L0C: three output sub-tiles of rows 0..111,
+// 112..223 and 224..271, each a TMATMUL stored to its rows of c.
+TEST(MatmulCodegenTest, AutoTiledOutputGridCoversTheResult) {
+  CubeMemoryCore core("a2a3");
+  const int m = 272, k = 64, n = 272;
+  std::vector<bfloat16> a(m * k), b(k * n);
+  for (int i = 0; i < m * k; ++i) a[i] = bfloat16(0.125f * static_cast<float>(i % 11) - 0.5f);
+  for (int i = 0; i < k * n; ++i) b[i] = bfloat16(0.25f * static_cast<float>(i % 7) - 0.75f);
+  std::vector<float> c(m * n, -7.0f);
+  std::vector<TensorDesc> d = {Desc(a, {272, 64}), Desc(b, {64, 272}), Desc(c, {272, 272})};
+  RunKernel(kernels::mm_tensor_grid_bf16, d);
+  const std::vector<float> want = Ref(a, b, m, k, n);
+  for (int i = 0; i < m * n; ++i) ASSERT_EQ(c[i], want[i]) << i;
+  EXPECT_EQ(std::count(core.ops.begin(), core.ops.end(), CubeOpcode::kMatmul), 3);
+  EXPECT_EQ(std::count(core.ops.begin(), core.ops.end(), CubeOpcode::kStoreAcc), 3);
+}
+
+// A tiled matmul_bias adds its bias once, in the first k block.
+TEST(MatmulCodegenTest, AutoTiledBiasIsAddedOnce) {
+  CubeMemoryCore core("a2a3");
+  const int m = 32, k = 1024, n = 16;
+  std::vector<float> a = Fill<float>(m * k, 0.125f, 11), b = Fill<float>(k * n, 0.25f, 9);
+  std::vector<float> bias = Fill<float>(n, 2.0f, 16);
+  std::vector<float> c(m * n, -7.0f);
+  std::vector<TensorDesc> d = {Desc(a, {32, 1024}), Desc(b, {1024, 16}), Desc(bias, {1, 16}),
+                               Desc(c, {32, 16})};
+  RunKernel(kernels::mm_bias_tiled_f32, d);
+  const std::vector<float> want = Ref(a, b, m, k, n, bias);
+  for (int i = 0; i < m * n; ++i) ASSERT_EQ(c[i], want[i]) << i;
+  EXPECT_EQ(std::count(core.ops.begin(), core.ops.end(), CubeOpcode::kMatmulBias), 1);
+  EXPECT_EQ(std::count(core.ops.begin(), core.ops.end(), CubeOpcode::kMatmulAcc), 1);
 }
 
 // A tensor of the wrong dtype is the kernel's fault, not a wrong result.
