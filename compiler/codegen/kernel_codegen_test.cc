@@ -60,7 +60,7 @@ void stage_step(int64_t* args) {
     pto::Tile<float> rows = pto::TASSIGN<float>(0, 256);
     pto::kernels::internal::CopyBox(true, rows, inp, {(peer * 4), 0}, {4, 64});
     pto::Tile<float> doubled = pto::TASSIGN<float>(0, 256);
-    pto::TADD(doubled, rows, rows);
+    pto::TADD(doubled, rows, rows, pto::Dims2{4, 64, 4, 64});
     pto::kernels::internal::CopyBox(false, doubled, st, {(peer * 4), 0}, {4, 64});
     const pto::TensorDesc* st_next = st;
     pto::kernels::internal::WriteElement<int32_t>(cnt, {peer}, int32_t{4});
@@ -126,14 +126,14 @@ TEST(KernelCodegenTest, TileOpsAndIfYields) {
   absl::StatusOr<std::string> code = GenerateKernel(program, "scaled_add");
   ASSERT_TRUE(code.ok()) << code.status();
   EXPECT_THAT(*code, HasSubstr("  for (int64_t i = 0; i < 16; i += 4) {\n"));
-  EXPECT_THAT(*code, HasSubstr("    pto::TMULS(scaled, summed, static_cast<float>(0.5));\n"));
+  EXPECT_THAT(*code, HasSubstr("    pto::TMULS(scaled, summed, static_cast<float>(0.5), pto::Dims2{4, 128, 4, 128});\n"));
   EXPECT_THAT(*code, HasSubstr("    pto::Tile<float> picked{};\n"
                                "    if (i < 8) {\n"
                                "      picked = scaled;\n"
                                "    } else {\n"
                                "      pto::Tile<float> rectified = pto::TASSIGN<float>(2048, 512);\n"
                                "      pto::TEXPANDS(rectified, static_cast<float>(0));\n"
-                               "      pto::TMAX(rectified, scaled, rectified);\n"
+                               "      pto::TMAX(rectified, scaled, rectified, pto::Dims2{4, 128, 4, 128});\n"
                                "      picked = rectified;\n"
                                "    }\n"));
 }

@@ -156,6 +156,9 @@ class Generator : public CppEmitter {
 
   // Vector families (kernel_vector_ops.cc).
   absl::StatusOr<TileDims> DimsOf(const ir::TypePtr& type, const Span& span);
+  // `, pto::Dims2{R, C, R, C}` for a result tile of R > 1 rows of C, else
+  // empty: the whole tile as its rows, so the backend costs each row.
+  std::string RowsArg(const ir::TypePtr& type);
   absl::Status CheckFloatOnly(const OpCall& c, ir::DataType dtype);
   absl::Status IgnoreScratch(const OpCall& c, size_t from);
   absl::StatusOr<std::pair<std::string, std::string>> Offset2(const ir::ExprPtr& e,

@@ -397,7 +397,8 @@ absl::Status Generator::EmitCast(const OpCall& c) {
   }
   RETURN_IF_ERROR(ElemType(a.dtype, c.call->span()).status());
   ASSIGN_OR_RETURN(std::string dst, NewTile(c.var, c.indent));
-  pto::StrAppend(&body_, Indent(c.indent), "pto::TCVT(", dst, ", ", a.name, ");\n");
+  pto::StrAppend(&body_, Indent(c.indent), "pto::TCVT(", dst, ", ", a.name, RowsArg(c.var->type()),
+                 ");\n");
   return absl::OkStatus();
 }
 

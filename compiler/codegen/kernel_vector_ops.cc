@@ -46,6 +46,19 @@ absl::StatusOr<Generator::TileDims> Generator::DimsOf(const ir::TypePtr& type, c
   return d;
 }
 
+// An elementwise instruction covers every row of its tile, and the vector
+// unit pays whole repeats per row (docs/simulator.md, "Per-instruction
+// costs"), so a 2-D tile passes its rows x cols; the box is the whole tile,
+// so the elements computed are the same as without one.
+std::string Generator::RowsArg(const ir::TypePtr& type) {
+  auto tile = ir::As<ir::TileType>(type);
+  if (tile == nullptr || tile->shape().size() != 2) return "";
+  std::optional<int64_t> r = ir::GetConstInt(tile->shape()[0]);
+  std::optional<int64_t> c = ir::GetConstInt(tile->shape()[1]);
+  if (!r || !c || *r <= 1) return "";
+  return pto::StrCat(", pto::Dims2{", *r, ", ", *c, ", ", *r, ", ", *c, "}");
+}
+
 // Scratch operands PyPTO passes (row_sum's tmp_tile, rsqrt's tmp) that the
 // kernel API does not need: read, so the kernel compiles warning-free.
 absl::Status Generator::IgnoreScratch(const OpCall& c, size_t from) {
@@ -75,7 +88,8 @@ absl::Status Generator::EmitUnary(const OpCall& c) {
   }
   RETURN_IF_ERROR(IgnoreScratch(c, 1));
   ASSIGN_OR_RETURN(std::string dst, NewTile(c.var, c.indent));
-  pto::StrAppend(&body_, Indent(c.indent), "pto::", c.op.api, "(", dst, ", ", a.name, ");\n");
+  const std::string rows = c.op.api == "TNOT" ? "" : RowsArg(c.var->type());
+  pto::StrAppend(&body_, Indent(c.indent), "pto::", c.op.api, "(", dst, ", ", a.name, rows, ");\n");
   return absl::OkStatus();
 }
 
@@ -85,12 +99,13 @@ absl::Status Generator::EmitComposite(const OpCall& c) {
   ASSIGN_OR_RETURN(std::string elem, ElemType(DTypeOf(c.var->type()), c.call->span()));
   ASSIGN_OR_RETURN(std::string dst, NewTile(c.var, c.indent));
   const std::string in = Indent(c.indent);
+  const std::string rows = RowsArg(c.var->type());
   if (c.op.api == "neg") {
     pto::StrAppend(&body_, in, "pto::TMULS(", dst, ", ", a.name, ", static_cast<", elem,
-                   ">(-1));\n");
+                   ">(-1)", rows, ");\n");
   } else {
     pto::StrAppend(&body_, in, "pto::TEXPANDS(", dst, ", static_cast<", elem, ">(0));\n", in,
-                   "pto::TMAX(", dst, ", ", a.name, ", ", dst, ");\n");
+                   "pto::TMAX(", dst, ", ", a.name, ", ", dst, rows, ");\n");
   }
   return absl::OkStatus();
 }
@@ -104,7 +119,7 @@ absl::Status Generator::EmitBinary(const OpCall& c) {
   RETURN_IF_ERROR(CheckFloatOnly(c, a.dtype));
   ASSIGN_OR_RETURN(std::string dst, NewTile(c.var, c.indent));
   pto::StrAppend(&body_, Indent(c.indent), "pto::", c.op.api, "(", dst, ", ", a.name, ", ", b.name,
-                 ");\n");
+                 RowsArg(c.var->type()), ");\n");
   return absl::OkStatus();
 }
 
@@ -129,7 +144,7 @@ absl::Status Generator::EmitScalarForm(const OpCall& c, std::string_view api) {
   if (c.op.negate_scalar) cast = pto::StrCat("static_cast<", elem, ">(-", cast, ")");
   ASSIGN_OR_RETURN(std::string dst, NewTile(c.var, c.indent));
   pto::StrAppend(&body_, Indent(c.indent), "pto::", api, "(", dst, ", ", a.name, ", ", cast,
-                 ");\n");
+                 RowsArg(c.var->type()), ");\n");
   return absl::OkStatus();
 }
 

@@ -365,10 +365,11 @@ void TEXPANDS(Tile<T>& dst, T s) {
 // Elementwise conversion (PyPTO's pl.tile.cast): C++ conversion, so a float
 // result rounds to nearest even and an integer source is exact.
 template <typename D, typename S>
-void TCVT(Tile<D>& dst, const Tile<S>& src) {
+void TCVT(Tile<D>& dst, const Tile<S>& src, const Dims2& box = {}) {
   if (dst.count != src.count) CurrentCore()->Fault("TCVT: shape mismatch");
-  for (uint64_t i = 0; i < dst.count; ++i) dst.data[i] = static_cast<D>(src.data[i]);
-  VecShape shape = internal::ShapeOf<D>(dst.count, {});
+  internal::ForBox(dst, box, "TCVT: bad box",
+                   [&](uint64_t i) { dst.data[i] = static_cast<D>(src.data[i]); });
+  VecShape shape = internal::ShapeOf<D>(dst.count, box);
   shape.src_elem_bytes = sizeof(S);
   CurrentCore()->VectorShaped(VecOp::kCvt, dst.data, src.data, nullptr,
                               std::max(dst.bytes(), src.bytes()), shape);

@@ -47,6 +47,7 @@ absl::StatusOr<std::unique_ptr<SimSystem>> SimSystem::Create(
         &s->trace_, options.timing_only, &s->gm_index_));
   }
   s->races_fail_ = options.races == SimOptions::RacePolicy::kFail;
+  s->lost_updates_fail_ = options.lost_updates == SimOptions::LostUpdatePolicy::kFail;
   if (options.race_detection) {
     const int per_chip = static_cast<int>(s->chips_[0]->cores().size());
     SimSystem* raw = s.get();
@@ -327,6 +328,17 @@ RunReport SimSystem::Run() {
     }
   }
   ReportLineHazards(&r);
+  // A lost update is a failure unless the options say warn: memory holds a
+  // value no agent wrote last (a hang reports it as its cause already).
+  if (lost_updates_fail_ && r.error_code() == 0 && r.line_clobbers_size() > 0) {
+    r.set_error_code(kLostUpdateErrorCode);
+    std::string text = absl::StrCat(r.line_clobbers_size(), " lost update",
+                                    r.line_clobbers_size() == 1 ? "" : "s",
+                                    " (a whole-line write-back over another writer's bytes, "
+                                    "docs/simulator.md):");
+    for (const std::string& line : r.line_clobbers()) absl::StrAppend(&text, "\n  ", line);
+    r.set_error_text(text);
+  }
   r.set_model_waits(waits_);
   r.set_systemc_deltas(static_cast<int64_t>(sc_core::sc_delta_count()));
   if (trace_.enabled()) r.set_trace_json(trace_.Json());

@@ -33,6 +33,11 @@ struct SimProgress {
 // SimOptions::RacePolicy::kFail (outside the runtime's codes, as -1..-3 are;
 // docs/errors.md).
 inline constexpr int kRaceErrorCode = -4;
+// RunReport.error_code of a run in which a whole-line write-back put a stale
+// copy over a word another agent had written since the line was filled
+// (RunReport.line_clobbers: pto-isa#322, simpler#2273), under
+// SimOptions::LostUpdatePolicy::kFail.
+inline constexpr int kLostUpdateErrorCode = -5;
 
 struct SimOptions {
   std::string platform = "a2a3";
@@ -48,6 +53,12 @@ struct SimOptions {
   // RunReport.races (the race detector's own tests, pto-run --races=warn).
   enum class RacePolicy { kFail, kWarn };
   RacePolicy races = RacePolicy::kFail;
+  // What a lost update does to the run: kFail ends a run that would succeed
+  // with error_code kLostUpdateErrorCode and the lost words in the error
+  // text (on the board the word is simply wrong, which a check may miss);
+  // kWarn only lists them in RunReport.line_clobbers.
+  enum class LostUpdatePolicy { kFail, kWarn };
+  LostUpdatePolicy lost_updates = LostUpdatePolicy::kFail;
   // Timing-only mode (docs/simulator.md): DMAs move no payload bytes and no
   // payload is held; counts, signals and every byte a scalar load reads stay
   // real, so simulated time and statistics equal the full mode's. A scalar
@@ -136,6 +147,7 @@ class SimSystem : public rt::Host, public MemorySystem, public RunObserver {
   std::vector<DomainBuffer> domain_buffers_;
   std::unique_ptr<RaceDetector> races_;
   bool races_fail_ = true;  // SimOptions::races
+  bool lost_updates_fail_ = true;  // SimOptions::lost_updates
   int fatal_chip_ = -1;
   int64_t waits_ = 0;
   int error_code_ = 0;

@@ -8,9 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "examples/sim_run.h"
 #include "gtest/gtest.h"
+#include "platforms/platform.h"
 #include "runtime/api/generated_program.h"
+#include "runtime/device/device_core.h"
+#include "sim/aiv/vector_cost.h"
 
 namespace pto::examples {
 namespace {
@@ -151,14 +155,52 @@ TEST_F(VectorOpsSimTest, FillPadTransposeSliceAssemble) {
   });
 }
 
-// The simulated vector time of the three kernels: the sum of every call's
-// per-instruction cost (sim/aiv/vector_cost.cc, docs/simulator.md
-// "Per-instruction costs"). Recorded from the model when those costs were
-// fitted to pto-isa's profiled counts; a change of a kernel's calls, shapes
-// or the costs moves it.
-TEST_F(VectorOpsSimTest, VectorTimeIsTheSumOfEachCallsPassesAndRepeats) {
+// The simulated vector time of the three kernels, call by call from the
+// cost function (sim/aiv/vector_cost.h, docs/simulator.md "Per-instruction
+// costs") on the shape each generated call passes: elementwise ops over the
+// 16 rows of 32 FP32 (each 128-byte row a repeat), reductions and
+// expansions over the valid [12, 24] box of the 32-column tile.
+struct Call {
+  VecOp op;
+  int64_t rows, cols, pitch;
+  int src_bytes = 0;
+};
+
+TEST_F(VectorOpsSimTest, VectorTimeIsTheSumOfEachCallsCost) {
   ASSERT_EQ(Report().error_code(), 0) << Report().error_text();
-  constexpr int64_t want = 1471848;
+  absl::StatusOr<platforms::Platform> p = platforms::LoadPlatform("a2a3");
+  ASSERT_TRUE(p.ok()) << p.status();
+  const Call full{VecOp::kAbs, kR, kC, kC};
+  auto on_tile = [&](VecOp op) { return Call{op, full.rows, full.cols, full.pitch}; };
+  auto on_box = [](VecOp op) { return Call{op, kVr, kVc, kC}; };
+  std::vector<Call> calls = {
+      // math: exp, log, sqrt, rsqrt, sin, subs + abs, adds + div, muls +
+      // fmod, maximums, minimum, divs, recip.
+      on_tile(VecOp::kExp), on_tile(VecOp::kMath), on_tile(VecOp::kSqrt),
+      on_tile(VecOp::kRsqrt), on_tile(VecOp::kMath), on_tile(VecOp::kAddS),
+      on_tile(VecOp::kAbs), on_tile(VecOp::kAddS), on_tile(VecOp::kDiv),
+      on_tile(VecOp::kMulS), on_tile(VecOp::kDiv), on_tile(VecOp::kMaxS),
+      on_tile(VecOp::kMaxS), on_tile(VecOp::kDiv), on_tile(VecOp::kRecip),
+      // reduce: four row reductions, argmax and its [16, 1] cast, four col
+      // reductions, five expansions (one by column).
+      on_box(VecOp::kRowReduce), on_box(VecOp::kRowReduce), on_box(VecOp::kRowReduce),
+      on_box(VecOp::kRowReduce), on_box(VecOp::kArgReduce), Call{VecOp::kCvt, kR, 1, 1, 4},
+      on_box(VecOp::kColReduce), on_box(VecOp::kColReduce), on_box(VecOp::kColReduce),
+      on_box(VecOp::kColReduce), on_box(VecOp::kExpand), on_box(VecOp::kExpand),
+      on_box(VecOp::kColExpand), on_box(VecOp::kExpand), on_box(VecOp::kColExpand),
+      // layout: two fillpads and the transpose of the whole tile, the [8, 16]
+      // slice, full (a fill) and its copy as one 512-element row each, the
+      // assemble of the slice.
+      on_tile(VecOp::kFillPad), on_tile(VecOp::kFillPad), on_tile(VecOp::kTranspose),
+      Call{VecOp::kBoxCopy, 8, 16, kC}, Call{VecOp::kFill, 1, kR * kC, kR * kC},
+      Call{VecOp::kCopy, 1, kR * kC, kR * kC}, Call{VecOp::kBoxCopy, 8, 16, 16},
+  };
+  int64_t want = 0;
+  for (const Call& c : calls) {
+    const double cycles =
+        sim::VectorCycles(*p, c.op, VecShape{4, c.rows, c.cols, c.pitch, c.src_bytes});
+    want += std::llround(cycles * 1000.0 / p->clock_ghz());
+  }
   int64_t got = 0;
   for (const sim::CoreStat& c : Report().cores()) got += c.vector_busy_ps();
   EXPECT_EQ(got, want);
