@@ -8,6 +8,7 @@
 #include "compiler/passes/convert_to_ssa.h"
 #include "compiler/passes/ctrl_flow_transform.h"
 #include "compiler/passes/derive_call_directions.h"
+#include "compiler/passes/expand_mixed_kernel.h"
 #include "compiler/passes/flatten_call_expr.h"
 #include "compiler/passes/flatten_tile_nd_to_2d.h"
 #include "compiler/passes/fold_no_op_reshape.h"
@@ -52,6 +53,7 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("LowerCompositeOps", [] { return CreateLowerCompositeOpsPass(); });
   registry.RegisterPass("InitMemRef", [] { return CreateInitMemRefPass(); });
   registry.RegisterPass("InferTileMemorySpace", [] { return CreateInferTileMemorySpacePass(); });
+  registry.RegisterPass("ExpandMixedKernel", [] { return CreateExpandMixedKernelPass(); });
   registry.RegisterPass("MemoryReuse", [] { return CreateMemoryReusePass(); });
   registry.RegisterPass("AllocateMemoryAddr", [](const Target& target) {
     AllocateMemoryAddrOptions o{.platform = target.platform,
@@ -125,6 +127,7 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"13", "FlattenTileNdTo2D"},
                                            {"14", "LegalizeTileCast"},
                                            {"17", "InferTileMemorySpace"},
+                                           {"21", "ExpandMixedKernel"},
                                            {"30", "MaterializeTensorStrides"},
                                            {"31", "InitMemRef"},
                                            {"33", "MemoryReuse"},
