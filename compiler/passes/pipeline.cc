@@ -9,6 +9,7 @@
 #include "compiler/passes/ctrl_flow_transform.h"
 #include "compiler/passes/derive_call_directions.h"
 #include "compiler/passes/expand_mixed_kernel.h"
+#include "compiler/passes/lower_pipeline_loops.h"
 #include "compiler/passes/flatten_call_expr.h"
 #include "compiler/passes/flatten_tile_nd_to_2d.h"
 #include "compiler/passes/fold_no_op_reshape.h"
@@ -54,6 +55,7 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("InitMemRef", [] { return CreateInitMemRefPass(); });
   registry.RegisterPass("InferTileMemorySpace", [] { return CreateInferTileMemorySpacePass(); });
   registry.RegisterPass("ExpandMixedKernel", [] { return CreateExpandMixedKernelPass(); });
+  registry.RegisterPass("LowerPipelineLoops", [] { return CreateLowerPipelineLoopsPass(); });
   registry.RegisterPass("MemoryReuse", [] { return CreateMemoryReusePass(); });
   registry.RegisterPass("AllocateMemoryAddr", [](const Target& target) {
     AllocateMemoryAddrOptions o{.platform = target.platform,
@@ -128,6 +130,7 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"14", "LegalizeTileCast"},
                                            {"17", "InferTileMemorySpace"},
                                            {"21", "ExpandMixedKernel"},
+                                           {"28", "LowerPipelineLoops"},
                                            {"30", "MaterializeTensorStrides"},
                                            {"31", "InitMemRef"},
                                            {"33", "MemoryReuse"},
