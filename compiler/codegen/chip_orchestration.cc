@@ -595,6 +595,20 @@ class Generator : public CppEmitter {
     }
   }
 
+  // The kernels argument of a submit and the comment naming them: a func_id,
+  // or a MIX task's AIC and AIV func_ids (lane 1 unused).
+  std::pair<std::string, std::string> KernelIds(const std::optional<MixMembers>& mix,
+                                                const std::string& callee) const {
+    if (!mix) {
+      const std::string id = pto::StrCat(func_ids_.at(callee));
+      return {id, pto::StrCat("func_id ", id)};
+    }
+    const int aic = func_ids_.at(mix->aic->name());
+    const int aiv = func_ids_.at(mix->aiv->name());
+    return {pto::StrCat("pto::rt::MixKernels{", aic, ", ", aiv, ", -1}"),
+            pto::StrCat("MIX task, func_ids ", aic, ", ", aiv)};
+  }
+
   absl::StatusOr<Value> EmitSubmit(const ir::Call& call, int indent) {
     const std::string& callee_name = call.op()->name();
     ir::FunctionPtr callee = program_->GetFunction(callee_name);
@@ -620,15 +634,8 @@ class Generator : public CppEmitter {
     const std::string task = pto::StrCat("task", n);
     names_.insert(args);
     names_.insert(task);
-    const std::string kernel_ids =
-        mix ? pto::StrCat("pto::rt::MixKernels{", func_ids_.at(mix->aic->name()), ", ",
-                          func_ids_.at(mix->aiv->name()), ", -1}")
-            : pto::StrCat(func_ids_.at(callee_name));
-    Line(indent, pto::StrCat("// ", callee_name, " (", mix ? "MIX task, func_ids " : "func_id ",
-                             mix ? pto::StrCat(func_ids_.at(mix->aic->name()), ", ",
-                                               func_ids_.at(mix->aiv->name()))
-                                 : kernel_ids,
-                             ")"));
+    const auto [kernel_ids, ids_comment] = KernelIds(mix, callee_name);
+    Line(indent, pto::StrCat("// ", callee_name, " (", ids_comment, ")"));
     const bool contiguous = ir::GetAttr<bool>(callee->attrs(), kRequireContiguous).value_or(false);
 
     // Per argument: the tensor passed (or "" for a runtime-allocated output).

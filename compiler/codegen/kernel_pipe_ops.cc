@@ -40,8 +40,10 @@ absl::StatusOr<std::string> Generator::PipeName(const ir::Call& call, bool c2v) 
   auto it = pipes_.find({PipeId(call), c2v});
   if (it == pipes_.end()) {
     return UserErrorF(call.span(), "code generation needs the pipe set-up before this ",
-                      call.op()->name(), ": a ", aic_ ? "pl.system.aic_initialize_pipe" :
-                      "pl.system.aiv_initialize_pipe", " with id ", PipeId(call), " and dir_mask ",
+                      call.op()->name(), ": a ",
+                      ir::OpIdName(aic_ ? OpId::kPlSystemAicInitializePipe
+                                        : OpId::kPlSystemAivInitializePipe),
+                      " with id ", PipeId(call), " and dir_mask ",
                       c2v ? "1 or 3" : "2 or 3", " (ExpandMixedKernel writes it)");
   }
   return it->second;
