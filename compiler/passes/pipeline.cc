@@ -10,6 +10,7 @@
 #include "compiler/passes/derive_call_directions.h"
 #include "compiler/passes/expand_mixed_kernel.h"
 #include "compiler/passes/lower_pipeline_loops.h"
+#include "compiler/passes/stamp_tfree_split.h"
 #include "compiler/passes/flatten_call_expr.h"
 #include "compiler/passes/flatten_tile_nd_to_2d.h"
 #include "compiler/passes/fold_no_op_reshape.h"
@@ -56,6 +57,7 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("InferTileMemorySpace", [] { return CreateInferTileMemorySpacePass(); });
   registry.RegisterPass("ExpandMixedKernel", [] { return CreateExpandMixedKernelPass(); });
   registry.RegisterPass("LowerPipelineLoops", [] { return CreateLowerPipelineLoopsPass(); });
+  registry.RegisterPass("StampTfreeSplit", [] { return CreateStampTfreeSplitPass(); });
   registry.RegisterPass("MemoryReuse", [] { return CreateMemoryReusePass(); });
   registry.RegisterPass("AllocateMemoryAddr", [](const Target& target) {
     AllocateMemoryAddrOptions o{.platform = target.platform,
@@ -130,6 +132,7 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"14", "LegalizeTileCast"},
                                            {"17", "InferTileMemorySpace"},
                                            {"21", "ExpandMixedKernel"},
+                                           {"24", "StampTfreeSplit"},
                                            {"28", "LowerPipelineLoops"},
                                            {"30", "MaterializeTensorStrides"},
                                            {"31", "InitMemRef"},
