@@ -38,6 +38,42 @@ std::vector<ChipCallee> ChipCallees(const ir::Function& orch) {
   return collector.callees;
 }
 
+std::optional<MixMembers> MixMembersOf(const ir::Program& program, const ir::Function& group) {
+  if (group.func_type() != ir::FunctionType::kGroup) return std::nullopt;
+  MixMembers m;
+  for (const ChipCallee& c : ChipCallees(group)) {
+    ir::FunctionPtr f = program.GetFunction(c.name);
+    if (f == nullptr) return std::nullopt;
+    ir::FunctionPtr& slot = f->func_type() == ir::FunctionType::kAIC   ? m.aic
+                            : f->func_type() == ir::FunctionType::kAIV ? m.aiv
+                                                                       : m.aic;
+    if (f->func_type() != ir::FunctionType::kAIC && f->func_type() != ir::FunctionType::kAIV) {
+      return std::nullopt;
+    }
+    if (slot != nullptr) return std::nullopt;
+    slot = f;
+  }
+  if (m.aic == nullptr || m.aiv == nullptr) return std::nullopt;
+  return m;
+}
+
+std::vector<ChipCallee> KernelCallees(const ir::Program& program, const ir::Function& orch) {
+  std::vector<ChipCallee> out;
+  std::set<std::string> seen;
+  for (const ChipCallee& c : ChipCallees(orch)) {
+    ir::FunctionPtr f = program.GetFunction(c.name);
+    std::optional<MixMembers> mix = f != nullptr ? MixMembersOf(program, *f) : std::nullopt;
+    if (!mix) {
+      if (seen.insert(c.name).second) out.push_back(c);
+      continue;
+    }
+    for (const ir::FunctionPtr& m : {mix->aic, mix->aiv}) {
+      if (seen.insert(m->name()).second) out.push_back({m->name(), c.first_call});
+    }
+  }
+  return out;
+}
+
 std::string AssembleKernelSource() {
   return "// Kernel builtin_tensor_assemble (pl.tensor.assemble of a chip orchestration).\n"
          "#include \"runtime/builtins/tensor_assemble/kernel.h\"\n";

@@ -4,6 +4,7 @@
 #ifndef PTO_COMPILER_CODEGEN_CHIP_CALLEES_H_
 #define PTO_COMPILER_CODEGEN_CHIP_CALLEES_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,21 @@ struct ChipCallee {
 // The functions `orch`'s body calls, first call first, with kAssembleKernel
 // at the place of the first pl.tensor.assemble.
 std::vector<ChipCallee> ChipCallees(const ir::Function& orch);
+
+// The two kernels of a mixed kernel's Group (ExpandMixedKernel, pass 21),
+// which one MIX task runs on a cluster's AIC and an AIV lane.
+struct MixMembers {
+  ir::FunctionPtr aic;
+  ir::FunctionPtr aiv;
+};
+
+// The AIC and AIV functions `group`'s body calls; nullopt unless it calls
+// exactly one of each.
+std::optional<MixMembers> MixMembersOf(const ir::Program& program, const ir::Function& group);
+
+// ChipCallees with each Group replaced by its AIC and AIV members: the
+// kernels of the pipeline's kernel config, in func_id order.
+std::vector<ChipCallee> KernelCallees(const ir::Program& program, const ir::Function& orch);
 
 // The kernel source of kAssembleKernel: an include of the runtime's
 // runtime/builtins/tensor_assemble/kernel.h, which defines

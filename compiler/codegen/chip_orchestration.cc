@@ -86,7 +86,7 @@ class Generator : public CppEmitter {
                         "' is not a chip orchestration (a FunctionType.Orchestration function "
                         "below the HOST level), so it has no chip orchestration code");
     }
-    for (const ChipCallee& callee : ChipCallees(*orch)) {
+    for (const ChipCallee& callee : KernelCallees(*program_, *orch)) {
       func_ids_.emplace(callee.name, static_cast<int>(func_ids_.size()));
     }
 
@@ -648,13 +648,29 @@ class Generator : public CppEmitter {
     }
   }
 
+  // The kernels argument of a submit and the comment naming them: a func_id,
+  // or a MIX task's AIC and AIV func_ids (lane 1 unused).
+  std::pair<std::string, std::string> KernelIds(const std::optional<MixMembers>& mix,
+                                                const std::string& callee) const {
+    if (!mix) {
+      const std::string id = pto::StrCat(func_ids_.at(callee));
+      return {id, pto::StrCat("func_id ", id)};
+    }
+    const int aic = func_ids_.at(mix->aic->name());
+    const int aiv = func_ids_.at(mix->aiv->name());
+    return {pto::StrCat("pto::rt::MixKernels{", aic, ", ", aiv, ", -1}"),
+            pto::StrCat("MIX task, func_ids ", aic, ", ", aiv)};
+  }
+
   absl::StatusOr<Value> EmitSubmit(const ir::Call& call, int indent) {
     const std::string& callee_name = call.op()->name();
     ir::FunctionPtr callee = program_->GetFunction(callee_name);
     if (callee == nullptr) {
       return InternalErrorF(call.span(), "call of '", callee_name, "', which is not in the program");
     }
-    const std::string_view submit = SubmitFunction(*callee);
+    // A mixed kernel's Group is one MIX task: its AIC and one AIV lane.
+    const std::optional<MixMembers> mix = MixMembersOf(*program_, *callee);
+    const std::string_view submit = mix ? "submit_mix_task" : SubmitFunction(*callee);
     if (submit.empty()) {
       return Unsupported(call.span(), pto::StrCat("a call of the non-kernel '", callee_name, "'"));
     }
@@ -671,7 +687,8 @@ class Generator : public CppEmitter {
     const std::string task = pto::StrCat("task", n);
     names_.insert(args);
     names_.insert(task);
-    Line(indent, pto::StrCat("// ", callee_name, " (func_id ", func_ids_.at(callee_name), ")"));
+    const auto [kernel_ids, ids_comment] = KernelIds(mix, callee_name);
+    Line(indent, pto::StrCat("// ", callee_name, " (", ids_comment, ")"));
     const bool contiguous = ir::GetAttr<bool>(callee->attrs(), kRequireContiguous).value_or(false);
 
     // Per argument: the tensor passed (or "" for a runtime-allocated output).
@@ -754,22 +771,24 @@ class Generator : public CppEmitter {
       }
     }
     Line(indent, pto::StrCat("const pto::rt::TaskOutputs ", task, " = orch.", submit, "(",
-                             func_ids_.at(callee_name), ", ", args, ");"));
+                             kernel_ids, ", ", args, ");"));
 
-    // The call's value: the args its ReturnStmt names.
+    // The call's value: the args its ReturnStmt names (a Group's are its
+    // AIV member's, whose params are the Group's, in order).
+    const ir::FunctionPtr& returner = mix ? mix->aiv : callee;
     std::vector<ir::ExprPtr> returned;
-    if (auto ret = FinalReturn(callee->body())) returned = ret->value();
+    if (auto ret = FinalReturn(returner->body())) returned = ret->value();
     std::vector<Value> results;
     std::map<const ir::Var*, ir::ExprPtr> sources;
-    CollectSources(callee->body(), &sources);
+    CollectSources(returner->body(), &sources);
     for (ir::ExprPtr r : returned) {
       for (auto it = sources.find(ir::As<ir::Var>(r).get()); it != sources.end();
            it = sources.find(ir::As<ir::Var>(r).get())) {
         r = it->second;
       }
       size_t p = 0;
-      while (p < callee->params().size() && callee->params()[p].get() != r.get()) ++p;
-      if (p == callee->params().size()) {
+      while (p < returner->params().size() && returner->params()[p].get() != r.get()) ++p;
+      if (p == returner->params().size()) {
         return Unsupported(call.span(),
                            pto::StrCat("a call of '", callee_name,
                                        "', whose result is not one of its parameters,"));

@@ -81,6 +81,7 @@ absl::StatusOr<std::string> Generator::Run() {
     return absl::NotFoundError(pto::StrCat("no function '", function_, "' in the program"));
   }
   aic_ = IsAicKernel(*fn);
+  mix_half_ = fn->func_type() == ir::FunctionType::kAIC || fn->func_type() == ir::FunctionType::kAIV;
   if (fn->func_type() != ir::FunctionType::kInCore && fn->func_type() != ir::FunctionType::kAIV &&
       !aic_) {
     return UserErrorF(fn->span(), "'", function_,
@@ -145,6 +146,7 @@ absl::StatusOr<std::string> Generator::Run() {
                      aic_ ? "#include \"runtime/device/cube_api.h\"\n"
                             "#include \"runtime/device/cube_support.h\"\n"
                           : "",
+                     uses_pipes_ ? "#include \"runtime/device/pipe_api.h\"\n" : "",
                      "#include \"runtime/device/comm_context.h\"\n"
                      "#include \"runtime/device/device_api.h\"\n"
                      "#include \"runtime/device/kernel_abi.h\"\n"
@@ -465,6 +467,7 @@ absl::Status Generator::EmitStmt(const ir::StmtPtr& stmt, int indent) {
       pto::StrAppend(&body_, in, "pto::dcci(nullptr, pto::ENTIRE_DATA_CACHE);\n");
       return absl::OkStatus();
     }
+    if (call != nullptr && IsPipeOp(*call)) return EmitPipeCall(nullptr, call, indent);
     if (id == ir::OpId::kPlSystemFence) {
       pto::StrAppend(&body_, in, "pto::dsb(pto::DSB_DDR);\n");
       return absl::OkStatus();

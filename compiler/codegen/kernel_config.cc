@@ -48,7 +48,7 @@ absl::StatusOr<std::string> ChipKernelConfig(const ir::ProgramPtr& program,
       ".cpp\"\n  function_name: \"aicpu_orchestration_entry\"\n  signature: ", Signature(*orch),
       "\n}\n");
   int func_id = 0;
-  for (const ChipCallee& callee : ChipCallees(*orch)) {
+  for (const ChipCallee& callee : KernelCallees(*program, *orch)) {
     const std::string& name = callee.name;
     if (name == kAssembleKernel) {
       pto::StrAppend(&out, "kernels {\n  func_id: ", func_id++, "\n  name: \"", name,

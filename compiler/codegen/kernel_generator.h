@@ -190,6 +190,13 @@ class Generator : public CppEmitter {
   static std::optional<std::string> CubeTileType(const ir::TypePtr& type,
                                                  const std::string& elem);
 
+  // ---------------------------------------------------------------- pipes
+  // The cross-core pipe operators of a mixed kernel's halves
+  // (kernel_pipe_ops.cc); `var` is null for a statement without a result.
+  static bool IsPipeOp(const ir::Call& call);
+  absl::Status EmitPipeCall(const ir::VarPtr& var, const ir::CallPtr& call, int indent);
+  absl::StatusOr<std::string> PipeName(const ir::Call& call, bool c2v);
+
   // ---------------------------------------------------------------- comm
 
   // A window operand of `call` whose communication context is known.
@@ -254,6 +261,11 @@ class Generator : public CppEmitter {
   ir::StmtPtr top_body_;
   int64_t ub_bytes_ = 0;
   bool aic_ = false;
+  // The pipes initialize_pipe declared, by (PyPTO pipe id, C2V).
+  std::map<std::pair<int64_t, bool>, std::string> pipes_;
+  bool uses_pipes_ = false;
+  // An AIC or AIV half of a mixed kernel: the only kernels with pipes.
+  bool mix_half_ = false;
 };
 
 }  // namespace pto::codegen::kernel_internal

@@ -199,6 +199,7 @@ absl::StatusOr<std::string> Generator::NewTile(const ir::VarPtr& var, int indent
 }
 
 absl::Status Generator::EmitCallAssign(const ir::VarPtr& var, const ir::CallPtr& call, int indent) {
+  if (IsPipeOp(*call)) return EmitPipeCall(var, call, indent);
   if (aic_) return EmitCubeCall(var, call, indent);
   const std::string& name = call->op()->name();
   const KernelOp* op = FindKernelOp(call->op()->id());

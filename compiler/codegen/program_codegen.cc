@@ -34,7 +34,8 @@ bool IsBuiltin(const ir::FunctionPtr& f) {
 
 bool IsUserKernel(const ir::FunctionPtr& f) {
   using ir::FunctionType;
-  return (f->func_type() == FunctionType::kInCore || f->func_type() == FunctionType::kAIV) &&
+  return (f->func_type() == FunctionType::kInCore || f->func_type() == FunctionType::kAIV ||
+          f->func_type() == FunctionType::kAIC) &&
          !IsBuiltin(f);
 }
 

@@ -460,10 +460,8 @@ absl::Status CheckNoMixedKernel(const ir::ProgramPtr& program) {
                       "' is a mixed AIC + AIV kernel: this pl.tile.move takes a tile from ",
                       ir::MemorySpacePyptoName(finder.from), " to ",
                       ir::MemorySpacePyptoName(finder.to),
-                      ", across the cores; it needs PyPTO passes 21-24 (ExpandMixedKernel ... "
-                      "StampTfreeSplit); out of scope here (docs/language.md, \"Compatibility "
-                      "with PyPTO\"); load the cube's operands into Mat "
-                      "(target_memory=pl.MemorySpace.Mat)");
+                      ", across the cores; it is split by pass 21 ExpandMixedKernel, which "
+                      "this pass list does not run; add it or run the default pipeline");
   }
   return absl::OkStatus();
 }

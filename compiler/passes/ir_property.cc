@@ -27,6 +27,7 @@ std::string_view IRPropertyName(IRProperty p) {
     case IRProperty::kClusterOutlined: return "ClusterOutlined";
     case IRProperty::kAllocatedMemoryAddr: return "AllocatedMemoryAddr";
     case IRProperty::kTensorViewCanonical: return "TensorViewCanonical";
+    case IRProperty::kMixedKernelExpanded: return "MixedKernelExpanded";
     case IRProperty::kCount: break;
   }
   return "?";

@@ -33,6 +33,7 @@ enum class IRProperty : int {
   kClusterOutlined,
   kAllocatedMemoryAddr,
   kTensorViewCanonical,
+  kMixedKernelExpanded,
   kCount,  // keep last; at most 64
 };
 

@@ -9,6 +9,9 @@
 #include "compiler/passes/convert_to_ssa.h"
 #include "compiler/passes/ctrl_flow_transform.h"
 #include "compiler/passes/derive_call_directions.h"
+#include "compiler/passes/expand_mixed_kernel.h"
+#include "compiler/passes/lower_pipeline_loops.h"
+#include "compiler/passes/stamp_tfree_split.h"
 #include "compiler/passes/flatten_call_expr.h"
 #include "compiler/passes/flatten_tile_nd_to_2d.h"
 #include "compiler/passes/fold_no_op_reshape.h"
@@ -56,6 +59,9 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("InferTileMemorySpace", [] { return CreateInferTileMemorySpacePass(); });
   registry.RegisterPass("MaterializeSemanticAliases",
                         [] { return CreateMaterializeSemanticAliasesPass(); });
+  registry.RegisterPass("ExpandMixedKernel", [] { return CreateExpandMixedKernelPass(); });
+  registry.RegisterPass("LowerPipelineLoops", [] { return CreateLowerPipelineLoopsPass(); });
+  registry.RegisterPass("StampTfreeSplit", [] { return CreateStampTfreeSplitPass(); });
   registry.RegisterPass("MemoryReuse", [] { return CreateMemoryReusePass(); });
   registry.RegisterPass("AllocateMemoryAddr", [](const Target& target) {
     AllocateMemoryAddrOptions o{.platform = target.platform,
@@ -139,6 +145,9 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"14", "LegalizeTileCast"},
                                            {"15", "AutoTileMatmulL0"},
                                            {"17", "InferTileMemorySpace"},
+                                           {"21", "ExpandMixedKernel"},
+                                           {"24", "StampTfreeSplit"},
+                                           {"28", "LowerPipelineLoops"},
                                            {"30", "MaterializeTensorStrides"},
                                            {"31", "InitMemRef"},
                                            {"32", "MaterializeSemanticAliases"},

@@ -7,6 +7,7 @@
 #include "compiler/ir/verifier.h"
 #include "compiler/ir/visitor.h"
 #include "compiler/passes/classify_iter_arg_carry.h"
+#include "compiler/passes/expand_mixed_kernel.h"
 #include "compiler/passes/infer_tile_memory_space.h"
 #include "compiler/passes/derive_call_directions.h"
 #include "compiler/passes/materialize_runtime_scopes.h"
@@ -447,6 +448,8 @@ absl::Status VerifyProperty(IRProperty property, const ir::ProgramPtr& program) 
       return VerifySSA(program);
     case IRProperty::kTileMemoryInferred:
       return VerifyTileMemoryInferred(program);
+    case IRProperty::kMixedKernelExpanded:
+      return VerifyMixedKernelExpanded(program);
     case IRProperty::kNoNestedCalls:
     case IRProperty::kNormalizedStmtStructure:
       return VerifyStructure(property, program);
@@ -474,6 +477,7 @@ bool HasPropertyVerifier(IRProperty property) {
     case IRProperty::kIterArgCarryClassified:
     case IRProperty::kSSAForm:
     case IRProperty::kTileMemoryInferred:
+    case IRProperty::kMixedKernelExpanded:
     case IRProperty::kNoNestedCalls:
     case IRProperty::kNormalizedStmtStructure:
     case IRProperty::kSplitIncoreOrch:
