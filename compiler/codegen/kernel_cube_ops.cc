@@ -2,9 +2,9 @@
 // kernel API (runtime/device/cube_api.h, cube_support.h): TASSIGN of each
 // tile at its AllocateMemoryAddr offset, TLOAD into Mat, TMOV between the
 // buffers, TMATMUL / TMATMUL_ACC / TMATMUL_BIAS, TSTORE of an Acc tile
-// through FIXPIPE. Every instruction is followed by a full pipe barrier: the
-// pipes (MTE2, MTE1, M, FIX) are ordered, not overlapped, until a pass plans
-// their flags.
+// through FIXPIPE, and the scalar unit's GM read (pl.tensor.read). Every
+// instruction is followed by a full pipe barrier: the pipes (MTE2, MTE1, M,
+// FIX) are ordered, not overlapped, until a pass plans their flags.
 #include <optional>
 #include <string>
 
@@ -92,6 +92,17 @@ absl::Status Generator::EmitCubeCall(const ir::VarPtr& var, const ir::CallPtr& c
   const std::string in = Indent(indent);
   const std::string& name = call->op()->name();
   if (ir::IsOp(call, OpId::kPlTileCreate)) return NewCubeTile(var, indent).status();
+  if (ir::IsOp(call, OpId::kPlTensorRead)) {
+    // The scalar unit reads GM directly (a count that bounds a loop).
+    if (args.size() != 2) return Unsupported(call->span(), "this form of pl.tensor.read");
+    ASSIGN_OR_RETURN(Value t, LookupKind(args[0], Kind::kTensor, "tensor"));
+    ASSIGN_OR_RETURN(std::string elem, ElemType(t.dtype, call->span()));
+    ASSIGN_OR_RETURN(std::string idx, IndexList(args[1]));
+    ASSIGN_OR_RETURN(std::string decl, Declare(var));
+    pto::StrAppend(&body_, in, decl, " = pto::CubeReadElement<", elem, ">(", t.name, ", ", idx,
+                   ");\n");
+    return absl::OkStatus();
+  }
   if (ir::IsOp(call, OpId::kPlTileLoad)) {
     if (args.size() < 3 || (args.size() > 3 && !ir::Is<ir::MakeTuple>(args[3]))) {
       return Unsupported(call->span(), "this form of pl.tile.load in an AIC kernel");

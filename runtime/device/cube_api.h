@@ -80,7 +80,12 @@ D Convert(S v) {
   }
 }
 
-[[noreturn]] inline void Fail(const std::string& msg) { CurrentCore()->Fault(msg.c_str()); }
+// Fault never returns (DeviceCore's contract); -Werror builds of generated
+// programs need the compiler told so through the virtual call.
+[[noreturn]] inline void Fail(const std::string& msg) {
+  CurrentCore()->Fault(msg.c_str());
+  __builtin_unreachable();
+}
 
 inline uint64_t RoundUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
