@@ -4,8 +4,9 @@
 // 910B chips by default at the DSV4 decode shape
 // of PyPTO's test_l3_ep_dispatch_combine.py (128 tokens per rank, top-6,
 // hidden 4096, 16 local experts per rank, receive cap 192). Every rank
-// dispatches its routes to the experts' ranks, every expert scales what
-// arrived, and the combine brings every result back to its token and sums
+// dispatches its routes to the experts' ranks, every expert multiplies what
+// arrived by its INT8 weights on the cube (a GEMM to 64 columns) and scales
+// the result by the gate, and the combine brings every result back to its token and sums
 // the top-6. The run is checked rank by rank against a golden computed in
 // plain C++ (the protocol replayed on the host, as PyPTO's test does), and the
 // summary shows each phase's simulated time and the dispatch and combine
