@@ -4,8 +4,9 @@
 // 910B chips by default at the DSV4 decode shape
 // of PyPTO's test_l3_ep_dispatch_combine.py (128 tokens per rank, top-6,
 // hidden 4096, 16 local experts per rank, receive cap 192). Every rank
-// dispatches its routes to the experts' ranks, every expert scales what
-// arrived, and the combine brings every result back to its token and sums
+// dispatches its routes to the experts' ranks, every expert multiplies what
+// arrived by its INT8 weights on the cube (a GEMM to 64 columns) and scales
+// the result by the gate, and the combine brings every result back to its token and sums
 // the top-6. The run is checked rank by rank against a golden computed in
 // plain C++ (the protocol replayed on the host, as PyPTO's test does), and the
 // summary shows each phase's simulated time and the dispatch and combine
@@ -66,12 +67,15 @@ constexpr int kL = 16;
 constexpr int kR = 192;
 constexpr int kWPad = 8;
 constexpr int kIdxPad = 8;
+constexpr int kN = 64;  // expert output width: INT8 weights [kD, kN] per expert
+// The INT32 accumulator's dequantization scale, 2^-12 (exact in FP32).
+constexpr float kDequant = 0x1p-12f;
 constexpr int kRoutes = kT * kTopK;
 constexpr int kExperts = kNr * kL;
 // Bytes one route moves: x INT8 + weight and index rows (dispatch); the
 // FP16 expert output (combine).
 constexpr int kDispatchRouteBytes = kD + kWPad * 4 + kIdxPad * 4;  // 4,160
-constexpr int kCombineRouteBytes = kD * 2;                         // 8,192
+constexpr int kCombineRouteBytes = kN * 2;                         // 128
 
 // The inputs, after PyPTO's test (moe_harness.h): an INT8 activation
 // pattern, gate weights (r + 1) * 0.01 + t * 0.1 + k * 0.001, and top-6
@@ -79,6 +83,9 @@ constexpr int kCombineRouteBytes = kD * 2;                         // 8,192
 // the receive cap).
 using moe::X;
 float Weight(int r, int t, int k) { return moe::Gate(r, t, k); }
+// Expert eid's INT8 weight [d, n], in [-3, 3]: |x . w| <= 4096 * 127 * 3 < 2^24,
+// so the INT32 sum is exact in FP32 and the FP16 output stays finite.
+int8_t ExpertW(int eid, int d, int n) { return static_cast<int8_t>((eid * 3 + d * 5 + n) % 7 - 3); }
 
 // The whole layer replayed in plain C++.
 struct Golden {
@@ -86,7 +93,7 @@ struct Golden {
   std::vector<int32_t> count;            // [dst][e]
   std::vector<float> recv_w;             // [dst][e][slot]
   std::vector<int32_t> recv_idx;         // [dst][e][slot]
-  std::vector<float> routed_y;           // [r][t][d]
+  std::vector<float> routed_y;           // [r][t][n]
   int routes_to[kNr][kNr] = {};          // [src][dst]
 };
 
@@ -125,18 +132,34 @@ Golden ComputeGolden(const std::vector<int32_t>& idx, bool with_outputs) {
     for (int e = 0; e < kL; ++e) g.count[dst * kL + e] = running[e];
   }
   if (!with_outputs) return g;
-  // routed_y[r][t] = sum over k of fp32(fp16(fp32(x[r][t]) * w[r][t][k])),
-  // accumulated in k order as the combine kernel does.
-  g.routed_y.assign(static_cast<size_t>(kNr) * kT * kD, 0.0f);
+  // routed_y[r][t][n] = sum over k of fp32(fp16(fp32(h) * 2^-12 * w[r][t][k]))
+  // with h = sum over d of x[r][t][d] * W[eid][d][n] (INT32, exact), accumulated
+  // in k order as the combine kernel does.
+  std::vector<int8_t> w_all(static_cast<size_t>(kExperts) * kD * kN);
+  for (int eid = 0; eid < kExperts; ++eid) {
+    for (int d = 0; d < kD; ++d) {
+      for (int n = 0; n < kN; ++n) {
+        w_all[(static_cast<size_t>(eid) * kD + d) * kN + n] = ExpertW(eid, d, n);
+      }
+    }
+  }
+  g.routed_y.assign(static_cast<size_t>(kNr) * kT * kN, 0.0f);
   for (int r = 0; r < kNr; ++r) {
     for (int t = 0; t < kT; ++t) {
-      for (int d = 0; d < kD; ++d) {
-        float acc = 0;
-        for (int k = 0; k < kTopK; ++k) {
-          const _Float16 y = static_cast<_Float16>(static_cast<float>(X(r, t, d)) * Weight(r, t, k));
-          acc = k == 0 ? static_cast<float>(y) : acc + static_cast<float>(y);
+      float* out = &g.routed_y[(static_cast<size_t>(r) * kT + t) * kN];
+      for (int k = 0; k < kTopK; ++k) {
+        const int eid = idx[(r * kT + t) * kTopK + k];
+        int32_t h[kN] = {};
+        for (int d = 0; d < kD; ++d) {
+          const int32_t xv = X(r, t, d);
+          const int8_t* w = &w_all[(static_cast<size_t>(eid) * kD + d) * kN];
+          for (int n = 0; n < kN; ++n) h[n] += xv * w[n];
         }
-        g.routed_y[(static_cast<size_t>(r) * kT + t) * kD + d] = acc;
+        for (int n = 0; n < kN; ++n) {
+          const float scaled = static_cast<float>(h[n]) * kDequant * Weight(r, t, k);
+          const float y = static_cast<float>(static_cast<_Float16>(scaled));
+          out[n] = k == 0 ? y : out[n] + y;
+        }
       }
     }
   }
@@ -162,15 +185,24 @@ std::string CheckRank(int r, const std::vector<int32_t>& count, const std::vecto
       }
     }
   }
-  const float* want = g.routed_y.data() + static_cast<size_t>(r) * kT * kD;
-  return moe::FirstMismatch("routed_y", y, want, kD);
+  const float* want = g.routed_y.data() + static_cast<size_t>(r) * kT * kN;
+  return moe::FirstMismatch("routed_y", y, want, kN);
 }
 
-// The HOST params of host_orch, in its order.
+// The HOST params of host_orch, in its order: kFirstOut inputs, then the
+// four outputs.
+constexpr int kFirstOut = 5;
 std::vector<moe::Param> ParamSpec(const std::vector<int32_t>& routing, bool timing_only) {
   std::vector<int8_t> x;
   std::vector<float> w_padded(kNr * kRoutes * kWPad, 0.0f);
   std::vector<int32_t> idx_padded(kNr * kRoutes * kIdxPad, 0);
+  std::vector<int8_t> w_experts;
+  if (!timing_only) w_experts.reserve(static_cast<size_t>(kExperts) * kD * kN);
+  for (int eid = 0; eid < kExperts && !timing_only; ++eid) {
+    for (int d = 0; d < kD; ++d) {
+      for (int n = 0; n < kN; ++n) w_experts.push_back(ExpertW(eid, d, n));
+    }
+  }
   if (!timing_only) x.reserve(static_cast<size_t>(kNr) * kT * kD);
   for (int r = 0; r < kNr; ++r) {
     for (int t = 0; t < kT; ++t) {
@@ -188,10 +220,13 @@ std::vector<moe::Param> ParamSpec(const std::vector<int32_t>& routing, bool timi
       {"x_norms", "|i1", {kNr, kT, kD}, 1, timing_only ? "" : Bytes(x)},
       {"w_padded", "<f4", {kNr, kRoutes, kWPad}, 4, Bytes(w_padded)},
       {"idx_padded", "<i4", {kNr, kRoutes, kIdxPad}, 4, Bytes(idx_padded)},
+      // Every expert's weights, whole on every chip (rank r's are rows
+      // (r * kL + e) * kD); timing-only: payload.
+      {"w_experts", "|i1", {kExperts * kD, kN}, 1, timing_only ? "" : Bytes(w_experts)},
       {"recv_w_outs", "<f4", {kNr, kL, kR}, 4, ""},
       {"recv_idx_outs", "<i4", {kNr, kL, kR}, 4, ""},
       {"recv_count_outs", "<i4", {kNr, kL, 1}, 4, ""},
-      {"routed_ys", "<f4", {kNr, kT, kD}, 4, ""},
+      {"routed_ys", "<f4", {kNr, kT, kN}, 4, ""},
   };
 }
 
@@ -210,10 +245,10 @@ int CheckRanks(sim::SimSystem& sys, const std::vector<std::vector<rt::Tensor>>& 
       std::printf("%4d  %10d  %7d  not checked (timing-only)\n", r, kRoutes, in);
       continue;
     }
-    auto w = moe::RankRow<float>(sys, params[4][r], kNr, r, kL * kR);
-    auto idx = moe::RankRow<int32_t>(sys, params[5][r], kNr, r, kL * kR);
-    auto count = moe::RankRow<int32_t>(sys, params[6][r], kNr, r, kL);
-    auto y = moe::RankRow<float>(sys, params[7][r], kNr, r, static_cast<size_t>(kT) * kD);
+    auto w = moe::RankRow<float>(sys, params[kFirstOut][r], kNr, r, kL * kR);
+    auto idx = moe::RankRow<int32_t>(sys, params[kFirstOut + 1][r], kNr, r, kL * kR);
+    auto count = moe::RankRow<int32_t>(sys, params[kFirstOut + 2][r], kNr, r, kL);
+    auto y = moe::RankRow<float>(sys, params[kFirstOut + 3][r], kNr, r, static_cast<size_t>(kT) * kN);
     std::string why;
     for (const absl::Status& s : {w.status(), idx.status(), count.status(), y.status()}) {
       if (!s.ok() && why.empty()) why = std::string(s.message());
@@ -247,6 +282,9 @@ int PrintPhases(const sim::RunReport& report, const sim::SimSystem& sys, const G
                        mean_peer_routes * kDispatchRouteBytes, &seconds)) {
     ++failures;
   }
+  if (!moe::PrintPhase(report, sys, kNr, "expert_gemm_step", "expert_gemm", 0, &seconds)) {
+    ++failures;
+  }
   if (!moe::PrintPhase(report, sys, kNr, "local_expert_step", "local_expert", 0, &seconds)) {
     ++failures;
   }
@@ -268,9 +306,11 @@ bool RecordGolden(const std::string& path, const std::string& platform,
                   const sim::RunReport& report) {
   std::vector<golden::Array> inputs;
   std::vector<golden::Array> outputs;
-  for (int i = 0; i < 4; ++i) inputs.push_back({spec[i].name, spec[i].dtype, spec[i].dims, spec[i].bytes});
+  for (int i = 0; i < kFirstOut; ++i) {
+    inputs.push_back({spec[i].name, spec[i].dtype, spec[i].dims, spec[i].bytes});
+  }
   for (int i = 0; i < 4; ++i) {
-    outputs.push_back({spec[4 + i].name, spec[4 + i].dtype, spec[4 + i].dims, merged[i]});
+    outputs.push_back({spec[kFirstOut + i].name, spec[kFirstOut + i].dtype, spec[kFirstOut + i].dims, merged[i]});
   }
   golden::RunInfo info;
   info.program = "examples/moe_dispatch_combine.pto";

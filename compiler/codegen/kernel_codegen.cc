@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_format.h"
 #include "compiler/codegen/aic_kernel.h"
 #include "compiler/codegen/cpp_names.h"
 #include "compiler/codegen/kernel_generator.h"
@@ -277,7 +278,9 @@ absl::StatusOr<std::string> Generator::Scalar(const ir::ExprPtr& e) {
   }
   if (auto c = ir::As<ir::ConstFloat>(e)) {
     ASSIGN_OR_RETURN(std::string type, ElemType(c->dtype(), e->span()));
-    return pto::StrCat("static_cast<", type, ">(", c->value(), ")");
+    // 17 significant digits: the double round-trips, so the cast rounds the
+    // program's value, not StrCat's 6-digit one (2^-12 is not 0.000244141).
+    return pto::StrCat("static_cast<", type, ">(", absl::StrFormat("%.17g", c->value()), ")");
   }
   if (auto c = ir::As<ir::ConstBool>(e)) return std::string(c->value() ? "true" : "false");
   if (auto d = ir::As<ir::DynDim>(e)) return DynParam(*d, e->span());

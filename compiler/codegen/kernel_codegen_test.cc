@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "compiler/codegen/codegen_test_util.h"
@@ -116,6 +118,21 @@ void consume_step(int64_t* args) {
 
 }  // namespace pto::kernels
 )");
+}
+
+// A float constant keeps every digit of the program's double (StrCat's six
+// would make 2^-12 0.000244141 and 0.1 a different float).
+TEST(KernelCodegenTest, FloatConstantsRoundTrip) {
+  const std::string src = ReplaceAll(ReadFile("examples/kernels.pto"), "FP16", "FP32");
+  for (const auto& [literal, rendered] :
+       std::vector<std::pair<std::string, std::string>>{{"0.000244140625", "0.000244140625"},
+                                                        {"0.1", "0.10000000000000001"}}) {
+    ir::ProgramPtr program = Lower(ReplaceAll(src, "0.5", literal));
+    ASSERT_NE(program, nullptr);
+    absl::StatusOr<std::string> code = GenerateKernel(program, "scaled_add");
+    ASSERT_TRUE(code.ok()) << code.status();
+    EXPECT_THAT(*code, HasSubstr("pto::TMULS(scaled, summed, static_cast<float>(" + rendered + "));"));
+  }
 }
 
 // Tile scalar multiply, relu and an if/else yielding tiles (examples/kernels.pto

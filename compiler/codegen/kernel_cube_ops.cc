@@ -1,10 +1,10 @@
 // The operators of an AIC kernel (aic_kernel.h), against the cube half of the
 // kernel API (runtime/device/cube_api.h, cube_support.h): TASSIGN of each
 // tile at its AllocateMemoryAddr offset, TLOAD into Mat, TMOV between the
-// buffers, TEXTRACT of a window of a Mat tile, TMATMUL / TMATMUL_ACC / TMATMUL_BIAS, TSTORE of an Acc tile
-// through FIXPIPE. Every instruction is followed by a full pipe barrier: the
-// pipes (MTE2, MTE1, M, FIX) are ordered, not overlapped, until a pass plans
-// their flags.
+// buffers, TEXTRACT of a window of a Mat tile, TMATMUL / TMATMUL_ACC / TMATMUL_BIAS, TSTORE of an
+// Acc tile through FIXPIPE, and the scalar unit's GM read (pl.tensor.read). Every instruction is
+// followed by a full pipe barrier: the pipes (MTE2, MTE1, M, FIX) are ordered, not overlapped,
+// until a pass plans their flags.
 #include <optional>
 #include <string>
 
@@ -93,6 +93,17 @@ absl::Status Generator::EmitCubeCall(const ir::VarPtr& var, const ir::CallPtr& c
   const std::string in = Indent(indent);
   const std::string& name = call->op()->name();
   if (ir::IsOp(call, OpId::kPlTileCreate)) return NewCubeTile(var, indent).status();
+  if (ir::IsOp(call, OpId::kPlTensorRead)) {
+    // The scalar unit reads GM directly (a count that bounds a loop).
+    if (args.size() != 2) return Unsupported(call->span(), "this form of pl.tensor.read");
+    ASSIGN_OR_RETURN(Value t, LookupKind(args[0], Kind::kTensor, "tensor"));
+    ASSIGN_OR_RETURN(std::string elem, ElemType(t.dtype, call->span()));
+    ASSIGN_OR_RETURN(std::string idx, IndexList(args[1]));
+    ASSIGN_OR_RETURN(std::string decl, Declare(var));
+    pto::StrAppend(&body_, in, decl, " = pto::CubeReadElement<", elem, ">(", t.name, ", ", idx,
+                   ");\n");
+    return absl::OkStatus();
+  }
   if (ir::IsOp(call, OpId::kPlTileLoad)) {
     if (args.size() < 3 || (args.size() > 3 && !ir::Is<ir::MakeTuple>(args[3]))) {
       return Unsupported(call->span(), "this form of pl.tile.load in an AIC kernel");

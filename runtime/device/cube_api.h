@@ -22,12 +22,14 @@
 #ifndef PTO_RUNTIME_DEVICE_CUBE_API_H_
 #define PTO_RUNTIME_DEVICE_CUBE_API_H_
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "runtime/device/cube_core.h"
 #include "runtime/device/device_api.h"
@@ -81,12 +83,11 @@ D Convert(S v) {
   }
 }
 
-// DeviceCore::Fault is [[noreturn]], but GCC does not carry that through a
-// virtual call (an override could return), so Fail ends in std::abort():
-// unreachable with every backend's Fault, which unwinds or throws.
+// Fault never returns (DeviceCore's contract); -Werror builds of generated
+// programs need the compiler told so through the virtual call.
 [[noreturn]] inline void Fail(const std::string& msg) {
   CurrentCore()->Fault(msg.c_str());
-  std::abort();
+  __builtin_unreachable();
 }
 
 inline uint64_t RoundUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
@@ -347,17 +348,28 @@ void Mma(AccTile<C>& c, const LeftTile<A>& a, const RightTile<B>& b, Init init) 
   // Computed into a scratch copy: C may alias an operand (TMATMUL_ACC in place).
   std::string out(static_cast<size_t>(m) * n * sizeof(C), '\0');
   C* o = reinterpret_cast<C*>(out.data());
-  for (uint32_t i = 0; i < m; ++i) {
-    for (uint32_t j = 0; j < n; ++j) {
-      if constexpr (std::is_same_v<C, int32_t>) {
-        uint32_t s = 0;
-        for (uint32_t p = 0; p < k; ++p) {
-          s += static_cast<uint32_t>(static_cast<int32_t>(a.at(i, p)) *
-                                     static_cast<int32_t>(b.at(p, j)));
+  if constexpr (std::is_same_v<C, int32_t>) {
+    // Sums mod 2^32 do not depend on their order: k outer, n inner (a
+    // contiguous row of B), which the host vectorises; the bytes are the
+    // k-order sum's.
+    std::vector<uint32_t> s(n);
+    for (uint32_t i = 0; i < m; ++i) {
+      std::fill(s.begin(), s.end(), 0u);
+      for (uint32_t p = 0; p < k; ++p) {
+        const int32_t av = a.at(i, p);
+        const B* brow = &b.at(p, 0);
+        for (uint32_t j = 0; j < n; ++j) {
+          s[j] += static_cast<uint32_t>(av * static_cast<int32_t>(brow[j]));
         }
+      }
+      for (uint32_t j = 0; j < n; ++j) {
         o[static_cast<uint64_t>(i) * n + j] =
-            static_cast<int32_t>(static_cast<uint32_t>(init(i, j)) + s);
-      } else {
+            static_cast<int32_t>(static_cast<uint32_t>(init(i, j)) + s[j]);
+      }
+    }
+  } else {
+    for (uint32_t i = 0; i < m; ++i) {
+      for (uint32_t j = 0; j < n; ++j) {
         float s = 0.0f;
         for (uint32_t p = 0; p < k; ++p) s = std::fma(ToF32(a.at(i, p)), ToF32(b.at(p, j)), s);
         o[static_cast<uint64_t>(i) * n + j] = init(i, j) + s;

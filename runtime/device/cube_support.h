@@ -1,5 +1,6 @@
 // What generated AIC kernels use beside the cube API (cube_api.h): the GM
-// view of a tensor descriptor at a tile's offsets, as TLOAD / TSTORE take it.
+// view of a tensor descriptor at a tile's offsets, as TLOAD / TSTORE take it,
+// and the scalar unit's read of one GM element (a count that bounds a loop).
 #ifndef PTO_RUNTIME_DEVICE_CUBE_SUPPORT_H_
 #define PTO_RUNTIME_DEVICE_CUBE_SUPPORT_H_
 
@@ -49,6 +50,13 @@ CubeGmView<T> CubeView(const TensorDesc* t, std::initializer_list<int64_t> offse
   v.gm = GlobalTensor<T>{t->data<T>() + off, count - off};
   v.row_stride = rank >= 2 ? stride[rank - 2] : t->shape[0];
   return v;
+}
+
+// Element `idx` of `t` (one index per dim), read by the AIC's scalar unit
+// (pl.tensor.read); faults as CubeView does.
+template <typename T>
+T CubeReadElement(const TensorDesc* t, std::initializer_list<int64_t> idx) {
+  return ReadGm(CubeView<T>(t, idx).gm.data);
 }
 
 }  // namespace pto

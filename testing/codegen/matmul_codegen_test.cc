@@ -32,6 +32,7 @@ void mm_tensor_f16(int64_t* args);
 void mm_tiled_k_f32(int64_t* args);
 void mm_tensor_grid_bf16(int64_t* args);
 void mm_bias_tiled_f32(int64_t* args);
+void mm_int8_blocks(int64_t* args);
 }  // namespace pto::kernels
 
 namespace pto {
@@ -176,6 +177,26 @@ TEST(MatmulCodegenTest, Int8AccumulatesExactlyInInt32) {
       int32_t s = 0;
       for (int p = 0; p < k; ++p) s += int32_t{a[i * k + p]} * int32_t{b[p * n + j]};
       ASSERT_EQ(c[i * n + j], s) << i << "," << j;
+    }
+  }
+}
+
+// The block count comes from GM: 3 of the 4 row blocks, the last untouched.
+TEST(MatmulCodegenTest, Int8BlocksCountedByAGmRead) {
+  CubeMemoryCore core("a2a3");
+  std::vector<int8_t> a(64 * 32), b(32 * 16);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int8_t>((i * 29) % 256 - 128);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int8_t>((i * 53) % 256 - 128);
+  std::vector<int32_t> blocks = {3};
+  std::vector<int32_t> c(64 * 16, -7);
+  std::vector<TensorDesc> d = {Desc(a, {64, 32}), Desc(b, {32, 16}), Desc(blocks, {1, 1}),
+                               Desc(c, {64, 16})};
+  RunKernel(kernels::mm_int8_blocks, d);
+  for (int i = 0; i < 64; ++i) {
+    for (int j = 0; j < 16; ++j) {
+      int32_t s = 0;
+      for (int p = 0; p < 32; ++p) s += int32_t{a[i * 32 + p]} * int32_t{b[p * 16 + j]};
+      ASSERT_EQ(c[i * 16 + j], i < 48 ? s : -7) << i << "," << j;
     }
   }
 }
