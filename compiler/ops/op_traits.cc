@@ -48,10 +48,10 @@ struct PeerRow {
   uint32_t args;
 };
 constexpr PeerRow kPeerOperands[] = {
-    {OpId::kPldTilePut, 1u << 0},          {OpId::kPldTensorPut, 1u << 0},
-    {OpId::kPldTilePutAsync, 1u << 0},     {OpId::kPldTensorPutAsync, 1u << 0},
-    {OpId::kPldTileGet, 1u << 2},          {OpId::kPldTensorGet, 1u << 2},
-    {OpId::kPldTileRemoteLoad, 1u << 2},   {OpId::kPldTileRemoteStore, 1u << 0},
+    {OpId::kPldTilePut, 1u << 0},           {OpId::kPldTensorPut, 1u << 0},
+    {OpId::kPldTilePutAsync, 1u << 0},      {OpId::kPldTensorPutAsync, 1u << 0},
+    {OpId::kPldTileGet, 1u << 2},           {OpId::kPldTensorGet, 1u << 2},
+    {OpId::kPldTileRemoteLoad, 1u << 2},    {OpId::kPldTileRemoteStore, 1u << 0},
     {OpId::kPldTensorRemoteStore, 1u << 0}, {OpId::kPldSystemNotify, 1u << 0},
 };
 
@@ -82,19 +82,20 @@ constexpr ResultRow kResultArgs[] = {
 
 // The AIC cube unit's operators (PyPTO's matmul family).
 constexpr OpId kCube[] = {
-    OpId::kPlTileMatmul,        OpId::kPlTileMatmulAcc,    OpId::kPlTileMatmulBias,
-    OpId::kPlTileMatmulMx,      OpId::kPlTileMatmulMxAcc,  OpId::kPlTileMatmulMxBias,
-    OpId::kPlTileBatchMatmul,   OpId::kPlTileBatchMatmulAcc, OpId::kPlTileGemv,
-    OpId::kPlTileGemvAcc,       OpId::kPlTileGemvBias,
+    OpId::kPlTileMatmul,      OpId::kPlTileMatmulAcc,      OpId::kPlTileMatmulBias,
+    OpId::kPlTileMatmulMx,    OpId::kPlTileMatmulMxAcc,    OpId::kPlTileMatmulMxBias,
+    OpId::kPlTileBatchMatmul, OpId::kPlTileBatchMatmulAcc, OpId::kPlTileGemv,
+    OpId::kPlTileGemvAcc,     OpId::kPlTileGemvBias,
 };
 
 // Tile operators both cores run: data movement, allocation, block queries.
 constexpr OpId kEitherCore[] = {
-    OpId::kPlTileLoad,         OpId::kPlTileStore,        OpId::kPlTileMove,
-    OpId::kPlTileAlloc,        OpId::kPlTileCreate,       OpId::kPlTileGetBlockIdx,
-    OpId::kPlTileGetBlockNum,  OpId::kPlTileGetSubblockIdx, OpId::kPlTileReshape,
-    OpId::kPlTileSlice,        OpId::kPlTileSetValidshape, OpId::kPlTileReinterpretView,
-    OpId::kPlTileTransposeView, OpId::kPlTileRead,        OpId::kPlTileWrite,
+    OpId::kPlTileLoad,          OpId::kPlTileStore,          OpId::kPlTileMove,
+    OpId::kPlTileAlloc,         OpId::kPlTileCreate,         OpId::kPlTileGetBlockIdx,
+    OpId::kPlTileGetBlockNum,   OpId::kPlTileGetSubblockIdx, OpId::kPlTileReshape,
+    OpId::kPlTileSlice,         OpId::kPlTileSetValidshape,  OpId::kPlTileReinterpretView,
+    OpId::kPlTileTransposeView, OpId::kPlTileRead,           OpId::kPlTileWrite,
+    OpId::kPlTileExtract,  // TEXTRACT: Mat -> Left / Right on the cube, Vec -> Vec on the vector
 };
 
 // Elementwise operators that read each element before writing it, so the
@@ -103,18 +104,16 @@ constexpr OpId kEitherCore[] = {
 // accumulates into its accumulator in place (pto-isa TMATMUL_ACC.md: C_out
 // may be C_in).
 constexpr OpId kInPlaceSafe[] = {
-    OpId::kPlTileAdd,      OpId::kPlTileSub,      OpId::kPlTileMul,      OpId::kPlTileMaximum,
-    OpId::kPlTileMinimum,  OpId::kPlTileAdds,     OpId::kPlTileSubs,     OpId::kPlTileMuls,
-    OpId::kPlTileMaximums, OpId::kPlTileMinimums, OpId::kPlTileNeg,      OpId::kPlTileLoad,
+    OpId::kPlTileAdd,      OpId::kPlTileSub,      OpId::kPlTileMul,       OpId::kPlTileMaximum,
+    OpId::kPlTileMinimum,  OpId::kPlTileAdds,     OpId::kPlTileSubs,      OpId::kPlTileMuls,
+    OpId::kPlTileMaximums, OpId::kPlTileMinimums, OpId::kPlTileNeg,       OpId::kPlTileLoad,
     OpId::kPlTileCreate,   OpId::kPlTileFull,     OpId::kPlTileMatmulAcc,
 };
 
 }  // namespace
 
 void AttachTraits(OpRegistry& r) {
-  auto traits = [&r](OpId id) -> OpTraits& {
-    return const_cast<OpDef*>(r.Find(id))->traits;
-  };
+  auto traits = [&r](OpId id) -> OpTraits& { return const_cast<OpDef*>(r.Find(id))->traits; };
   for (size_t i = 1; i < ir::kNumOpIds; ++i) {
     const OpId id = static_cast<OpId>(i);
     const OpDef* def = r.Find(id);
@@ -150,7 +149,8 @@ void AttachTraits(OpRegistry& r) {
   // A collective and its HOST builtin dispatch return the operand the def
   // says the result aliases.
   for (const CollectiveDef& c : Collectives()) {
-    for (const OpDef* def : {r.Find(c.op), c.builtin.empty() ? nullptr : r.Find(c.BuiltinOpName())}) {
+    for (const OpDef* def :
+         {r.Find(c.op), c.builtin.empty() ? nullptr : r.Find(c.BuiltinOpName())}) {
       if (def == nullptr) continue;
       traits(def->id).communicates = true;
       traits(def->id).result_arg = static_cast<int8_t>(c.alias_arg);

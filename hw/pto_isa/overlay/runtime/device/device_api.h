@@ -364,6 +364,75 @@ void TMOV(Tile<T>& dst, const Tile<T>& src) {
   isa::WithScalar(dst, src, "TMOV: shape mismatch", [](auto& d, auto& x) { pto_isa::TMOV(d, x); });
 }
 
+// The 2-D view of a tile (runtime/device/device_api.h's Dims2): an operator
+// given a box works on the valid box's rows only, one row of instructions at a
+// time, and leaves the tile's other elements as they were.
+struct Dims2 {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t valid_rows = 0;
+  int64_t valid_cols = 0;
+};
+
+namespace isa {
+// Row r of the valid box of `t` as a tile of its own.
+template <typename T>
+Tile<T> BoxRow(const Tile<T>& t, const Dims2& box, int64_t r) {
+  return Tile<T>{t.data + r * box.cols, static_cast<uint64_t>(box.valid_cols)};
+}
+// f(row r of dst, of a, ...) for every valid row of `box`; the whole tiles when
+// no box is given.
+template <typename F, typename T, typename... Ts>
+void ForBoxRows(const Dims2& box, const char* what, F f, Tile<T>& dst, const Tile<Ts>&... srcs) {
+  if (box.rows == 0) {
+    f(dst, srcs...);
+    return;
+  }
+  const auto fits = [&](uint64_t count) {
+    return box.rows >= 0 && box.cols >= 0 && box.valid_rows >= 0 && box.valid_cols >= 0 &&
+           box.valid_rows <= box.rows && box.valid_cols <= box.cols &&
+           static_cast<uint64_t>(box.rows * box.cols) == count;
+  };
+  if (!fits(dst.count) || !(fits(srcs.count) && ...)) CurrentCore()->Fault(what);
+  for (int64_t r = 0; r < box.valid_rows; ++r) {
+    Tile<T> d = BoxRow(dst, box, r);
+    f(d, BoxRow(srcs, box, r)...);
+  }
+}
+}  // namespace isa
+
+#define PTO_OVERLAY_BOX2(NAME)                                                        \
+  template <typename T>                                                               \
+  void NAME(Tile<T>& dst, const Tile<T>& a, const Tile<T>& b, const Dims2& box) {     \
+    isa::ForBoxRows(                                                                  \
+        box, #NAME ": box does not match the tile",                                   \
+        [](Tile<T>& d, const Tile<T>& x, const Tile<T>& y) { NAME(d, x, y); }, dst, a, b); \
+  }
+PTO_OVERLAY_BOX2(TADD)
+PTO_OVERLAY_BOX2(TSUB)
+PTO_OVERLAY_BOX2(TMUL)
+PTO_OVERLAY_BOX2(TMAX)
+PTO_OVERLAY_BOX2(TMIN)
+#undef PTO_OVERLAY_BOX2
+
+#define PTO_OVERLAY_BOX_SCALAR(NAME)                                            \
+  template <typename T>                                                         \
+  void NAME(Tile<T>& dst, const Tile<T>& a, T s, const Dims2& box) {            \
+    isa::ForBoxRows(                                                            \
+        box, #NAME ": box does not match the tile",                             \
+        [s](Tile<T>& d, const Tile<T>& x) { NAME(d, x, s); }, dst, a);          \
+  }
+PTO_OVERLAY_BOX_SCALAR(TADDS)
+PTO_OVERLAY_BOX_SCALAR(TMULS)
+#undef PTO_OVERLAY_BOX_SCALAR
+
+template <typename D, typename S>
+void TCVT(Tile<D>& dst, const Tile<S>& src, const Dims2& box) {
+  isa::ForBoxRows(
+      box, "TCVT: box does not match the tile",
+      [](Tile<D>& d, const Tile<S>& x) { TCVT(d, x); }, dst, src);
+}
+
 }  // namespace pto
 
 #endif  // PTO_RUNTIME_DEVICE_DEVICE_API_H_
