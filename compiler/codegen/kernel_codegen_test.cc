@@ -131,7 +131,7 @@ TEST(KernelCodegenTest, FloatConstantsRoundTrip) {
     ASSERT_NE(program, nullptr);
     absl::StatusOr<std::string> code = GenerateKernel(program, "scaled_add");
     ASSERT_TRUE(code.ok()) << code.status();
-    EXPECT_THAT(*code, HasSubstr("pto::TMULS(scaled, summed, static_cast<float>(" + rendered + "));"));
+    EXPECT_THAT(*code, HasSubstr("pto::TMULS(scaled, summed, static_cast<float>(" + rendered + "), "));
   }
 }
 

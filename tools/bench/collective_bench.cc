@@ -35,12 +35,6 @@ bool HasStage(const std::string& c) {
   return def != nullptr && def->InputArg().has_value();
 }
 
-// A collective that moves no data (barrier) runs one call pair, no sizes.
-bool MovesNoData(const std::string& c) {
-  const ops::CollectiveDef* def = Def(c);
-  return def != nullptr && def->pattern == ops::CollectivePattern::kBarrier;
-}
-
 // The input is one [1, SIZE] row per rank (allgather), not [NR, SIZE].
 bool RowInput(const std::string& c) {
   const ops::CollectiveDef* def = Def(c);
@@ -123,6 +117,11 @@ std::string Call(const BenchSpec& s, int k) {
 }
 
 }  // namespace
+
+bool MovesNoData(const std::string& c) {
+  const ops::CollectiveDef* def = Def(c);
+  return def != nullptr && def->pattern == ops::CollectivePattern::kBarrier;
+}
 
 const std::vector<std::string>& BenchCollectives() {
   static const std::vector<std::string>* c = [] {

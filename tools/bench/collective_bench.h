@@ -42,6 +42,10 @@ int DtypeBytes(const std::string& dtype);
 // buffer. Barrier ignores sizes and runs one call pair.
 absl::StatusOr<std::string> RenderBenchProgram(const BenchSpec& spec);
 
+// A collective that moves no data (its def's pattern is the barrier's): its
+// bench program runs one call pair and takes no sizes.
+bool MovesNoData(const std::string& collective);
+
 // NCCL's bus bandwidth factor of the collective on n ranks (nccl-tests
 // doc/PERFORMANCE.md): allreduce 2(n-1)/n, reduce_scatter / allgather /
 // all_to_all (v) (n-1)/n, broadcast 1, barrier 0.
