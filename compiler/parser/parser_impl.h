@@ -634,6 +634,7 @@ class Parser {
   absl::StatusOr<ParamType> LowerParamType(const Ast* a);
   absl::Status CheckOptimizations(const Ast* v, std::string_view what);
   absl::StatusOr<ExprPtr> LowerSetValidShape(const Ast* a, std::string_view path);
+  absl::StatusOr<ExprPtr> LowerScatterUpdate(const Ast* a, std::string_view path);
   absl::Status BareTensorError(const Ast* ann, std::string_view function, std::string_view param);
   // Types `callee`'s parameters bound at the call from `args` (lowered
   // arguments of the call `a`).
