@@ -154,6 +154,11 @@ absl::Status Parser::ParseConstantDef(SvMap<ConstVal>* table) {
     Release(mark);
     return absl::OkStatus();
   }
+  if (IsPathCall(value, "pl.MemRef") && IsMemRefDeclCall(value)) {
+    RETURN_IF_ERROR(DefineMemRefDecl(name, value));
+    Release(mark);
+    return absl::OkStatus();
+  }
   ASSIGN_OR_RETURN(ConstVal v, ConstEval(value));
   (*table)[name.text()] = std::move(v);
   Release(mark);
