@@ -33,7 +33,9 @@ absl::StatusOr<ExprPtr> Parser::LowerExpr(const Ast* a) {
     case AstKind::kFalse:
       return ExprPtr(ir::MakeNode<ir::ConstBool>(a->kind == AstKind::kTrue, SpanOf(a)));
     case AstKind::kNone:
-      return ErrorAt(a, "None is not a value here");
+      // PyPTO's "no producer yet" task id (a dependency carry seeded with
+      // `prev_tid = None`): an invalid TASK_ID, which a dependency skips.
+      return MakeOpCall("pl.system.task_invalid", {}, {}, {}, SpanOf(a));
     case AstKind::kEllipsis:
       return ErrorAt(a, "'...' is not a value here");
     case AstKind::kName:
