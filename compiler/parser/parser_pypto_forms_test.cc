@@ -150,5 +150,31 @@ TEST(ParserPyptoFormsTest, BindDynamic) {
             "parameters; 'n' is not one");
 }
 
+// `t.shape` (PyPTO's Tensor.shape): the tuple of the dimensions; unpacked
+// (`M, N = a.shape`) or indexed (`a.shape[1]`) it gives the dimensions
+// themselves, so constant ones stay constants.
+TEST(ParserPyptoFormsTest, ShapeOfATensor) {
+  ir::ProgramPtr p = Parse(InFunction(
+      "        M, N = a.shape\n"
+      "        K = a.shape[1]\n"
+      "        t = pl.load(a, [0, 0], [M, K])\n"
+      "        c = pl.store(t, [0, 0], c)\n"
+      "        return c\n",
+      "self, a: pl.Tensor[[16, 32], pl.FP32], c: pl.Out[pl.Tensor[[16, 32], pl.FP32]]"));
+  ASSERT_NE(p, nullptr);
+  std::string printed = ir::PrintProgram(p);
+  EXPECT_NE(printed.find("M: pl.Scalar[pl.INDEX] = 16\n"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("N: pl.Scalar[pl.INDEX] = 32\n"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("K: pl.Scalar[pl.INDEX] = 32\n"), std::string::npos) << printed;
+  ExpectRoundTrip(p);
+  EXPECT_EQ(ParseError(InFunction("        m = n.shape\n")),
+            "8:13: '.shape' needs a tensor or a tile; 'n' is pl.Scalar[pl.INDEX]");
+  // A tuple of values is still read before any name is assigned.
+  ir::ProgramPtr swap = Parse(InFunction(
+      "        a = n\n        b = n + 1\n        a, b = b, a\n        return a\n"));
+  ASSERT_NE(swap, nullptr);
+  EXPECT_NE(ir::PrintProgram(swap).find("_tuple_tmp"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pto::parser

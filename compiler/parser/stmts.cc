@@ -193,15 +193,27 @@ absl::Status Parser::LowerAssign(const Ast* stmt, const Ast* target, const Ast* 
                                         " values into ", target->num_kids, " names"));
     }
     Span span = SpanOf(stmt);
-    auto tmp = ir::MakeNode<const ir::Var>("_tuple_tmp", v->type(), span);
-    out->push_back(ir::MakeNode<ir::AssignStmt>(tmp, std::move(v), span));
+    // A tuple of constants built here (`M, N = t.shape`) binds its elements
+    // directly, so constant dimensions stay constants. (Not one holding
+    // values: `a, b = b, a` must read both before assigning either.)
+    auto made = ir::As<ir::MakeTuple>(v);
+    for (const ExprPtr& e : made != nullptr ? made->elements() : std::vector<ExprPtr>{}) {
+      if (!ir::Is<ir::ConstInt>(e) && !ir::Is<ir::DynDim>(e)) made = nullptr;
+    }
+    VarPtr tmp;
+    if (made == nullptr) {
+      tmp = ir::MakeNode<const ir::Var>("_tuple_tmp", v->type(), span);
+      out->push_back(ir::MakeNode<ir::AssignStmt>(tmp, v, span));
+    }
     std::vector<std::pair<std::string_view, VarPtr>> defs;
     for (uint32_t i = 0; i < target->num_kids; ++i) {
       const Ast* e = Kid(target, i);
       TypePtr et = tt->types()[i];
       bool reassigned = false;
       VarPtr var = AssignTarget(e->text, et, SpanOf(e), &reassigned);
-      auto get = ir::MakeNode<ir::TupleGetItem>(tmp, static_cast<int>(i), et, SpanOf(e));
+      ExprPtr get = made != nullptr ? made->elements()[i]
+                                    : ExprPtr(ir::MakeNode<ir::TupleGetItem>(
+                                          tmp, static_cast<int>(i), et, SpanOf(e)));
       out->push_back(ir::MakeNode<ir::AssignStmt>(var, std::move(get), span));
       if (!reassigned) defs.emplace_back(e->text, std::move(var));
     }
