@@ -43,7 +43,8 @@ absl::StatusOr<ExprPtr> Parser::LowerCall(const Ast* a, std::string_view alloc_n
   }
   if (f->kind == AstKind::kName) {
     // The function form calls the other @pl.jit functions by name.
-    if (jit_form_ && IsFreeName(f->text) && funcs_by_name_.contains(f->text)) {
+    if ((jit_form_ || module_funcs_.contains(f->text)) && IsFreeName(f->text) &&
+        funcs_by_name_.contains(f->text)) {
       return LowerFunctionCall(a, f->text);
     }
     if (f->text == "range") {

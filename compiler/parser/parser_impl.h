@@ -828,6 +828,8 @@ class Parser {
   Span program_span_;
   bool have_program_ = false;
   bool jit_form_ = false;  // module-level @pl.jit functions instead of a class
+  // Module-level @pl.function kernels of a class-form program, called by name.
+  absl::flat_hash_set<std::string_view> module_funcs_;
   // The mode of the pl.split_aiv region being lowered (regions do not nest):
   // pl.aiv_shard / pl.aic_gather inherit it as their split attr.
   std::optional<int64_t> split_aiv_mode_;

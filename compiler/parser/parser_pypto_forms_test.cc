@@ -176,5 +176,40 @@ TEST(ParserPyptoFormsTest, ShapeOfATensor) {
   EXPECT_NE(ir::PrintProgram(swap).find("_tuple_tmp"), std::string::npos);
 }
 
+// PyPTO's external functions: a module-level @pl.function the program's
+// methods call by name joins the program (and prints as a method).
+constexpr char kExternal[] = R"(
+@pl.function(type=pl.FunctionType.InCore)
+def double(x: pl.Tensor[[16], pl.FP32], y: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+    t = pl.load(x, [0], [16])
+    u = pl.add(t, t)
+    y = pl.store(u, [0], y)
+    return y
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16], pl.FP32], y: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        y = double(x, y)
+        return y
+)";
+
+TEST(ParserPyptoFormsTest, ModuleLevelFunctionsJoinTheProgram) {
+  ir::ProgramPtr p = Parse(std::string(test_util::kHeader) + kExternal);
+  ASSERT_NE(p, nullptr);
+  std::string printed = ir::PrintProgram(p);
+  EXPECT_NE(printed.find("    def double(self, x: "), std::string::npos) << printed;
+  EXPECT_NE(printed.find("= self.double(x, y)\n"), std::string::npos) << printed;
+  ExpectRoundTrip(p);
+  EXPECT_EQ(ParseError(std::string(test_util::kHeader) + kExternal +
+                       "@pl.jit\ndef j(x: pl.Tensor[[16], pl.FP32]):\n    return x\n"),
+            "18:2: a file holds one @pl.program class or @pl.jit functions, not both");
+  EXPECT_EQ(ParseError(std::string(test_util::kHeader) +
+                       "@pl.jit\ndef j(x: pl.Tensor[[16], pl.FP32]):\n    return x\n" +
+                       "@pl.function\ndef k(x: pl.Tensor[[16], pl.FP32]):\n    return x\n"),
+            "7:2: a file holds one @pl.program class or @pl.jit functions, not both; a @pl.jit "
+            "function calls a kernel declared with @pl.jit.incore");
+}
+
 }  // namespace
 }  // namespace pto::parser
