@@ -35,7 +35,12 @@ for p in FromInit FromParametrize FromCallSite bare_add table_copy helper_copy F
   grep -q "test_values.py::$p  *pass" "$log" || { echo "$p did not pass"; fail=1; }
 done
 expect "depends on the test parameter or local 'fixture_value' (parameter 'fixture_value' has no default"
-expect "single-chip: passed 12 of 12 programs: 100.0%"
+expect "single-chip: passed 13 of 13 programs: 100.0%"
+# A module-level @pl.function a program calls by name, imported through a
+# package's module alias (PyPTO's examples/models), joins the extract.
+grep -q "examples/aliased/use.py::UsesAliased  *pass" "$log" || { echo "UsesAliased did not pass"; fail=1; }
+grep -q "^def add_one" "$out"/examples_aliased_use__UsesAliased.pto ||
+  { echo "the UsesAliased extract lacks its imported kernel"; fail=1; }
 head -1 "$out"/tests_st_runtime_test_values__cast_copy.pto |
   grep -qx "# pto-opt --bind: cast_copy.a=\[4,32\]:FP16 cast_copy.c=\[4,32\]:FP16" ||
   { echo "cast_copy lacks the bindings of a scaled, cast tensor"; fail=1; }

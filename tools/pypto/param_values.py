@@ -609,6 +609,33 @@ def module_file(root, path, module_name, level):
     for candidate in (os.path.join(base, rel + ".py"), os.path.join(base, rel, "__init__.py")):
         if os.path.isfile(candidate):
             return candidate
+    return _aliased_module(os.path.join(base, rel))
+
+
+def _aliased_module(path):
+    """The file a package registers under another name: a package __init__.py
+    that maps names to its modules in a dict literal and puts them in
+    sys.modules (PyPTO's examples/models: "vector_dag" -> 02_vector_dag.py)."""
+    package, name = os.path.split(path)
+    init = os.path.join(package, "__init__.py")
+    if not name or not os.path.isfile(init):
+        return None
+    try:
+        src = open(init, encoding="utf-8").read()
+        tree = ast.parse(src)
+    except (SyntaxError, OSError):
+        return None
+    if "sys.modules" not in src:
+        return None
+    for stmt in tree.body:
+        if not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.Dict):
+            continue
+        for k, v in zip(stmt.value.keys, stmt.value.values):
+            if (isinstance(k, ast.Constant) and k.value == name and isinstance(v, ast.Constant)
+                    and isinstance(v.value, str)):
+                candidate = os.path.join(package, v.value + ".py")
+                if os.path.isfile(candidate):
+                    return candidate
     return None
 
 
