@@ -138,9 +138,9 @@ class HeaderParser {
 
 absl::StatusOr<std::string> CanonicalDescr(const std::string& descr) {
   if (descr.size() < 3 || std::string("<>|=").find(descr[0]) == std::string::npos ||
-      std::string("biuf").find(descr[1]) == std::string::npos) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unsupported .npy dtype '", descr, "' (numeric b/i/u/f types only)"));
+      std::string("biufV").find(descr[1]) == std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unsupported .npy dtype '", descr, "' (numeric b/i/u/f types and raw V bytes only)"));
   }
   const std::string digits = descr.substr(2);
   // Item sizes are 1..8; a longer run of digits would overflow std::stoi
@@ -157,6 +157,9 @@ absl::StatusOr<std::string> CanonicalDescr(const std::string& descr) {
   if (size != 1 && size != 2 && size != 4 && size != 8) {
     return absl::InvalidArgumentError(absl::StrCat("unsupported .npy dtype '", descr, "'"));
   }
+  // Raw bytes (NumPy's void, what np.save writes for an ml_dtypes.bfloat16
+  // array) have no byte order.
+  if (descr[1] == 'V') return absl::StrCat("|V", size);
   if (size > 1 && descr[0] == '>') {
     return absl::InvalidArgumentError(
         absl::StrCat("big-endian .npy dtype '", descr, "' is not supported"));

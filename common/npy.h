@@ -16,14 +16,14 @@ namespace pto::tools::npy {
 
 struct Array {
   // NumPy's type string, canonical: "<f4", "<i4", "|i1", "|b1", "<f2", ...
-  // ('|' for single-byte types, '<' otherwise).
+  // ('|' for single-byte types, '<' otherwise); raw bytes "|V2" (no order).
   std::string descr;
   std::vector<int64_t> shape;  // () is a scalar
   std::string data;            // C order, little-endian
 };
 
 // Bytes per element of a canonical or NumPy type string ("<f4" -> 4); an
-// error for anything but b/i/u/f kinds.
+// error for anything but b/i/u/f/V kinds.
 absl::StatusOr<int> ItemSize(const std::string& descr);
 
 // `descr` with '=' / '<' / '|' normalised to the canonical byte-order mark;

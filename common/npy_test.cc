@@ -95,6 +95,11 @@ TEST(NpyTest, AcceptsNativeAndPipeByteOrderMarks) {
       "{'descr': '<i1', 'fortran_order': False, 'shape': (2,)}\n", std::string(2, '\0')));
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_EQ(b->descr, "|i1");
+  // Raw bytes (np.save of an ml_dtypes.bfloat16 array) have no byte order.
+  absl::StatusOr<Array> v = Parse(WithHeader(
+      "{'descr': '<V2', 'fortran_order': False, 'shape': (2,)}\n", std::string(4, '\0')));
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->descr, "|V2");
 }
 
 TEST(NpyTest, RejectsFortranOrder) {

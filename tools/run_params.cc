@@ -30,6 +30,14 @@ std::string IndexString(const std::vector<int64_t>& shape, int64_t flat) {
 
 // One element of `p` for messages (FP16 as its bits).
 std::string ValueString(const Param& p, const char* bytes) {
+  if (p.dtype == ir::DataType::kBF16) {
+    uint16_t h;
+    std::memcpy(&h, bytes, 2);
+    const uint32_t x = static_cast<uint32_t>(h) << 16;
+    float f;
+    std::memcpy(&f, &x, 4);
+    return absl::StrCat(f);
+  }
   if (p.descr[1] == 'f') {
     if (p.item == 4) {
       float f;
@@ -83,6 +91,9 @@ std::optional<std::string> NumpyDescr(ir::DataType t) {
       return "<f4";
     case ir::DataType::kFP64:
       return "<f8";
+    case ir::DataType::kBF16:
+      // NumPy has no bfloat16: the bit patterns as uint16 (docs/pto-run.md).
+      return "<u2";
     default:
       return std::nullopt;
   }
@@ -114,6 +125,14 @@ uint16_t ToHalf(float f) {
   return sign | static_cast<uint16_t>(h);
 }
 
+uint16_t ToBf16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffff) > 0x7f800000) return static_cast<uint16_t>((x >> 16) | 0x40);  // quiet NaN
+  const uint32_t round = 0x7fff + ((x >> 16) & 1);
+  return static_cast<uint16_t>((x + round) >> 16);
+}
+
 // The documented pattern for a parameter without an input file (element i
 // in C order): floats ((i * 31 + 7) % 1021) * 0.25 - 64, integers
 // (i * 31 + 7) % 127 - 63 (modulo 2^bits for unsigned types), BOOL
@@ -124,7 +143,10 @@ std::string Pattern(const Param& p) {
   char* dst = out.data();
   for (int64_t i = 0; i < n; ++i, dst += p.item) {
     const int64_t k = (i * 31 + 7);
-    if (p.descr[1] == 'f') {
+    if (p.dtype == ir::DataType::kBF16) {
+      const uint16_t b = ToBf16(static_cast<float>(static_cast<double>(k % 1021) * 0.25 - 64.0));
+      std::memcpy(dst, &b, 2);
+    } else if (p.descr[1] == 'f') {
       const double v = static_cast<double>(k % 1021) * 0.25 - 64.0;
       if (p.item == 2) {
         const uint16_t h = ToHalf(static_cast<float>(v));
@@ -183,7 +205,7 @@ absl::StatusOr<std::vector<Param>> FunctionParams(const ir::FunctionPtr& host) {
       return absl::InvalidArgumentError(absl::StrCat(
           "parameter '", p.name, "' has dtype ", std::string(ir::DataTypeName(p.dtype)),
           ", which has no NumPy type; pto-run supports BOOL, INT8..INT64, UINT8..UINT64, "
-          "FP16, FP32 and FP64"));
+          "FP16, BF16, FP32 and FP64"));
     }
     p.descr = *descr;
     p.item = *npy::ItemSize(p.descr);
@@ -226,12 +248,18 @@ absl::Status CheckFitsGm(const std::vector<Param>& params, int ranks, uint64_t g
 }
 
 absl::Status CheckFinite(const Param& p, const std::string& bytes, const std::string& path) {
-  if (p.descr.size() < 3 || p.descr[1] != 'f') return absl::OkStatus();
+  const bool bf16 = p.dtype == ir::DataType::kBF16;
+  if (!bf16 && (p.descr.size() < 3 || p.descr[1] != 'f')) return absl::OkStatus();
   const int64_t n = static_cast<int64_t>(bytes.size()) / p.item;
   for (int64_t e = 0; e < n; ++e) {
     const char* at = bytes.data() + e * p.item;
     bool nan = false, inf = false;
-    if (p.item == 2) {
+    if (bf16) {
+      uint16_t h;
+      std::memcpy(&h, at, 2);
+      nan = (h & 0x7f80) == 0x7f80 && (h & 0x7f) != 0;
+      inf = (h & 0x7fff) == 0x7f80;
+    } else if (p.item == 2) {
       uint16_t h;
       std::memcpy(&h, at, 2);
       nan = (h & 0x7c00) == 0x7c00 && (h & 0x3ff) != 0;
@@ -267,7 +295,10 @@ absl::Status LoadInputs(const std::string& dir, std::vector<Param>& params,
     }
     absl::StatusOr<npy::Array> a = npy::ReadFile(path);
     if (!a.ok()) return a.status();
-    if (a->descr != p.descr || a->shape != p.shape) {
+    // A BF16 parameter also takes NumPy's raw two-byte elements ('|V2'), what
+    // np.save writes for an ml_dtypes.bfloat16 array.
+    const bool bf16_bytes = p.dtype == ir::DataType::kBF16 && a->descr == "|V2";
+    if ((a->descr != p.descr && !bf16_bytes) || a->shape != p.shape) {
       return absl::InvalidArgumentError(absl::StrCat(
           path, ": parameter '", p.name, "' is ", std::string(ir::DataTypeName(p.dtype)),
           " of shape ", npy::ShapeString(p.shape), " ('", p.descr, "'), but the file holds '",

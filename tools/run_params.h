@@ -27,14 +27,19 @@ struct Param {
   std::string initial;  // the content every device's copy starts from
 };
 
-// The NumPy type string of `t` ("<f4", "|i1", ...), if NumPy has one.
+// The NumPy type string of `t` ("<f4", "|i1", ...), if NumPy has one; BF16,
+// which NumPy lacks, is stored as its bit patterns, "<u2".
 std::optional<std::string> NumpyDescr(ir::DataType t);
 
 // IEEE binary16 bits of `f`, rounded to nearest even.
 uint16_t ToHalf(float f);
 
+// bfloat16 bits of `f` (the upper half of its FP32 bits), rounded to nearest
+// even; a NaN stays a (quiet) NaN.
+uint16_t ToBf16(float f);
+
 // The content of a parameter without an input file, element i in C order:
-// floats ((i * 31 + 7) % 1021) * 0.25 - 64; integers (i * 31 + 7) % 127 - 63
+// floats ((i * 31 + 7) % 1021) * 0.25 - 64 (BF16: rounded); integers (i * 31 + 7) % 127 - 63
 // (modulo 2^bits for unsigned types); BOOL ((i * 31 + 7) % 127) % 2.
 std::string Pattern(const Param& p);
 

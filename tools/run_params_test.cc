@@ -47,10 +47,10 @@ TEST(RunParamsTest, HostParamsFromTheIr) {
 }
 
 TEST(RunParamsTest, HostParamErrors) {
-  absl::StatusOr<std::vector<Param>> bf16 = HostParams(Parse("d: pl.Tensor[[3], pl.BF16]"));
-  ASSERT_FALSE(bf16.ok());
-  EXPECT_THAT(std::string(bf16.status().message()),
-              HasSubstr("parameter 'd' has dtype BF16, which has no NumPy type"));
+  absl::StatusOr<std::vector<Param>> fp8 = HostParams(Parse("d: pl.Tensor[[3], pl.FP8E4M3FN]"));
+  ASSERT_FALSE(fp8.ok());
+  EXPECT_THAT(std::string(fp8.status().message()),
+              HasSubstr("parameter 'd' has dtype FP8E4M3FN, which has no NumPy type"));
   absl::StatusOr<std::vector<Param>> scalar = HostParams(Parse("n: pl.Scalar[pl.INT32]"));
   ASSERT_FALSE(scalar.ok());
   EXPECT_THAT(std::string(scalar.status().message()),
@@ -78,6 +78,33 @@ TEST(RunParamsTest, PatternIsTheDocumentedOne) {
   EXPECT_EQ(j0, -56);
   Param b{"b", ir::DataType::kBool, "|b1", 1, {3}};
   EXPECT_EQ(Pattern(b), std::string("\x01\x00\x01", 3));  // 7, 38, 69 mod 2
+}
+
+// BF16 (no NumPy type): "<u2" bit patterns, also read from "|V2" (np.save of
+// an ml_dtypes.bfloat16 array); the pattern rounded to BF16.
+TEST(RunParamsTest, Bf16IsStoredAsItsBits) {
+  EXPECT_EQ(NumpyDescr(ir::DataType::kBF16), "<u2");
+  EXPECT_EQ(ToBf16(1.0f), 0x3f80);
+  EXPECT_EQ(ToBf16(-62.25f), 0xc279);            // exact
+  EXPECT_EQ(ToBf16(190.75f), 0x433f);            // 190.75 -> 191
+  EXPECT_EQ(ToBf16(1.0f + 1.0f / 256), 0x3f80);  // tie -> even
+  Param b{"b", ir::DataType::kBF16, "<u2", 2, {2}};
+  // Elements 0 and 1: -62.25 (0xc279), -54.5 (0xc25a).
+  EXPECT_EQ(Pattern(b), std::string("\x79\xc2\x5a\xc2", 4));
+
+  const std::string dir = ::testing::TempDir() + "/run_params_bf16";
+  std::filesystem::create_directories(dir);
+  std::vector<Param> params = {b};
+  ASSERT_TRUE(npy::WriteFile(dir + "/b.npy", {"|V2", {2}, std::string("\x80\x3f\x00\x40", 4)}).ok());
+  ASSERT_TRUE(LoadInputs(dir, params).ok());
+  EXPECT_EQ(params[0].initial, std::string("\x80\x3f\x00\x40", 4));  // 1.0, 2.0
+  ASSERT_TRUE(npy::WriteFile(dir + "/b.npy", {"<u2", {2}, std::string("\x80\x7f\x00\x40", 4)}).ok());
+  absl::Status s = LoadInputs(dir, params);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("b.npy: parameter 'b' element [0] is Inf"));
+  ASSERT_TRUE(npy::WriteFile(dir + "/b.npy", {"<f2", {2}, std::string(4, '\0')}).ok());
+  s = LoadInputs(dir, params);
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("parameter 'b' is BF16 of shape (2,) ('<u2'), but the file holds '<f2'"));
 }
 
 TEST(RunParamsTest, ToHalfRoundsToNearestEven) {

@@ -43,7 +43,8 @@ absl::StatusOr<ExprPtr> Parser::LowerCall(const Ast* a, std::string_view alloc_n
   }
   if (f->kind == AstKind::kName) {
     // The function form calls the other @pl.jit functions by name.
-    if (jit_form_ && IsFreeName(f->text) && funcs_by_name_.contains(f->text)) {
+    if ((jit_form_ || module_funcs_.contains(f->text)) && IsFreeName(f->text) &&
+        funcs_by_name_.contains(f->text)) {
       return LowerFunctionCall(a, f->text);
     }
     if (f->text == "range") {
@@ -131,6 +132,10 @@ absl::StatusOr<ExprPtr> Parser::LowerCall(const Ast* a, std::string_view alloc_n
       NumPos(a) + a->num_kws == 3) {
     return LowerSetValidShape(a, path);
   }
+  if ((path == "pl.scatter_update" || path == "pl.tile.scatter_update" ||
+       path == "pl.tensor.scatter_update") && a->num_kws > 0) {
+    return LowerScatterUpdate(a, path);
+  }
   if (path == "pl.submit") return LowerSubmit(a);
   if (path == "pl.spmd_submit") {
     return ErrorAt(f, "pl.spmd_submit(...) is not supported yet; use pl.submit(self.kernel, ...) "
@@ -181,6 +186,50 @@ absl::StatusOr<ExprPtr> Parser::LowerSetValidShape(const Ast* a, std::string_vie
   ExprPtr shape = ir::MakeNode<ir::MakeTuple>(std::vector<ExprPtr>{std::move(rows), std::move(cols)},
                                               span);
   return MakeOpCall("pl.tensor.set_validshape", {std::move(input), std::move(shape)}, {}, {}, span);
+}
+
+// PyPTO's scatter_update builder (ir/op/tile_ops.py, tensor_ops.py) takes
+// `(input, dim, index, src)`, `(input, index, src, dim=)` and
+// `(input, dim, index=, src=)`; all three are read as the positional form,
+// the one the IR keeps and prints.
+absl::StatusOr<ExprPtr> Parser::LowerScatterUpdate(const Ast* a, std::string_view path) {
+  const Ast* dim = nullptr;
+  const Ast* index = nullptr;
+  const Ast* src = nullptr;
+  for (uint32_t i = 0; i < a->num_kws; ++i) {
+    const KwName& k = KwAt(a, i);
+    const Ast** slot = k.name == "dim" ? &dim : k.name == "index" ? &index
+                       : k.name == "src" ? &src : nullptr;
+    if (slot == nullptr || *slot != nullptr) {
+      return UserError(KwSpan(k), pto::StrCat(slot == nullptr ? "unexpected" : "repeated",
+                                              " keyword argument '", k.name, "' for ", path,
+                                              " (input, dim, index, src)"));
+    }
+    *slot = KwValue(a, i);
+  }
+  const uint32_t npos = NumPos(a);
+  if (npos == 3 && dim != nullptr && index == nullptr && src == nullptr) {
+    index = PosArg(a, 1);
+    src = PosArg(a, 2);
+  } else if (npos == 2 && dim == nullptr && index != nullptr && src != nullptr) {
+    dim = PosArg(a, 1);
+  } else if (!(npos == 1 && dim != nullptr && index != nullptr && src != nullptr)) {
+    return ErrorAt(a, pto::StrCat(path, " expects (input, dim, index, src), (input, index, src, "
+                                        "dim=...) or (input, dim, index=..., src=...)"));
+  }
+  ASSIGN_OR_RETURN(ExprPtr input, LowerExpr(PosArg(a, 0)));
+  ASSIGN_OR_RETURN(int64_t d, ConstInt(dim, pto::StrCat("the dim of ", path)));
+  ASSIGN_OR_RETURN(ExprPtr idx, LowerExpr(index));
+  ASSIGN_OR_RETURN(ExprPtr s, LowerExpr(src));
+  std::string_view op = path;
+  if (path == "pl.scatter_update") {
+    op = ir::Is<ir::TileType>(input->type()) ? "pl.tile.scatter_update"
+                                              : "pl.tensor.scatter_update";
+  }
+  Span span = SpanOf(a);
+  std::vector<ExprPtr> args = {std::move(input), ir::MakeNode<ir::ConstInt>(d, DataType::kIndex, SpanOf(dim)),
+                               std::move(idx), std::move(s)};
+  return MakeOpCall(op, std::move(args), {}, {}, span);
 }
 
 // The registry locates some operand errors at the operand's own span, which for

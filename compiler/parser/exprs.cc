@@ -33,7 +33,9 @@ absl::StatusOr<ExprPtr> Parser::LowerExpr(const Ast* a) {
     case AstKind::kFalse:
       return ExprPtr(ir::MakeNode<ir::ConstBool>(a->kind == AstKind::kTrue, SpanOf(a)));
     case AstKind::kNone:
-      return ErrorAt(a, "None is not a value here");
+      // PyPTO's "no producer yet" task id (a dependency carry seeded with
+      // `prev_tid = None`): an invalid TASK_ID, which a dependency skips.
+      return MakeOpCall("pl.system.task_invalid", {}, {}, {}, SpanOf(a));
     case AstKind::kEllipsis:
       return ErrorAt(a, "'...' is not a value here");
     case AstKind::kName:
@@ -93,6 +95,21 @@ absl::StatusOr<ExprPtr> Parser::LowerAttribute(const Ast* a) {
   }
   const Ast* root = a;
   while (root->kind == AstKind::kAttribute) root = Kid(root, 0);
+  if (a->text == "shape" && Kid(a, 0)->kind == AstKind::kName && LookupLocal(Kid(a, 0)->text)) {
+    // `t.shape` of a tensor or tile (PyPTO's Tensor.shape / Tile.shape): the
+    // tuple of its dimensions, so `M, N = a.shape` binds them.
+    const VarPtr& v = *LookupLocal(Kid(a, 0)->text);
+    std::vector<ExprPtr> dims;
+    if (auto tt = ir::AsTensorTypeLike(v->type())) {
+      dims = tt->shape();
+    } else if (auto tl = ir::As<ir::TileType>(v->type())) {
+      dims = tl->shape();
+    } else {
+      return ErrorAt(a, pto::StrCat("'.shape' needs a tensor or a tile; '", Kid(a, 0)->text,
+                                    "' is ", TypeText(v->type())));
+    }
+    return ExprPtr(ir::MakeNode<ir::MakeTuple>(std::move(dims), SpanOf(a)));
+  }
   if (!DottedPath(a)) {
     if (root->kind == AstKind::kName && LookupLocal(root->text) == nullptr &&
         LookupConst(root->text) == nullptr) {
@@ -250,6 +267,8 @@ absl::StatusOr<ExprPtr> Parser::LowerSubscript(const Ast* a) {
       return ErrorAt(idx, pto::StrCat("tuple index out of range: the tuple has ", n, " element",
                                       n == 1 ? "" : "s"));
     }
+    // An element of a tuple built here (`a.shape[1]`) is that element.
+    if (auto made = ir::As<ir::MakeTuple>(b)) return made->elements()[static_cast<size_t>(k)];
     TypePtr et = tt->types()[static_cast<size_t>(k)];
     return ExprPtr(ir::MakeNode<ir::TupleGetItem>(std::move(b), static_cast<int>(k),
                                                       std::move(et), SpanOf(a)));

@@ -106,7 +106,8 @@ absl::Status Parser::ParseFunctionBodies() {
 
 absl::StatusOr<ir::ProgramPtr> Parser::Run() {
   RETURN_IF_ERROR(ParseModule());
-  if (jit_form_) {
+  // A module-level @pl.function after the class is read here.
+  if (jit_form_ || (have_program_ && !module_funcs_.empty())) {
     RETURN_IF_ERROR(ParseFunctionBodies());
   } else if (!have_program_) {
     return UserError(Span(file_, 1, 1, 1, 1),
@@ -151,6 +152,11 @@ absl::Status Parser::ParseConstantDef(SvMap<ConstVal>* table) {
   RETURN_IF_ERROR(ExpectNewline());
   if (IsPathCall(value, "pl.dynamic")) {
     RETURN_IF_ERROR(DefineDynDim(name, value, table));
+    Release(mark);
+    return absl::OkStatus();
+  }
+  if (IsPathCall(value, "pl.MemRef") && IsMemRefDeclCall(value)) {
+    RETURN_IF_ERROR(DefineMemRefDecl(name, value));
     Release(mark);
     return absl::OkStatus();
   }
@@ -282,6 +288,11 @@ absl::Status Parser::ParseModule() {
               return ErrorAt(dec, "a file holds one @pl.program class or @pl.jit functions, "
                                   "not both");
             }
+            if (!module_funcs_.empty()) {
+              return ErrorAt(dec, "a file holds @pl.function kernels for a @pl.program class or "
+                                  "@pl.jit functions, not both (a @pl.jit function calls a "
+                                  "kernel declared with @pl.jit.incore)");
+            }
             FuncDecor decor;
             RETURN_IF_ERROR(ParseJitDecorator(dec, name, &decor));
             size_t n = funcs_.size();
@@ -295,8 +306,20 @@ absl::Status Parser::ParseModule() {
               program_span_ = funcs_[n]->span;
             }
             jit_form_ = true;
+          } else if (name == "pl.function" && !jit_form_) {
+            // PyPTO's external function: a module-level @pl.function that the
+            // program's methods call by name (ast_parser.py,
+            // _parse_external_function_call); it joins the program.
+            FuncDecor decor;
+            RETURN_IF_ERROR(ParseFunctionDecorator(dec, &decor));
+            decor.method = false;
+            size_t n = funcs_.size();
+            RETURN_IF_ERROR(ParseFunctionHeader(std::move(decor)));
+            module_funcs_.insert(funcs_[n]->name);
           } else if (name == "pl.function") {
-            return ErrorAt(dec, "functions must be methods of the @pl.program class");
+            return ErrorAt(dec, "a file holds one @pl.program class or @pl.jit functions, not "
+                                "both; a @pl.jit function calls a kernel declared with "
+                                "@pl.jit.incore");
           } else {
             return ErrorAt(dec, "unsupported decorator: only @pl.program (on the class), "
                                 "@pl.function (on its methods) and @pl.jit, @pl.jit.host, "

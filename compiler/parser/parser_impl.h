@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -277,6 +278,12 @@ struct ConstVal {
 };
 
 std::string_view ConstKindName(const ConstVal& v);
+
+// A declared allocation, PyPTO's `X = pl.MemRef(slots=N)` (types.cc).
+struct MemRefDecl {
+  std::string name;  // the allocation's name: the explicit one, else the variable's
+  int64_t slots = 1;
+};
 
 inline std::string TypeText(const TypePtr& t) { return ir::PrintType(t); }
 
@@ -634,6 +641,8 @@ class Parser {
   absl::StatusOr<ParamType> LowerParamType(const Ast* a);
   absl::Status CheckOptimizations(const Ast* v, std::string_view what);
   absl::StatusOr<ExprPtr> LowerSetValidShape(const Ast* a, std::string_view path);
+  absl::StatusOr<ExprPtr> LowerScatterUpdate(const Ast* a, std::string_view path);
+  absl::Status CheckBindDynamic(const Ast* call);
   absl::Status BareTensorError(const Ast* ann, std::string_view function, std::string_view param);
   // Types `callee`'s parameters bound at the call from `args` (lowered
   // arguments of the call `a`).
@@ -648,6 +657,12 @@ class Parser {
   bool TryParseSimpleParamType(ParamType* out);
   absl::StatusOr<TypePtr> LowerType(const Ast* a);
   absl::StatusOr<TypePtr> LowerShapedType(const Ast* a, int which);
+  // PyPTO's declared allocations (pl.MemRef(), pl.MemRef("n", slots=N), a
+  // declared name, `decl[k]`) in a type.
+  bool IsMemRefDeclCall(const Ast* a);
+  absl::StatusOr<MemRefDecl> MemRefDeclOf(const Ast* call, std::string_view var);
+  absl::Status DefineMemRefDecl(const Token& name, const Ast* call);
+  absl::StatusOr<bool> DeclaredMemRefItem(const Ast* e);
   absl::StatusOr<std::vector<ExprPtr>> LowerShape(const Ast* a, std::string_view what);
   absl::StatusOr<ExprPtr> LowerDim(const Ast* a);
   absl::StatusOr<DataType> LowerDType(const Ast* a, std::string_view what);
@@ -764,6 +779,10 @@ class Parser {
   absl::flat_hash_map<std::string, ExprPtr> inline_dyn_dims_;  // pl.dynamic("N") in a shape
   SvMap<ConstVal> class_consts_;
   bool in_class_ = false;
+  // `X = pl.MemRef(slots=N)` at module or class level: PyPTO's declared
+  // allocations, by variable (types.cc).
+  SvMap<MemRefDecl> memref_decls_;
+  absl::flat_hash_set<std::string> warned_memref_decls_;
 
   // Local names with IR scoping: an undo log restores the outer bindings when
   // a loop or branch body ends.
@@ -809,6 +828,8 @@ class Parser {
   Span program_span_;
   bool have_program_ = false;
   bool jit_form_ = false;  // module-level @pl.jit functions instead of a class
+  // Module-level @pl.function kernels of a class-form program, called by name.
+  absl::flat_hash_set<std::string_view> module_funcs_;
   // The mode of the pl.split_aiv region being lowered (regions do not nest):
   // pl.aiv_shard / pl.aic_gather inherit it as their split attr.
   std::optional<int64_t> split_aiv_mode_;

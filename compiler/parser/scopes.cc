@@ -218,6 +218,10 @@ absl::Status Parser::LowerExecScope(const Ast* stmt, std::string_view what,
     } else if (k.name == "attrs") {
       ASSIGN_OR_RETURN(ir::AttrList given, ConvertAttrDict(v, /*call_attrs=*/false));
       for (auto& kv : given) attrs.push_back(std::move(kv));
+    } else if ((at || spmd) && k.name == "deps") {
+      // Task ids, as pl.submit's: the outliner puts them on the submitted call.
+      ASSIGN_OR_RETURN(std::vector<ExprPtr> deps, LowerTaskDeps(v, what));
+      attrs.emplace_back(ir::kAttrDeps, std::move(deps));
     } else if ((at && IsAtAttrKeyword(k.name)) || (spmd && (k.name == "deps" ||
                                                            k.name == "allow_early_resolve"))) {
       ASSIGN_OR_RETURN(ir::AttrValue a, ConvertAttr(v));
@@ -285,10 +289,25 @@ absl::Status Parser::LowerExecScope(const Ast* stmt, std::string_view what,
     // scope submits; visible after the scope (e.g. `deps=[tid]`), not in it.
     const Ast* target = Kid(stmt, 2);
     bool reassigned = false;
-    VarPtr tid = AssignTarget(target->text, ir::ScalarType::Get(ir::DataType::kTaskId),
-                              SpanOf(target), &reassigned);
+    TypePtr tid_type = ir::ScalarType::Get(ir::DataType::kTaskId);
+    VarPtr tid = AssignTarget(target->text, tid_type, SpanOf(target), &reassigned);
+    if (reassigned) {
+      // Rebinding a task id of an enclosing block (a dependency chain carried
+      // by a loop, `with ... as prev_tid:`): the scope binds a fresh task id
+      // and the name is reassigned to it after the scope, the non-SSA form
+      // ConvertToSSA (04) carries out of the loop.
+      VarPtr fresh = ir::MakeNode<const ir::Var>(pto::StrCat(target->text, "_task"), tid_type,
+                                                 SpanOf(target));
+      attrs.emplace_back(ir::kAttrTaskIdVar, ExprPtr(fresh));
+      out->push_back(ir::MakeNode<ir::ExecScopeStmt>(
+          kind, std::move(name), level, role, std::move(core_num), sync_start,
+          ir::MakeNode<ir::SeqStmts>(std::move(body), header), std::move(attrs), header));
+      out->push_back(ir::MakeNode<ir::AssignStmt>(std::move(tid), std::move(fresh),
+                                                  SpanOf(target)));
+      return absl::OkStatus();
+    }
     attrs.emplace_back(ir::kAttrTaskIdVar, ExprPtr(tid));
-    if (!reassigned) Define(target->text, std::move(tid), /*assigned=*/true);
+    Define(target->text, std::move(tid), /*assigned=*/true);
   }
   out->push_back(ir::MakeNode<ir::ExecScopeStmt>(
       kind, std::move(name), level, role, std::move(core_num), sync_start,

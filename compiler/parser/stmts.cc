@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/ir/arena.h"
+#include "compiler/ir/printer.h"
 #include "compiler/parser/parser_impl.h"
 
 namespace pto::parser::internal {
@@ -192,15 +193,27 @@ absl::Status Parser::LowerAssign(const Ast* stmt, const Ast* target, const Ast* 
                                         " values into ", target->num_kids, " names"));
     }
     Span span = SpanOf(stmt);
-    auto tmp = ir::MakeNode<const ir::Var>("_tuple_tmp", v->type(), span);
-    out->push_back(ir::MakeNode<ir::AssignStmt>(tmp, std::move(v), span));
+    // A tuple of constants built here (`M, N = t.shape`) binds its elements
+    // directly, so constant dimensions stay constants. (Not one holding
+    // values: `a, b = b, a` must read both before assigning either.)
+    auto made = ir::As<ir::MakeTuple>(v);
+    for (const ExprPtr& e : made != nullptr ? made->elements() : std::vector<ExprPtr>{}) {
+      if (!ir::Is<ir::ConstInt>(e) && !ir::Is<ir::DynDim>(e)) made = nullptr;
+    }
+    VarPtr tmp;
+    if (made == nullptr) {
+      tmp = ir::MakeNode<const ir::Var>("_tuple_tmp", v->type(), span);
+      out->push_back(ir::MakeNode<ir::AssignStmt>(tmp, v, span));
+    }
     std::vector<std::pair<std::string_view, VarPtr>> defs;
     for (uint32_t i = 0; i < target->num_kids; ++i) {
       const Ast* e = Kid(target, i);
       TypePtr et = tt->types()[i];
       bool reassigned = false;
       VarPtr var = AssignTarget(e->text, et, SpanOf(e), &reassigned);
-      auto get = ir::MakeNode<ir::TupleGetItem>(tmp, static_cast<int>(i), et, SpanOf(e));
+      ExprPtr get = made != nullptr ? made->elements()[i]
+                                    : ExprPtr(ir::MakeNode<ir::TupleGetItem>(
+                                          tmp, static_cast<int>(i), et, SpanOf(e)));
       out->push_back(ir::MakeNode<ir::AssignStmt>(var, std::move(get), span));
       if (!reassigned) defs.emplace_back(e->text, std::move(var));
     }
@@ -270,9 +283,54 @@ absl::Status Parser::LowerExprStatement(const Ast* stmt, std::vector<StmtPtr>* o
   // `...` and bare strings (docstrings anywhere) are no-ops, as in Python.
   if (a->kind == AstKind::kEllipsis || a->kind == AstKind::kString) return absl::OkStatus();
   if (IsPathCall(a, "pl.yield_")) return LowerYield(stmt, nullptr, nullptr, a, out, yield);
+  if (a->kind == AstKind::kCall && Kid(a, 0)->kind == AstKind::kAttribute &&
+      Kid(a, 0)->text == "bind_dynamic" && Kid(Kid(a, 0), 0)->kind == AstKind::kName) {
+    return CheckBindDynamic(a);
+  }
   ASSIGN_OR_RETURN(ExprPtr e, LowerExpr(a));
   out->push_back(ir::MakeNode<ir::EvalStmt>(std::move(e), LeadingComments(stmt->line),
                                                 SpanOf(stmt)));
+  return absl::OkStatus();
+}
+
+// `x.bind_dynamic(dim, N)` (python/pypto/language/typing/tensor.py): PyPTO's
+// JIT specializer reads it to make dimension `dim` of parameter x the dynamic
+// dimension N, and strips it. A parameter whose type already has N there
+// (written in its annotation) needs nothing more; another dimension would be
+// silently static, so it is a located error.
+absl::Status Parser::CheckBindDynamic(const Ast* call) {
+  const Ast* recv = Kid(Kid(call, 0), 0);
+  RETURN_IF_ERROR(CheckPosCount(call, 2, 2, "bind_dynamic"));
+  RETURN_IF_ERROR(CheckNoKeywords(call, "bind_dynamic"));
+  const VarPtr* var = LookupLocal(recv->text);
+  bool is_param = false;
+  if (var != nullptr && cur_func_ != nullptr) {
+    for (const VarPtr& p : cur_func_->params) is_param = is_param || p == *var;
+  }
+  std::shared_ptr<const ir::TensorType> tt = is_param ? ir::AsTensorTypeLike((*var)->type()) : nullptr;
+  if (!jit_form_ || tt == nullptr) {
+    return ErrorAt(call, pto::StrCat("bind_dynamic is a statement of a @pl.jit function on one "
+                                     "of its tensor parameters; '", recv->text, "' is not one"));
+  }
+  ASSIGN_OR_RETURN(int64_t dim, ConstInt(PosArg(call, 0), "the dimension of bind_dynamic"));
+  const int64_t rank = static_cast<int64_t>(tt->shape().size());
+  if (dim < 0 || dim >= rank) {
+    return ErrorAt(PosArg(call, 0), pto::StrCat("dimension ", dim, " of bind_dynamic is out of "
+                                                "range for '", recv->text, "' of rank ", rank));
+  }
+  const Ast* dyn = PosArg(call, 1);
+  const ConstVal* c = dyn->kind == AstKind::kName ? LookupConst(dyn->text) : nullptr;
+  if (c == nullptr || c->kind != ConstVal::kDynDim) {
+    return ErrorAt(dyn, "bind_dynamic needs a dynamic dimension declared with pl.dynamic(...) "
+                        "at module level");
+  }
+  const ExprPtr& have = tt->shape()[static_cast<size_t>(dim)];
+  if (have != c->dyn) {
+    return ErrorAt(call, pto::StrCat("bind_dynamic makes dimension ", dim, " of '", recv->text,
+                                     "' the dynamic dimension ", dyn->text, ", but its type has ",
+                                     ir::PrintExpr(have), " there; write ", dyn->text,
+                                     " in its annotation (pl.Tensor[[", dyn->text, ", ...], ...])"));
+  }
   return absl::OkStatus();
 }
 

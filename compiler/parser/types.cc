@@ -1,6 +1,7 @@
 // Type annotations: pl.Scalar / pl.Tensor / pld.DistributedTensor / pl.Tile
 // with their views and memory, tuples, parameter directions, and the fast
 // path for the simple annotations of function headers.
+#include <cctype>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -87,6 +88,112 @@ absl::StatusOr<ir::TensorView> Parser::LowerTensorView(const Ast* call) {
   return view;
 }
 
+// ---------------------------------------------------------------------------
+// PyPTO's declared allocations (docs/en/dev/language/00-python_syntax.md,
+// "Declared Allocations", "Slots"): a tile bound to an allocation of its
+// own, or to slot k of one of N slots. They direct PyPTO's InitMemRef /
+// MemoryReuse; the planner here places every tile itself, so a well-formed
+// declaration is checked, reported by a located warning and dropped (the
+// results do not change; the separation or ping-pong it asks for is not kept).
+
+// pl.MemRef(), pl.MemRef("name"), pl.MemRef(slots=N), pl.MemRef("name", slots=N).
+bool Parser::IsMemRefDeclCall(const Ast* a) {
+  if (a->kind != AstKind::kCall || NumPos(a) > 1) return false;
+  for (uint32_t i = 0; i < a->num_kws; ++i) {
+    if (KwAt(a, i).name != "slots") return false;
+  }
+  return true;
+}
+
+absl::StatusOr<MemRefDecl> Parser::MemRefDeclOf(const Ast* call, std::string_view var) {
+  MemRefDecl d;
+  d.name = std::string(var);
+  if (NumPos(call) == 1) {
+    const Ast* n = PosArg(call, 0);
+    bool ident = n->kind == AstKind::kString && !n->text.empty() &&
+                 !std::isdigit(static_cast<unsigned char>(n->text[0]));
+    for (char c : ident ? n->text : std::string_view()) {
+      ident = ident && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    }
+    if (!ident) {
+      return ErrorAt(n, "a declared allocation pl.MemRef(\"name\") needs an identifier string "
+                        "as its name");
+    }
+    d.name = std::string(n->text);
+  }
+  for (uint32_t i = 0; i < call->num_kws; ++i) {
+    const Ast* v = KwValue(call, i);
+    if (v->kind != AstKind::kInt || v->negative || v->int_value < 1 ||
+        v->int_value > (uint64_t{1} << 31)) {
+      return ErrorAt(v, "slots must be a positive integer literal, e.g. pl.MemRef(\"scratch\", "
+                        "slots=2)");
+    }
+    d.slots = static_cast<int64_t>(v->int_value);
+  }
+  if (d.name.empty()) {
+    return ErrorAt(call, "an unnamed declared allocation pl.MemRef() inside a type needs a name: "
+                         "pl.MemRef(\"name\"), or declare it at module level (NAME = "
+                         "pl.MemRef())");
+  }
+  return d;
+}
+
+absl::Status Parser::DefineMemRefDecl(const Token& name, const Ast* call) {
+  ASSIGN_OR_RETURN(MemRefDecl d, MemRefDeclOf(call, name.text()));
+  for (const auto& [k, other] : memref_decls_) {
+    if (other.name == d.name && k != name.text()) {
+      return ErrorAt(call, pto::StrCat("two separate pl.MemRef() declarations both resolve to "
+                                       "the name '", d.name, "' ('", k, "' and '", name.text(),
+                                       "'); give one of them an explicit name with "
+                                       "pl.MemRef(\"...\")"));
+    }
+  }
+  memref_decls_[name.text()] = std::move(d);
+  return absl::OkStatus();
+}
+
+// Whether `e`, an item of a type, refers to a declared allocation: a declared
+// name, a pl.MemRef(...) declaration, or one of those subscripted by a slot.
+absl::StatusOr<bool> Parser::DeclaredMemRefItem(const Ast* e) {
+  const Ast* base = e->kind == AstKind::kSubscript ? Kid(e, 0) : e;
+  std::optional<MemRefDecl> decl;
+  if (base->kind == AstKind::kName && LookupLocal(base->text) == nullptr &&
+      LookupConst(base->text) == nullptr) {
+    auto it = memref_decls_.find(base->text);
+    if (it != memref_decls_.end()) decl = it->second;
+  } else if (IsPathCall(base, "pl.MemRef") && IsMemRefDeclCall(base)) {
+    ASSIGN_OR_RETURN(decl, MemRefDeclOf(base, ""));
+  }
+  if (!decl) return false;
+  if (e->kind == AstKind::kSubscript) {
+    if (decl->slots <= 1) {
+      return ErrorAt(e, pto::StrCat("'", decl->name, "' was declared with a single slot, so it "
+                                    "cannot be subscripted; declare it as pl.MemRef(slots=N), "
+                                    "or reference it without a subscript"));
+    }
+    ASSIGN_OR_RETURN(ExprPtr index, LowerExpr(Kid(e, 1)));
+    auto st = ir::As<ir::ScalarType>(index->type());
+    if (st == nullptr || !ir::IsIntegral(st->dtype())) {
+      return ErrorAt(Kid(e, 1), pto::StrCat("the slot index of '", decl->name, "' must be an "
+                                            "integer scalar, got ", TypeText(index->type())));
+    }
+    std::optional<int64_t> k = ir::GetConstInt(index);
+    if (k && (*k < 0 || *k >= decl->slots)) {
+      return ErrorAt(Kid(e, 1), pto::StrCat("slot index ", *k, " is out of range for '",
+                                            decl->name, "', declared with ", decl->slots,
+                                            " slot(s)"));
+    }
+  }
+  if (warnings_ != nullptr && warned_memref_decls_.insert(decl->name).second) {
+    warnings_->push_back(UserError(
+        SpanOf(e), pto::StrCat("the declared allocation '", decl->name, "' (pl.MemRef) is "
+                               "ignored: the memory planner here (InitMemRef, MemoryReuse) "
+                               "places every tile itself; the results are the same, the "
+                               "separation or slots it asks for are not kept")));
+  }
+  return true;
+}
+
 // which: 0 tensor, 1 distributed tensor, 2 tile.
 absl::StatusOr<TypePtr> Parser::LowerShapedType(const Ast* a, int which) {
   static constexpr std::string_view kNames[] = {"pl.Tensor", "pld.DistributedTensor", "pl.Tile"};
@@ -104,8 +211,19 @@ absl::StatusOr<TypePtr> Parser::LowerShapedType(const Ast* a, int which) {
   std::optional<ir::MemRefPtr> memref;
   std::optional<ir::WindowBufferPtr> wb;
   std::optional<ir::MemorySpace> space;
+  const Ast* declared = nullptr;
   for (uint32_t i = 2; i < idx->num_kids; ++i) {
     const Ast* e = Kid(idx, i);
+    ASSIGN_OR_RETURN(bool is_decl, DeclaredMemRefItem(e));
+    if (is_decl) {
+      if (which != 2) {
+        return ErrorAt(e, pto::StrCat("a declared allocation (pl.MemRef) binds tiles; ", name,
+                                      " takes pl.MemRef(memory_space, addr, size, id)"));
+      }
+      if (declared != nullptr || memref) return ErrorAt(e, "duplicate pl.MemRef in a type");
+      declared = e;
+      continue;
+    }
     std::string what;
     if (e->kind == AstKind::kCall && DottedPath(Kid(e, 0))) what = path_;
     // PyPTO's tile memory space: pl.Tile[[16, 16], pl.FP16, pl.MemorySpace.Left].
@@ -136,7 +254,7 @@ absl::StatusOr<TypePtr> Parser::LowerShapedType(const Ast* a, int which) {
         ASSIGN_OR_RETURN(tile_valid, LowerShape(vs, "valid_shape"));
       }
     } else if (what == "pl.MemRef") {
-      if (memref) return ErrorAt(e, "duplicate pl.MemRef in a type");
+      if (memref || declared != nullptr) return ErrorAt(e, "duplicate pl.MemRef in a type");
       ASSIGN_OR_RETURN(ExprPtr m, LowerMemRef(e));
       memref = std::static_pointer_cast<const ir::MemRef>(m);
     } else if (what == "pld.WindowBuffer" && which == 1) {
@@ -149,6 +267,11 @@ absl::StatusOr<TypePtr> Parser::LowerShapedType(const Ast* a, int which) {
                                                : "pl.TileView(...), pl.MemRef(...) or pl.MemorySpace.<space>";
       return ErrorAt(e, pto::StrCat("unexpected item in a ", name, " type; expected ", expected));
     }
+  }
+  if (declared != nullptr && !space) {
+    return ErrorAt(declared, "a pl.Tile with a declared allocation must also give its memory "
+                             "space, e.g. pl.Tile[[64, 64], pl.FP32, pl.MemRef(\"scratch\"), "
+                             "pl.Mem.Vec]");
   }
   Span span = SpanOf(a);
   switch (which) {

@@ -180,12 +180,13 @@ class Outliner {
   // The call (and result assignments) that replace scope `s` of `parent`.
   absl::StatusOr<ir::StmtPtr> Outline(const ir::FunctionPtr& parent, const VarUses& parent_uses,
                                       const std::shared_ptr<const ir::ExecScopeStmt>& s, int n) {
-    if (ir::GetAttr<ir::ExprPtr>(s->attrs(), ir::kAttrTaskIdVar).has_value()) {
-      // PyPTO's outliner makes such a call an ir.Submit bound to the name.
-      return UserError(s->span(), pto::StrCat(spec_.pass, ": `with ... as tid` (the scope's "
-                                              "task id) is not lowered yet; write the kernel "
-                                              "as a function and use tid = pl.submit(...)"));
-    }
+    // `with ... as tid` and `deps=[...]`: PyPTO's outliner makes the call a
+    // Submit (docs/en/dev/language/02-manual_dependencies.md); here the
+    // pl.submit form, a call marked `submit` whose last result is the task id.
+    std::optional<std::vector<ir::ExprPtr>> deps =
+        ir::GetAttr<std::vector<ir::ExprPtr>>(s->attrs(), ir::kAttrDeps);
+    ir::VarPtr tid_var = ir::ScopeTaskIdVar(*s);
+    const bool submit = tid_var != nullptr || deps.has_value();
     const ir::StmtPtr scope_body = spec_.body ? spec_.body(*s) : s->body();
     VarUses inside;
     inside.VisitStmt(scope_body);
@@ -241,10 +242,32 @@ class Outliner {
     std::vector<ir::ExprPtr> args(inputs.begin(), inputs.end());
     std::vector<ir::TypePtr> caller_types;
     for (const ir::VarPtr& v : outputs) caller_types.push_back(v->type());
-    ir::CallPtr call = ir::MakeGlobalCall(name, args, ir::ReturnTypeOf(caller_types), attrs,
-                                          s->span());
+    if (submit) {
+      attrs.insert(attrs.begin(), {ir::kAttrSubmit, true});
+      if (deps) attrs.emplace_back(ir::kAttrDeps, *deps);
+      caller_types.push_back(ir::ScalarType::Get(ir::DataType::kTaskId));
+      if (tid_var == nullptr) {
+        tid_var = std::make_shared<ir::Var>(name + "_tid", caller_types.back(), s->span());
+      }
+    }
+    ir::CallPtr call = ir::MakeGlobalCall(
+        name, args,
+        submit ? ir::TypePtr(std::make_shared<ir::TupleType>(caller_types))
+               : ir::ReturnTypeOf(caller_types),
+        attrs, s->span());
     std::vector<ir::StmtPtr> site;
-    if (outputs.empty()) {
+    if (submit) {
+      auto tuple = std::make_shared<ir::Var>(name + "_out", call->type(), s->span());
+      site.push_back(std::make_shared<ir::AssignStmt>(tuple, call, s->span()));
+      outputs.push_back(tid_var);
+      for (size_t k = 0; k < outputs.size(); ++k) {
+        site.push_back(std::make_shared<ir::AssignStmt>(
+            outputs[k],
+            std::make_shared<ir::TupleGetItem>(tuple, static_cast<int>(k), outputs[k]->type(),
+                                               s->span()),
+            s->span()));
+      }
+    } else if (outputs.empty()) {
       site.push_back(std::make_shared<ir::EvalStmt>(call, std::vector<std::string>{}, s->span()));
     } else if (outputs.size() == 1) {
       site.push_back(std::make_shared<ir::AssignStmt>(outputs[0], call, s->span()));

@@ -110,6 +110,13 @@ def is_jit(node):
         (dotted(d) or "").startswith(("pl.jit", "jit")) for d in node.decorator_list)
 
 
+def is_pl_function(node):
+    """A module-level `@pl.function` def: PyPTO's external function, which a
+    program's methods call by name and which joins the program."""
+    return isinstance(node, ast.FunctionDef) and any(
+        (dotted(d) or "") == "pl.function" for d in node.decorator_list)
+
+
 def bound_names(node):
     """Names bound anywhere inside `node` (params, targets, loop and with vars)."""
     names = set()
@@ -245,8 +252,9 @@ class Module:
 
 
 def imported_jit(root, stmt, name, modules):
-    """(def, Module) of a jit function that `from <module> import name` reads
-    from a file of the checkout, as PyPTO's import would; else None."""
+    """(def, Module) of a jit function or module-level @pl.function that
+    `from <module> import name` reads from a file of the checkout, as PyPTO's
+    import would; else None."""
     module_name, original, level = stmt
     if original is None or root is None:
         return None
@@ -260,7 +268,8 @@ def imported_jit(root, stmt, name, modules):
             modules[path] = None
     other = modules[path]
     fn = other.scope.funcs.get(original) if other is not None else None
-    return (fn, other) if fn is not None and is_jit(fn) and fn.name == name else None
+    usable = fn is not None and (is_jit(fn) or is_pl_function(fn))
+    return (fn, other) if usable and fn.name == name else None
 
 
 def collect(node, scope, program_names, evaluator, src=None, root=None, modules=None):
@@ -292,7 +301,7 @@ def collect(node, scope, program_names, evaluator, src=None, root=None, modules=
                     pending.append((fn, other.scope, other.evaluator, other.src, 0))
                     continue
             if kind == "def":
-                if is_jit(stmt):
+                if is_jit(stmt) or (is_pl_function(stmt) and not is_jit(node)):
                     extra.append((stmt, src, rank))
                     pending.append((stmt, scope, evaluator, src, rank))
                     continue

@@ -35,7 +35,12 @@ for p in FromInit FromParametrize FromCallSite bare_add table_copy helper_copy F
   grep -q "test_values.py::$p  *pass" "$log" || { echo "$p did not pass"; fail=1; }
 done
 expect "depends on the test parameter or local 'fixture_value' (parameter 'fixture_value' has no default"
-expect "single-chip: passed 12 of 12 programs: 100.0%"
+expect "single-chip: passed 14 of 14 programs: 100.0%"
+# A module-level @pl.function a program calls by name, imported through a
+# package's module alias (PyPTO's examples/models), joins the extract.
+grep -q "examples/aliased/use.py::UsesAliased  *pass" "$log" || { echo "UsesAliased did not pass"; fail=1; }
+grep -q "^def add_one" "$out"/examples_aliased_use__UsesAliased.pto ||
+  { echo "the UsesAliased extract lacks its imported kernel"; fail=1; }
 head -1 "$out"/tests_st_runtime_test_values__cast_copy.pto |
   grep -qx "# pto-opt --bind: cast_copy.a=\[4,32\]:FP16 cast_copy.c=\[4,32\]:FP16" ||
   { echo "cast_copy lacks the bindings of a scaled, cast tensor"; fail=1; }
@@ -63,6 +68,11 @@ head -1 "$out"/tests_st_runtime_test_values__compiled_copy.pto |
 head -1 "$out"/tests_st_runtime_test_values__helper_copy.pto |
   grep -qx "# pto-opt --bind: helper_copy.a=\[4,64\]:INT32 helper_copy.c=\[4,64\]:INT32" ||
   { echo "helper_copy lacks its bindings"; fail=1; }
+# ... also as a comprehension over the names of a dict of tensors (a copy of
+# what a helper returns): `f.lower(*[tensors[n] for n in order])`.
+head -1 "$out"/tests_st_runtime_test_values__dict_copy.pto |
+  grep -qx "# pto-opt --bind: dict_copy.a=\[2,16\]:FP16 dict_copy.c=\[2,16\]:FP16" ||
+  { echo "dict_copy lacks its bindings"; fail=1; }
 # ... also through a test's loop over a table of (function, value) rows.
 head -1 "$out"/tests_st_runtime_test_values__table_copy.pto |
   grep -qx "# pto-opt --bind: table_copy.a=\[8,64\]:FP32 table_copy.c=\[8,64\]:FP32" ||

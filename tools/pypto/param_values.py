@@ -609,17 +609,108 @@ def module_file(root, path, module_name, level):
     for candidate in (os.path.join(base, rel + ".py"), os.path.join(base, rel, "__init__.py")):
         if os.path.isfile(candidate):
             return candidate
+    return _aliased_module(os.path.join(base, rel))
+
+
+def _aliased_module(path):
+    """The file a package registers under another name: a package __init__.py
+    that maps names to its modules in a dict literal and puts them in
+    sys.modules (PyPTO's examples/models: "vector_dag" -> 02_vector_dag.py)."""
+    package, name = os.path.split(path)
+    init = os.path.join(package, "__init__.py")
+    if not name or not os.path.isfile(init):
+        return None
+    try:
+        src = open(init, encoding="utf-8").read()
+        tree = ast.parse(src)
+    except (SyntaxError, OSError):
+        return None
+    if "sys.modules" not in src:
+        return None
+    for stmt in tree.body:
+        if not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.Dict):
+            continue
+        for k, v in zip(stmt.value.keys, stmt.value.values):
+            if (isinstance(k, ast.Constant) and k.value == name and isinstance(v, ast.Constant)
+                    and isinstance(v.value, str)):
+                candidate = os.path.join(package, v.value + ".py")
+                if os.path.isfile(candidate):
+                    return candidate
     return None
 
 
 def _spread(call, scope):
-    """The arguments of `f(*args)` where `args` is a list literal of the scope."""
-    if (len(call.args) == 1 and isinstance(call.args[0], ast.Starred) and
-            isinstance(call.args[0].value, ast.Name)):
-        kind, stmt, _ = scope.lookup(call.args[0].value.id)
+    """The arguments of `f(*args)` where `args` is a list literal of the scope,
+    or `f(*[d[n] for n in names])` over a literal list of names (each `d["q"]`)."""
+    if len(call.args) != 1 or not isinstance(call.args[0], ast.Starred):
+        return call.args
+    value = call.args[0].value
+    if isinstance(value, ast.Name):
+        kind, stmt, _ = scope.lookup(value.id)
         if kind == "const" and isinstance(stmt.value, (ast.List, ast.Tuple)):
             return list(stmt.value.elts)
+    if (isinstance(value, ast.ListComp) and len(value.generators) == 1 and
+            isinstance(value.elt, ast.Subscript) and isinstance(value.elt.value, ast.Name) and
+            isinstance(value.elt.slice, ast.Name) and
+            isinstance(value.generators[0].target, ast.Name) and
+            value.generators[0].target.id == value.elt.slice.id and not value.generators[0].ifs):
+        names = value.generators[0].iter
+        if isinstance(names, ast.Name):
+            kind, stmt, _ = scope.lookup(names.id)
+            names = stmt.value if kind == "const" else None
+        if isinstance(names, (ast.List, ast.Tuple)) and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in names.elts):
+            return [ast.Subscript(value=value.elt.value, slice=e, ctx=ast.Load())
+                    for e in names.elts]
     return call.args
+
+
+def _dict_tensor(ev, name, key, scope, depth=0):
+    """(shape, dtype) of entry `key` of the dict of torch tensors `name` is
+    assigned in `scope` or above: a dict literal, a copy of another one
+    (`{k: v.clone() for k, v in d.items()}`) or what a helper of the file
+    returns (`d = make_tensors()`, its one `return {...}`)."""
+    s = scope
+    while s is not None and depth <= 8:
+        stmt = s.consts.get(name)
+        if stmt is not None:
+            return _dict_value_tensor(ev, stmt.value, key, s, depth + 1)
+        s = s.parent
+    return None
+
+
+def _dict_value_tensor(ev, value, key, scope, depth):
+    if isinstance(value, ast.Dict):
+        for k, v in zip(value.keys, value.values):
+            if isinstance(k, ast.Constant) and k.value == key:
+                return _torch_tensor(ev, v, scope, depth)
+        return None
+    if (isinstance(value, ast.DictComp) and len(value.generators) == 1 and
+            isinstance(value.generators[0].target, ast.Tuple) and
+            len(value.generators[0].target.elts) == 2):
+        gen = value.generators[0]
+        it = gen.iter
+        v_name = gen.target.elts[1]
+        copy = value.value
+        if (isinstance(copy, ast.Call) and isinstance(copy.func, ast.Attribute) and
+                copy.func.attr in _TORCH_COPIES and not copy.args):
+            copy = copy.func.value
+        if (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and
+                it.func.attr == "items" and isinstance(it.func.value, ast.Name) and
+                isinstance(v_name, ast.Name) and isinstance(copy, ast.Name) and
+                copy.id == v_name.id):
+            return _dict_tensor(ev, it.func.value.id, key, scope, depth + 1)
+        return None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and not value.args:
+        helper = ev.module_scope.funcs.get(value.func.id) if ev.module_scope else None
+        if not isinstance(helper, ast.FunctionDef):
+            return None
+        returns = [r for r in ast.walk(helper) if isinstance(r, ast.Return) and r.value is not None]
+        if len(returns) != 1:
+            return None
+        inner = ev.scope_factory(helper.body, ev.module_scope, func=helper)
+        return _dict_value_tensor(ev, returns[0].value, key, inner, depth + 1)
+    return None
 
 
 def call_bindings(ev, func_name, params, calls):
@@ -641,6 +732,9 @@ def call_bindings(ev, func_name, params, calls):
         for p, arg in found.items():
             if isinstance(arg, ast.Name):
                 made = _named_tensor(ev, arg.id, scope, 0)
+            elif (isinstance(arg, ast.Subscript) and isinstance(arg.value, ast.Name) and
+                  isinstance(arg.slice, ast.Constant) and isinstance(arg.slice.value, str)):
+                made = _dict_tensor(ev, arg.value.id, arg.slice.value, scope)
             else:
                 made = _torch_tensor(ev, arg, scope)
             if made is not None:

@@ -6,7 +6,7 @@
 # of docs/pto-run.md; input file errors; failing runs; an unmergeable output;
 # usage, program and internal errors; the README's first program and the
 # single-chip entry of a program without a HOST orchestrator; a race fails
-# the run.
+# the run; BF16 parameters in and out.
 set -euo pipefail
 run="$1"
 [[ "$run" == /* ]] || run="$PWD/$run"
@@ -424,4 +424,45 @@ expect 2 "$example" --platform=a2a3 --ranks=2 --backend=tpu
 expect_err "pto-run: --backend=tpu: sim or hw"
 expect 2 "$example" --platform=a2a3 --ranks=2 --cxx=/bin/false
 expect_err "compiling the generated program failed (internal error; exit status 1)"
+# BF16 parameters (docs/pto-run.md, "BF16"): the input as np.save writes an
+# ml_dtypes.bfloat16 array ('<V2', raw bits), the output as '<u2' bits.
+cat >"$tmp/bf16.pto" <<'PTO'
+import pypto.language as pl
+
+@pl.program
+class Bf16Io:
+    @pl.function
+    def run(self, x: pl.Tensor[[16, 32], pl.BF16],
+            y: pl.Out[pl.Tensor[[16, 32], pl.BF16]]) -> pl.Tensor[[16, 32], pl.BF16]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            tx = pl.load(x, [0, 0], [16, 32])
+            f = pl.cast(tx, target_type=pl.FP32)
+            g = pl.mul(f, 2.0)
+            b = pl.cast(g, target_type=pl.BF16)
+            y = pl.store(b, [0, 0], y)
+        return y
+PTO
+mkdir -p "$tmp/bf16_in"
+python3 - "$tmp/bf16_in/x.npy" <<'PY'
+import struct, sys
+header = "{'descr': '<V2', 'fortran_order': False, 'shape': (16, 32), }"
+header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+# BF16 bits: the upper half of the FP32 bits of (i % 64) * 0.5 - 16 (exact).
+bits = [struct.unpack("<I", struct.pack("<f", (i % 64) * 0.5 - 16))[0] >> 16 for i in range(512)]
+with open(sys.argv[1], "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+    f.write(struct.pack("<512H", *bits))
+PY
+expect 0 "$tmp/bf16.pto" --inputs="$tmp/bf16_in" --outputs="$tmp/bf16_out" --nosummary
+python3 - "$tmp/bf16_out/y.npy" <<'PY' || fail "BF16 output"
+import ast, struct, sys
+b = open(sys.argv[1], "rb").read()
+n = struct.unpack("<H", b[8:10])[0]
+h = ast.literal_eval(b[10:10 + n].decode())
+assert h["descr"] == "<u2" and h["shape"] == (16, 32), h
+got = struct.unpack("<512H", b[10 + n:])
+for i, g in enumerate(got):
+    want = struct.unpack("<I", struct.pack("<f", 2 * ((i % 64) * 0.5 - 16)))[0] >> 16
+    assert g == want, (i, hex(g), hex(want))
+PY
 echo "ok"

@@ -174,3 +174,22 @@ def test_cast_copy():
     # A scaled and cast tensor has the maker's shape and the cast's dtype.
     a = (torch.randn(4, 32) * 0.5).half()
     cast_copy(a, torch.zeros(4, 32, dtype=torch.float16))
+
+
+@pl.jit
+def dict_copy(a: pl.Tensor, c: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.load(a, [0, 0], [2, 16])
+        pl.store(t, [0, 0], c)
+    return c
+
+
+def _named_inputs():
+    return {"a": torch.randn(2, 16, dtype=torch.float16), "c": torch.zeros(2, 16, dtype=torch.float16)}
+
+
+def test_dict_spread():
+    base = _named_inputs()
+    tensors = {k: v.clone() for k, v in base.items()}
+    order = ["a", "c"]
+    dict_copy.lower(*[tensors[n] for n in order])
