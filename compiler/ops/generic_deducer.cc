@@ -302,6 +302,14 @@ absl::StatusOr<TypePtr> Result(const std::string& op, const Signature& sig, cons
     std::swap(shape[*a], shape[*b]);
     return Reshaped(*shaped, std::move(shape), shaped->dtype());
   }
+  if (rule == "transpose_view") {
+    // pl.tile.transpose_view: the last two dims swapped (the Mat tile read as
+    // its transpose, NZ <-> ZN, no copy).
+    std::vector<ir::ExprPtr> shape = shaped->shape();
+    if (shape.size() < 2) return UserErrorF(s.span, op, " needs a tile of rank >= 2");
+    std::swap(shape[shape.size() - 2], shape[shape.size() - 1]);
+    return Reshaped(*shaped, std::move(shape), shaped->dtype());
+  }
   if (rule == "gather" && s.args.size() >= 2) {
     // PyPTO's index form gather(input, dim, index): index's shape, input's dtype.
     if (auto index = ir::As<ir::ShapedType>(s.args[1]->type())) {
