@@ -33,6 +33,9 @@ void mm_tiled_k_f32(int64_t* args);
 void mm_tensor_grid_bf16(int64_t* args);
 void mm_bias_tiled_f32(int64_t* args);
 void mm_int8_blocks(int64_t* args);
+void mm_btrans_f16(int64_t* args);
+void mm_atrans_f32(int64_t* args);
+void mm_btrans_tiled_f32(int64_t* args);
 }  // namespace pto::kernels
 
 namespace pto {
@@ -274,6 +277,54 @@ TEST(MatmulCodegenTest, AutoTiledBiasIsAddedOnce) {
   for (int i = 0; i < m * n; ++i) ASSERT_EQ(c[i], want[i]) << i;
   EXPECT_EQ(std::count(core.ops.begin(), core.ops.end(), CubeOpcode::kMatmulBias), 1);
   EXPECT_EQ(std::count(core.ops.begin(), core.ops.end(), CubeOpcode::kMatmulAcc), 1);
+}
+
+// x^T of a rows x cols row-major matrix.
+template <typename T>
+std::vector<T> Transposed(const std::vector<T>& x, int rows, int cols) {
+  std::vector<T> t(x.size());
+  for (int i = 0; i < rows; ++i) {
+    for (int j = 0; j < cols; ++j) t[j * rows + i] = x[i * cols + j];
+  }
+  return t;
+}
+
+// pl.matmul(a, b, b_trans=True): b [n, k] read through its transposed view.
+TEST(MatmulCodegenTest, BTransposedMatmulReadsTheView) {
+  CubeMemoryCore core("a2a3");
+  const int m = 32, k = 64, n = 48;
+  std::vector<half> a = Fill<half>(m * k, 0.25f, 9), b = Fill<half>(n * k, 0.5f, 7);
+  std::vector<float> c(m * n, -7.0f);
+  std::vector<TensorDesc> d = {Desc(a, {32, 64}), Desc(b, {48, 64}), Desc(c, {32, 48})};
+  RunKernel(kernels::mm_btrans_f16, d);
+  const std::vector<float> want = Ref(a, Transposed(b, n, k), m, k, n);
+  for (int i = 0; i < m * n; ++i) ASSERT_EQ(c[i], want[i]) << i;
+  // No instruction for the view: TLOAD x2, TMOV x2, TMATMUL, TSTORE.
+  EXPECT_EQ(core.ops.size(), 6u);
+}
+
+TEST(MatmulCodegenTest, ATransposedMatmulReadsTheView) {
+  CubeMemoryCore core("a2a3");
+  const int m = 16, k = 64, n = 32;
+  std::vector<float> a = Fill<float>(k * m, 0.125f, 13), b = Fill<float>(k * n, 0.25f, 5);
+  std::vector<float> c(m * n, -7.0f);
+  std::vector<TensorDesc> d = {Desc(a, {64, 16}), Desc(b, {64, 32}), Desc(c, {16, 32})};
+  RunKernel(kernels::mm_atrans_f32, d);
+  const std::vector<float> want = Ref(Transposed(a, k, m), b, m, k, n);
+  for (int i = 0; i < m * n; ++i) ASSERT_EQ(c[i], want[i]) << i;
+}
+
+// The k blocks of a transposed operand are windows of its view.
+TEST(MatmulCodegenTest, AutoTiledTransposedOperandExtractsWindowsOfTheView) {
+  CubeMemoryCore core("a2a3");
+  const int m = 32, k = 1024, n = 16;
+  std::vector<float> a = Fill<float>(m * k, 0.125f, 11), b = Fill<float>(n * k, 0.25f, 9);
+  std::vector<float> c(m * n, -7.0f);
+  std::vector<TensorDesc> d = {Desc(a, {32, 1024}), Desc(b, {16, 1024}), Desc(c, {32, 16})};
+  RunKernel(kernels::mm_btrans_tiled_f32, d);
+  const std::vector<float> want = Ref(a, Transposed(b, n, k), m, k, n);
+  for (int i = 0; i < m * n; ++i) ASSERT_EQ(c[i], want[i]) << i;
+  EXPECT_GE(std::count(core.ops.begin(), core.ops.end(), CubeOpcode::kMatmulAcc), 1);
 }
 
 // A tensor of the wrong dtype is the kernel's fault, not a wrong result.
