@@ -56,15 +56,16 @@ class MatmulOperands : public ir::IRVisitor {
   }
 };
 
-// A static 2D tensor type (the operands the matmul conversion handles).
-bool Static2D(const ir::TypePtr& type) {
+// A static tensor type of `rank` (the operands the matmul conversion handles).
+bool StaticOfRank(const ir::TypePtr& type, size_t rank) {
   auto t = ir::As<ir::ShapedType>(type);
-  if (t == nullptr || t->shape().size() != 2) return false;
+  if (t == nullptr || t->shape().size() != rank) return false;
   for (const ir::ExprPtr& d : t->shape()) {
     if (!ir::GetConstInt(d).has_value()) return false;
   }
   return true;
 }
+bool Static2D(const ir::TypePtr& type) { return StaticOfRank(type, 2); }
 
 class Converter : public ir::FlatteningMutator {
  public:
@@ -243,9 +244,14 @@ class Converter : public ir::FlatteningMutator {
     const size_t lhs = acc ? 1 : 0;
     const auto& args = call.args();
     if (args.size() != lhs + 2 || ir::HasAttr(call.kwargs(), "init_cond") ||
-        !Static2D(stmt->var()->type()) ||
-        !Static2D(args[lhs]->type()) || !Static2D(args[lhs + 1]->type()) ||
         (acc && !Converted(args[0]))) {
+      return nullptr;
+    }
+    // Rank 3 on both sides: a batch matmul (FlattenTileNdTo2D, 13, makes it
+    // one 2D matmul per batch).
+    const size_t rank = StaticOfRank(stmt->var()->type(), 3) && !acc ? 3 : 2;
+    if (!StaticOfRank(stmt->var()->type(), rank) || !StaticOfRank(args[lhs]->type(), rank) ||
+        !StaticOfRank(args[lhs + 1]->type(), rank)) {
       return nullptr;
     }
     const ir::DataType in = ir::As<ir::ShapedType>(args[lhs]->type())->dtype();
@@ -266,7 +272,10 @@ class Converter : public ir::FlatteningMutator {
     tiles_[stmt->var().get()] = tile;
     pre.push_back(std::make_shared<ir::AssignStmt>(
         tile,
-        ir::MakeOpCall(acc ? ir::OpId::kPlTileMatmulAcc : ir::OpId::kPlTileMatmul, operands,
+        ir::MakeOpCall(rank == 3 ? ir::OpId::kPlTileBatchMatmul
+                       : acc     ? ir::OpId::kPlTileMatmulAcc
+                                 : ir::OpId::kPlTileMatmul,
+                       operands,
                        tile->type(), {}, {}, call.span()),
         stmt->span()));
     return ir::SeqStmts::Flatten(pre, stmt->span());
@@ -288,7 +297,7 @@ class Converter : public ir::FlatteningMutator {
       mat = moved;
     }
     std::vector<ir::ExprPtr> shape = type->shape();
-    std::swap(shape[0], shape[1]);
+    std::swap(shape[shape.size() - 2], shape[shape.size() - 1]);
     auto view = std::make_shared<ir::Var>(ir::As<ir::Var>(mat)->name_hint() + "_t",
                                           std::make_shared<ir::TileType>(shape, type->dtype()),
                                           span);
@@ -394,12 +403,17 @@ class TensorMatmulFinder : public ir::IRVisitor {
 std::string Unconverted(const ir::Call& call, bool kernel) {
   if (!kernel) return "outside a kernel (pl.at(level=pl.Level.CORE_GROUP) or an InCore function)";
   if (ir::HasAttr(call.kwargs(), "init_cond")) return "with init_cond";
+  bool batched = false, all_rank3 = true, dynamic = false;
   for (const ir::ExprPtr& a : call.args()) {
     auto t = ir::As<ir::ShapedType>(a->type());
-    if (t != nullptr && t->shape().size() > 2) return "of rank above 2 (a batch matmul)";
+    if (t == nullptr) continue;
+    batched |= t->shape().size() > 2;
+    all_rank3 &= t->shape().size() == 3;
+    for (const ir::ExprPtr& d : t->shape()) dynamic |= !ir::GetConstInt(d).has_value();
   }
-  for (const ir::ExprPtr& a : call.args()) {
-    if (ir::Is<ir::ShapedType>(a->type()) && !Static2D(a->type())) return "with a dynamic shape";
+  if (dynamic) return "with a dynamic shape";
+  if (batched && (!all_rank3 || ir::IsOp(call, ir::OpId::kPlTensorMatmulAcc))) {
+    return "of rank above 2 (a batch matmul) other than a pl.tensor.matmul of rank 3 on both sides";
   }
   return "whose accumulator or result is a GM tensor (carried through a loop or branch, "
          "returned, or read by an operator that is not converted)";
