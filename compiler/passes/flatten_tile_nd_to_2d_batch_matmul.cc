@@ -1,5 +1,7 @@
-// FlattenTileNdTo2D's batch matmul lowering (PyPTO:
-// src/ir/transforms/flatten_tile_nd_to_2d/batch_matmul.cpp): the backend
+// FlattenTileNdTo2D's batch lowerings (PyPTO:
+// src/ir/transforms/flatten_tile_nd_to_2d/batch_matmul.cpp, transpose.cpp).
+// A rank-3 pl.tile.transpose of the last two axes of a load, stored once by
+// the next statement, is one 2D transpose per batch. The backend
 // multiplies 2D tiles only, so `r = pl.tile.batch_matmul(x, y)` of rank-3
 // Mat tiles, stored once by the next statement, becomes one 2D matmul per
 // batch, each stored to its batch of the target. Each operand is loaded per
@@ -59,10 +61,20 @@ class Expander : public ir::IRMutator {
       ir::StmtPtr s = MutateStmt(stmts[i]);
       auto a = ir::As<ir::AssignStmt>(s);
       ir::CallPtr call = a != nullptr ? OpCall(a->value()) : nullptr;
-      if (call != nullptr && ir::IsOp(call, ir::OpId::kPlTileBatchMatmul) && status.ok()) {
+      const bool bmm = call != nullptr && ir::IsOp(call, ir::OpId::kPlTileBatchMatmul);
+      const bool trans = call != nullptr && ir::IsOp(call, ir::OpId::kPlTileTranspose) &&
+                         PerBatchTranspose(*call);
+      if ((bmm || trans) && status.ok()) {
+        const ir::StmtPtr next = i + 1 < stmts.size() ? stmts[i + 1] : nullptr;
         std::optional<std::vector<ir::StmtPtr>> expanded =
-            Expand(a, *call, i + 1 < stmts.size() ? stmts[i + 1] : nullptr, at, &dropped, out);
+            bmm ? Expand(a, *call, next, at, &dropped, out)
+                : ExpandTranspose(a, *call, next, at, &dropped, out);
         if (!expanded) return seq;  // status says why
+        if (expanded->empty()) {  // not this form: left to the flattener
+          at[a->var().get()] = out.size();
+          out.push_back(std::move(s));
+          continue;
+        }
         for (ir::StmtPtr& e : *expanded) out.push_back(std::move(e));
         ++i;  // the store is part of the expansion
         continue;
@@ -90,7 +102,7 @@ class Expander : public ir::IRMutator {
 
   std::optional<Operand> OperandOf(const ir::ExprPtr& e,
                                    const absl::flat_hash_map<const ir::Var*, size_t>& at,
-                                   const std::vector<ir::StmtPtr>& out) {
+                                   const std::vector<ir::StmtPtr>& out, bool mat = true) {
     Operand op;
     ir::ExprPtr cur = e;
     for (int depth = 0; depth < 2; ++depth) {
@@ -100,7 +112,8 @@ class Expander : public ir::IRMutator {
       ir::CallPtr call = OpCall(def->value());
       if (call == nullptr) return std::nullopt;
       op.defs.push_back(v.get());
-      if (ir::IsOp(call, ir::OpId::kPlTileTransposeView) && !op.trans && !call->args().empty()) {
+      if (mat && ir::IsOp(call, ir::OpId::kPlTileTransposeView) && !op.trans &&
+          !call->args().empty()) {
         op.trans = true;
         cur = call->args()[0];
         continue;
@@ -108,7 +121,7 @@ class Expander : public ir::IRMutator {
       auto space = ir::GetAttr<std::string>(call->kwargs(), "target_memory");
       auto shape = call->args().size() == 3 ? ir::As<ir::MakeTuple>(call->args()[2]) : nullptr;
       auto offs = call->args().size() == 3 ? ir::As<ir::MakeTuple>(call->args()[1]) : nullptr;
-      if (!ir::IsOp(call, ir::OpId::kPlTileLoad) || space != "Mat" || shape == nullptr ||
+      if (!ir::IsOp(call, ir::OpId::kPlTileLoad) || (mat && space != "Mat") || shape == nullptr ||
           offs == nullptr || shape->elements().size() != 3) {
         return std::nullopt;
       }
@@ -174,18 +187,13 @@ class Expander : public ir::IRMutator {
       Fail(span, "of operands that are not rank-3 Mat loads");
       return std::nullopt;
     }
-    // The single reader: `o = pl.tile.store(r, offsets, t)` right after.
-    auto st = ir::As<ir::AssignStmt>(next);
-    ir::CallPtr store = st != nullptr ? OpCall(st->value()) : nullptr;
-    auto offs = store != nullptr && store->args().size() == 3
-                    ? ir::As<ir::MakeTuple>(store->args()[1])
-                    : nullptr;
-    auto r = store != nullptr ? ir::As<ir::Var>(store->args()[0]) : nullptr;
-    if (store == nullptr || !ir::IsOp(store, ir::OpId::kPlTileStore) || offs == nullptr ||
-        offs->elements().size() != 3 || r.get() != a->var().get() || uses_[r.get()] != 1) {
+    std::shared_ptr<const ir::AssignStmt> st = StoreOf(a, next);
+    if (st == nullptr) {
       Fail(span, "whose result is not stored once by the next statement");
       return std::nullopt;
     }
+    ir::CallPtr store = OpCall(st->value());
+    auto offs = ir::As<ir::MakeTuple>(store->args()[1]);
     const int64_t bx = *ir::GetConstInt(ir::As<ir::MakeTuple>(x->load->args()[2])->elements()[0]);
     const int64_t by = *ir::GetConstInt(ir::As<ir::MakeTuple>(y->load->args()[2])->elements()[0]);
     std::optional<int64_t> batches = std::max(bx, by);
@@ -196,7 +204,6 @@ class Expander : public ir::IRMutator {
     }
     std::vector<ir::StmtPtr> stmts;
     ir::ExprPtr target = store->args()[2];
-    const auto& o = offs->elements();
     for (int64_t b = 0; b < *batches; ++b) {
       ir::ExprPtr lhs = Page(*x, b, a->var()->name_hint() + "_l", &stmts, span);
       ir::ExprPtr rhs = Page(*y, b, a->var()->name_hint() + "_r", &stmts, span);
@@ -207,36 +214,104 @@ class Expander : public ir::IRMutator {
           span);
       stmts.push_back(std::make_shared<ir::AssignStmt>(
           c, ir::MakeOpCall(ir::OpId::kPlTileMatmul, {lhs, rhs}, c->type(), {}, {}, span), span));
-      ir::ExprPtr o0 = o[0];
-      if (b != 0) {
-        std::optional<int64_t> c0 = ir::GetConstInt(o[0]);
-        absl::StatusOr<ir::ExprPtr> sum = ir::MakeBinary(ir::BinaryOp::kAdd, o[0], ir::ConstIndex(b));
-        o0 = c0 ? ir::ConstIndex(*c0 + b) : sum.ok() ? *sum : o[0];
-      }
-      const bool last = b + 1 == *batches;
-      ir::VarPtr dst = last ? st->var()
-                            : std::make_shared<ir::Var>(pto::StrCat(st->var()->name_hint(), "_b", b),
-                                                        st->var()->type(), span);
+      target = StoreBatch(c, *st, b, b + 1 == *batches, target, &stmts);
+    }
+    Drop(*x, at, dropped);
+    Drop(*y, at, dropped);
+    return stmts;
+  }
+
+  // `o = pl.tile.store(r, offsets, t)` of rank-3 offsets, the next statement
+  // and r's only reader, else nullptr.
+  std::shared_ptr<const ir::AssignStmt> StoreOf(const std::shared_ptr<const ir::AssignStmt>& a,
+                                                const ir::StmtPtr& next) {
+    auto st = ir::As<ir::AssignStmt>(next);
+    ir::CallPtr store = st != nullptr ? OpCall(st->value()) : nullptr;
+    auto offs = store != nullptr && store->args().size() == 3
+                    ? ir::As<ir::MakeTuple>(store->args()[1])
+                    : nullptr;
+    auto r = store != nullptr ? ir::As<ir::Var>(store->args()[0]) : nullptr;
+    if (store == nullptr || !ir::IsOp(store, ir::OpId::kPlTileStore) || offs == nullptr ||
+        offs->elements().size() != 3 || r.get() != a->var().get() || uses_[r.get()] != 1) {
+      return nullptr;
+    }
+    return st;
+  }
+
+  // Batch b's page `c` stored to batch b of the store's target (the stores
+  // chained through the tensor; the last defines the store's var).
+  ir::ExprPtr StoreBatch(const ir::VarPtr& c, const ir::AssignStmt& st, int64_t b, bool last,
+                         const ir::ExprPtr& target, std::vector<ir::StmtPtr>* stmts) {
+    ir::CallPtr store = OpCall(st.value());
+    auto offs = ir::As<ir::MakeTuple>(store->args()[1]);
+    const auto& o = offs->elements();
+    ir::ExprPtr o0 = o[0];
+    if (b != 0) {
+      std::optional<int64_t> c0 = ir::GetConstInt(o[0]);
+      absl::StatusOr<ir::ExprPtr> sum = ir::MakeBinary(ir::BinaryOp::kAdd, o[0], ir::ConstIndex(b));
+      o0 = c0 ? ir::ConstIndex(*c0 + b) : sum.ok() ? *sum : o[0];
+    }
+    ir::VarPtr dst = last ? st.var()
+                          : std::make_shared<ir::Var>(pto::StrCat(st.var()->name_hint(), "_b", b),
+                                                      st.var()->type(), c->span());
+    stmts->push_back(std::make_shared<ir::AssignStmt>(
+        dst,
+        ir::MakeOpCall(ir::OpId::kPlTileStore,
+                       {c, std::make_shared<ir::MakeTuple>(
+                               std::vector<ir::ExprPtr>{o0, o[1], o[2]}, offs->span()),
+                        target},
+                       dst->type(), store->kwargs(), {}, c->span()),
+        st.span()));
+    return dst;
+  }
+
+  // The whole loads (and views) the pages replace, when nothing else reads them.
+  void Drop(const Operand& op, const absl::flat_hash_map<const ir::Var*, size_t>& at,
+            absl::flat_hash_set<size_t>* dropped) {
+    for (const ir::Var* v : op.defs) {
+      if (uses_[v] != 1) break;
+      dropped->insert(at.at(v));
+    }
+  }
+
+  // pl.tile.transpose of the last two axes of a rank-3 tile.
+  static bool PerBatchTranspose(const ir::Call& call) {
+    auto t = call.args().empty() ? nullptr : ir::As<ir::TileType>(call.args()[0]->type());
+    if (t == nullptr || t->shape().size() != 3 || call.args().size() < 3) return false;
+    std::optional<int64_t> x = ir::GetConstInt(call.args()[1]);
+    std::optional<int64_t> y = ir::GetConstInt(call.args()[2]);
+    return x && y && ((*x == 1 && *y == 2) || (*x == 2 && *y == 1));
+  }
+
+  // PyPTO's per-batch transpose: `r = pl.tile.transpose(x, 1, 2)` of a
+  // rank-3 load, stored once by the next statement, as one 2D transpose of
+  // each batch's page, stored to its batch.
+  std::optional<std::vector<ir::StmtPtr>> ExpandTranspose(
+      const std::shared_ptr<const ir::AssignStmt>& a, const ir::Call& call,
+      const ir::StmtPtr& next, const absl::flat_hash_map<const ir::Var*, size_t>& at,
+      absl::flat_hash_set<size_t>* dropped, const std::vector<ir::StmtPtr>& out) {
+    std::optional<Operand> x = OperandOf(call.args()[0], at, out, /*mat=*/false);
+    std::shared_ptr<const ir::AssignStmt> st = StoreOf(a, next);
+    if (!x || x->trans || st == nullptr) return std::vector<ir::StmtPtr>{};  // not this form
+    const auto& shape = ir::As<ir::MakeTuple>(x->load->args()[2])->elements();
+    const int64_t batches = *ir::GetConstInt(shape[0]);
+    const ir::DataType dtype = ir::As<ir::TileType>(a->var()->type())->dtype();
+    std::vector<ir::StmtPtr> stmts;
+    ir::ExprPtr target = OpCall(st->value())->args()[2];
+    for (int64_t b = 0; b < batches; ++b) {
+      ir::ExprPtr page = Page(*x, b, a->var()->name_hint() + "_in", &stmts, call.span());
+      auto t = std::make_shared<ir::Var>(
+          pto::StrCat(a->var()->name_hint(), "_b", b),
+          std::make_shared<ir::TileType>(std::vector<ir::ExprPtr>{shape[2], shape[1]}, dtype),
+          call.span());
       stmts.push_back(std::make_shared<ir::AssignStmt>(
-          dst,
-          ir::MakeOpCall(ir::OpId::kPlTileStore,
-                         {c, std::make_shared<ir::MakeTuple>(
-                                 std::vector<ir::ExprPtr>{o0, o[1], o[2]}, offs->span()),
-                          target},
-                         dst->type(), store->kwargs(), {}, span),
-          st->span()));
-      target = dst;
+          t,
+          ir::MakeOpCall(ir::OpId::kPlTileTranspose, {page, ir::ConstIndex(0), ir::ConstIndex(1)},
+                         t->type(), {}, {}, call.span()),
+          a->span()));
+      target = StoreBatch(t, *st, b, b + 1 == batches, target, &stmts);
     }
-    // The whole loads (and views) the pages replace, when nothing else reads them.
-    for (const Operand* op : {&*x, &*y}) {
-      for (const ir::Var* v : op->defs) {
-        if (uses_[v] == 1) {
-          dropped->insert(at.at(v));
-        } else {
-          break;
-        }
-      }
-    }
+    Drop(*x, at, dropped);
     return stmts;
   }
 
