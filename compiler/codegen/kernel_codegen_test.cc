@@ -332,6 +332,13 @@ class P:
   EXPECT_THAT(*code, HasSubstr("const auto view_1 = pto::CubeView<pto::half>(view, {0, 0});"));
   EXPECT_THAT(*code, HasSubstr("pto::TSTORE(view_2.gm, u, view_2.row_stride);"));
   EXPECT_THAT(*code, HasSubstr("An AIC (cube) kernel."));
+  // A transposed operand: TRESHAPE to the view, no address of its own.
+  ir::ProgramPtr tv = Lower(ReplaceAll(kernel, "BODY", "pl.matmul(t, pl.tile.transpose_view(t))"));
+  ASSERT_NE(tv, nullptr);
+  code = GenerateKernel(tv, "k");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("  pto::MatTile<pto::half> _tmp0;\n  pto::TRESHAPE(_tmp0, t);\n"));
+  EXPECT_THAT(*code, HasSubstr("pto::TMOV(_tmp0_Right, _tmp0);"));
   // The microscaling form has no cube API instruction here.
   ir::ProgramPtr mx = Lower(ReplaceAll(kernel, "BODY", "pl.tile.matmul_mx(t, t, t, t)"));
   ASSERT_NE(mx, nullptr);

@@ -301,8 +301,31 @@ class P:
   absl::StatusOr<std::string> code = GenerateKernel(program, "k");
   ASSERT_TRUE(code.ok()) << code.status();
   EXPECT_THAT(*code, HasSubstr("pto::Tile<float> f = pto::TASSIGN<float>("));
-  EXPECT_THAT(*code, HasSubstr("  pto::TCVT(f, q);\n"));
-  EXPECT_THAT(*code, HasSubstr("  pto::TCVT(h, f);\n"));
+  // PyPTO's default mode, "round" (ties away from zero).
+  EXPECT_THAT(*code, HasSubstr("  pto::TCVT(f, q, pto::Dims2{}, pto::RoundMode::kRound);\n"));
+  EXPECT_THAT(*code, HasSubstr("  pto::TCVT(h, f, pto::Dims2{}, pto::RoundMode::kRound);\n"));
+  // mode= is read, by name or number; rint is TCVT's default.
+  for (const auto& [mode, want] : std::vector<std::pair<std::string, std::string>>{
+           {"\"floor\"", "  pto::TCVT(h, f, pto::Dims2{}, pto::RoundMode::kFloor);\n"},
+           {"5", "  pto::TCVT(h, f, pto::Dims2{}, pto::RoundMode::kTrunc);\n"},
+           {"\"rint\"", "  pto::TCVT(h, f);\n"}}) {
+    ir::ProgramPtr moded = Lower(ReplaceAll(text, "h = pl.tile.cast(f, target_type=pl.FP16)",
+                                            "h = pl.tile.cast(f, target_type=pl.FP16, mode=" +
+                                                mode + ")"));
+    ASSERT_NE(moded, nullptr) << mode;
+    absl::StatusOr<std::string> mcode = GenerateKernel(moded, "k");
+    ASSERT_TRUE(mcode.ok()) << mcode.status();
+    EXPECT_THAT(*mcode, HasSubstr(want)) << mode;
+  }
+  ir::ProgramPtr bad = Lower(ReplaceAll(text, "h = pl.tile.cast(f, target_type=pl.FP16)",
+                                        "h = pl.tile.cast(f, target_type=pl.FP16, mode=\"up\")"));
+  if (bad != nullptr) {  // the parser may take any string for mode
+    absl::StatusOr<std::string> bcode = GenerateKernel(bad, "k");
+    ASSERT_FALSE(bcode.ok());
+    EXPECT_THAT(bcode.status().ToString(), HasSubstr("10:13:"));
+    EXPECT_THAT(std::string(bcode.status().message()),
+                HasSubstr("pl.tile.cast: unknown rounding mode"));
+  }
 
   ir::ProgramPtr to_int = Lower(ReplaceAll(
       ReplaceAll(text, "h = pl.tile.cast(f, target_type=pl.FP16)", "h = pl.tile.cast(f, target_type=pl.INT8)"),

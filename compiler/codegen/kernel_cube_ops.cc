@@ -1,7 +1,8 @@
 // The operators of an AIC kernel (aic_kernel.h), against the cube half of the
 // kernel API (runtime/device/cube_api.h, cube_support.h): TASSIGN of each
 // tile at its AllocateMemoryAddr offset, TLOAD into Mat, TMOV between the
-// buffers, TEXTRACT of a window of a Mat tile, TMATMUL / TMATMUL_ACC / TMATMUL_BIAS, TSTORE of an
+// buffers, TEXTRACT of a window of a Mat tile, TRESHAPE of a Mat tile to its
+// transposed view (pl.tile.transpose_view), TMATMUL / TMATMUL_ACC / TMATMUL_BIAS, TSTORE of an
 // Acc tile through FIXPIPE, and the scalar unit's GM read (pl.tensor.read). Every instruction is
 // followed by a full pipe barrier: the pipes (MTE2, MTE1, M, FIX) are ordered, not overlapped,
 // until a pass plans their flags.
@@ -151,6 +152,19 @@ absl::Status Generator::EmitCubeCall(const ir::VarPtr& var, const ir::CallPtr& c
     ASSIGN_OR_RETURN(Value src, LookupKind(args[0], Kind::kTile, "tile"));
     ASSIGN_OR_RETURN(std::string dst, NewCubeTile(var, indent));
     pto::StrAppend(&body_, in, "pto::TMOV(", dst, ", ", src.name, ");\n", in, kBarrier);
+    return absl::OkStatus();
+  }
+  if (ir::IsOp(call, OpId::kPlTileTransposeView)) {
+    // The Mat tile read as its transpose (NZ as ZN, no data moved): pto-isa
+    // TRESHAPE; InitMemRef gave the view its source's buffer.
+    if (args.size() != 1 || SpaceOf(args[0]->type()) != MemorySpace::kL1 ||
+        SpaceOf(var->type()) != MemorySpace::kL1) {
+      return Unsupported(call->span(), "a pl.tile.transpose_view of a tile outside Mat (L1)");
+    }
+    ASSIGN_OR_RETURN(Value src, LookupKind(args[0], Kind::kTile, "tile"));
+    ASSIGN_OR_RETURN(std::string decl, Declare(var, /*mut=*/true));
+    pto::StrAppend(&body_, in, decl, ";\n", in, "pto::TRESHAPE(", values_[var.get()].name, ", ",
+                   src.name, ");\n");
     return absl::OkStatus();
   }
   if (ir::IsOp(call, OpId::kPlTileExtract)) {

@@ -388,18 +388,48 @@ absl::Status Generator::EmitMove(const OpCall& c) {
   return absl::OkStatus();
 }
 
-// Only conversions that are one rounding-free or round-to-nearest C++
-// cast: a float -> integer cast needs PyPTO's rounding modes.
+namespace {
+// PyPTO's cast modes (pl.cast mode=), in pto-isa's RoundMode numbering.
+constexpr const char* kRoundModes[] = {"kNone", "kRint", "kRound", "kFloor",
+                                       "kCeil", "kTrunc", "kOdd"};
+constexpr const char* kRoundModeNames[] = {"none", "rint",  "round", "floor",
+                                           "ceil", "trunc", "odd"};
+}  // namespace
+
+// TCVT with the cast's rounding mode (PyPTO's default "round") for a float
+// result; an unknown mode is a located error. A float -> integer cast is not
+// offered.
 absl::Status Generator::EmitCast(const OpCall& c) {
   ASSIGN_OR_RETURN(Value a, LookupKind(c.call->args()[0], Kind::kTile, "tile"));
   const ir::DataType to = DTypeOf(c.var->type());
   if (!ir::IsFloat(to) && ir::IsFloat(a.dtype)) {
     return Unsupported(c.call->span(), "pl.tile.cast from a float to an integer dtype");
   }
+  int mode = 2;  // PyPTO's default, "round"
+  if (const ir::AttrValue* v = ir::FindAttr(c.call->kwargs(), "mode")) {
+    std::optional<int64_t> m;
+    if (const auto* i = std::get_if<int64_t>(v)) m = *i;
+    if (const auto* e = std::get_if<ir::ExprPtr>(v)) m = ir::GetConstInt(*e);
+    if (const auto* n = std::get_if<std::string>(v)) {
+      for (int k = 0; k < 7; ++k) {
+        if (*n == kRoundModeNames[k]) m = k;
+      }
+    }
+    if (!m || *m < 0 || *m > 6) {
+      return UserErrorF(c.call->span(), "pl.tile.cast: unknown rounding mode (expected one of "
+                        "none, rint, round, floor, ceil, trunc, odd, or 0-6)");
+    }
+    mode = static_cast<int>(*m);
+  }
   RETURN_IF_ERROR(ElemType(a.dtype, c.call->span()).status());
   ASSIGN_OR_RETURN(std::string dst, NewTile(c.var, c.indent));
-  pto::StrAppend(&body_, Indent(c.indent), "pto::TCVT(", dst, ", ", a.name, RowsArg(c.var->type()),
-                 ");\n");
+  std::string box = RowsArg(c.var->type());
+  std::string tail = box;
+  if (ir::IsFloat(to) && mode != 1) {  // rint is TCVT's default
+    tail = pto::StrCat(box.empty() ? ", pto::Dims2{}" : box, ", pto::RoundMode::",
+                       kRoundModes[mode]);
+  }
+  pto::StrAppend(&body_, Indent(c.indent), "pto::TCVT(", dst, ", ", a.name, tail, ");\n");
   return absl::OkStatus();
 }
 

@@ -75,6 +75,27 @@ TypePtr Reduced(const ir::ShapedType& t, size_t from_end, std::optional<DataType
   return Reshaped(t, std::move(shape), dtype.value_or(t.dtype()));
 }
 
+// pl.tile.transpose_view: the last two dims swapped (the Mat tile read as
+// its transpose, NZ <-> ZN, no copy).
+absl::StatusOr<TypePtr> TransposeViewType(const std::string& op, const CallSite& s,
+                                          const ir::ShapedType& t) {
+  std::vector<ir::ExprPtr> shape = t.shape();
+  if (shape.size() < 2) return UserErrorF(s.span, op, " needs a tile of rank >= 2");
+  std::swap(shape[shape.size() - 2], shape[shape.size() - 1]);
+  return Reshaped(t, std::move(shape), t.dtype());
+}
+
+// A matmul's batch dims (all but the last two of a), broadcast as NumPy
+// does when b has a's rank: a batch of 1 takes b's.
+std::vector<ir::ExprPtr> BatchDims(const std::vector<ir::ExprPtr>& a,
+                                   const std::vector<ir::ExprPtr>& b) {
+  std::vector<ir::ExprPtr> shape(a.begin(), a.end() - 2);
+  for (size_t i = 0; i < shape.size() && b.size() == a.size(); ++i) {
+    if (ir::GetConstInt(shape[i]) == 1) shape[i] = b[i];
+  }
+  return shape;
+}
+
 // The cube's operand rules (pto-isa docs/isa/TMATMUL.md, A2/A3 and A5 alike):
 // the (C, A, B) dtype triples (INT32, INT8, INT8), (FP32, FP16, FP16),
 // (FP32, FP32, FP32), (FP32, BF16, BF16); A's k equal to B's; for a tile form
@@ -285,7 +306,7 @@ absl::StatusOr<TypePtr> Result(const std::string& op, const Signature& sig, cons
     }
     const auto& a = lhs_t->shape();
     const auto& b = rhs->shape();
-    std::vector<ir::ExprPtr> shape(a.begin(), a.end() - 2);
+    std::vector<ir::ExprPtr> shape = BatchDims(a, b);
     shape.push_back(a_trans ? a[a.size() - 1] : a[a.size() - 2]);
     shape.push_back(b_trans ? b[b.size() - 2] : b[b.size() - 1]);
     return Reshaped(*lhs_t, std::move(shape), out.value_or(c));
@@ -302,6 +323,7 @@ absl::StatusOr<TypePtr> Result(const std::string& op, const Signature& sig, cons
     std::swap(shape[*a], shape[*b]);
     return Reshaped(*shaped, std::move(shape), shaped->dtype());
   }
+  if (rule == "transpose_view") return TransposeViewType(op, s, *shaped);
   if (rule == "gather" && s.args.size() >= 2) {
     // PyPTO's index form gather(input, dim, index): index's shape, input's dtype.
     if (auto index = ir::As<ir::ShapedType>(s.args[1]->type())) {

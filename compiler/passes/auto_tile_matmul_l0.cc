@@ -112,7 +112,7 @@ std::optional<std::pair<int64_t, int64_t>> Static2D(const ir::TypePtr& type) {
 
 // Where each tile of a kernel is known to live before InferTileMemorySpace:
 // its annotation, or the target_memory of the load / create / move that
-// makes it; and how often each var is read.
+// makes it (a transpose_view's, its source's); and how often each var is read.
 class Facts : public ir::IRVisitor {
  public:
   absl::flat_hash_map<const ir::Var*, MemorySpace> space;
@@ -130,6 +130,11 @@ class Facts : public ir::IRVisitor {
         if (auto name = ir::GetAttr<std::string>(call->kwargs(), "target_memory")) {
           sp = ir::MemorySpaceFromName(*name);
         }
+        // A transposed view lives where its tile does (Mat: NZ read as ZN).
+        auto src = ir::IsOp(call, OpId::kPlTileTransposeView) && !call->args().empty()
+                       ? ir::As<ir::Var>(call->args()[0])
+                       : nullptr;
+        if (src != nullptr && space.contains(src.get())) sp = space.at(src.get());
       }
       if (sp) space[s->var().get()] = *sp;
     }

@@ -56,15 +56,16 @@ class MatmulOperands : public ir::IRVisitor {
   }
 };
 
-// A static 2D tensor type (the operands the matmul conversion handles).
-bool Static2D(const ir::TypePtr& type) {
+// A static tensor type of `rank` (the operands the matmul conversion handles).
+bool StaticOfRank(const ir::TypePtr& type, size_t rank) {
   auto t = ir::As<ir::ShapedType>(type);
-  if (t == nullptr || t->shape().size() != 2) return false;
+  if (t == nullptr || t->shape().size() != rank) return false;
   for (const ir::ExprPtr& d : t->shape()) {
     if (!ir::GetConstInt(d).has_value()) return false;
   }
   return true;
 }
+bool Static2D(const ir::TypePtr& type) { return StaticOfRank(type, 2); }
 
 class Converter : public ir::FlatteningMutator {
  public:
@@ -94,6 +95,7 @@ class Converter : public ir::FlatteningMutator {
       auto tile = std::make_shared<ir::Var>(stmt->var()->name_hint(), from->type(),
                                             stmt->var()->span());
       tiles_[stmt->var().get()] = tile;
+      if (mat_tiles_.contains(from.get())) mat_tiles_.insert(tile.get());
       return std::make_shared<ir::AssignStmt>(tile, from, stmt->span());
     }
     auto call = ir::As<ir::Call>(stmt->value());
@@ -112,7 +114,10 @@ class Converter : public ir::FlatteningMutator {
                                             stmt->var()->span());
       tiles_[stmt->var().get()] = tile;
       ir::AttrList kwargs;
-      if (mat_operands_.contains(stmt->var().get())) kwargs = MatKwargs();
+      if (mat_operands_.contains(stmt->var().get())) {
+        kwargs = MatKwargs();
+        mat_tiles_.insert(tile.get());
+      }
       return std::make_shared<ir::AssignStmt>(
           tile,
           ir::MakeOpCall(ir::OpId::kPlTileLoad,
@@ -238,11 +243,15 @@ class Converter : public ir::FlatteningMutator {
     const bool acc = ir::IsOp(call, ir::OpId::kPlTensorMatmulAcc);
     const size_t lhs = acc ? 1 : 0;
     const auto& args = call.args();
-    if (args.size() != lhs + 2 || ir::GetAttr<bool>(call.kwargs(), "a_trans").value_or(false) ||
-        ir::GetAttr<bool>(call.kwargs(), "b_trans").value_or(false) ||
-        ir::HasAttr(call.kwargs(), "init_cond") || !Static2D(stmt->var()->type()) ||
-        !Static2D(args[lhs]->type()) || !Static2D(args[lhs + 1]->type()) ||
+    if (args.size() != lhs + 2 || ir::HasAttr(call.kwargs(), "init_cond") ||
         (acc && !Converted(args[0]))) {
+      return nullptr;
+    }
+    // Rank 3 on both sides: a batch matmul (FlattenTileNdTo2D, 13, makes it
+    // one 2D matmul per batch).
+    const size_t rank = StaticOfRank(stmt->var()->type(), 3) && !acc ? 3 : 2;
+    if (!StaticOfRank(stmt->var()->type(), rank) || !StaticOfRank(args[lhs]->type(), rank) ||
+        !StaticOfRank(args[lhs + 1]->type(), rank)) {
       return nullptr;
     }
     const ir::DataType in = ir::As<ir::ShapedType>(args[lhs]->type())->dtype();
@@ -250,7 +259,12 @@ class Converter : public ir::FlatteningMutator {
     std::vector<ir::StmtPtr> pre;
     std::vector<ir::ExprPtr> operands;
     if (acc) operands.push_back(tiles_.at(ir::As<ir::Var>(args[0]).get()));
-    for (size_t i = lhs; i < lhs + 2; ++i) operands.push_back(MatTileOf(args[i], &pre, call.span()));
+    const bool trans[2] = {ir::GetAttr<bool>(call.kwargs(), "a_trans").value_or(false),
+                           ir::GetAttr<bool>(call.kwargs(), "b_trans").value_or(false)};
+    for (size_t i = lhs; i < lhs + 2; ++i) {
+      ir::ExprPtr t = MatTileOf(args[i], &pre, call.span());
+      operands.push_back(trans[i - lhs] ? TransposeView(t, &pre, call.span()) : t);
+    }
     auto type = ir::As<ir::TensorType>(stmt->var()->type());
     auto tile = std::make_shared<ir::Var>(stmt->var()->name_hint(),
                                           std::make_shared<ir::TileType>(type->shape(), c),
@@ -258,10 +272,39 @@ class Converter : public ir::FlatteningMutator {
     tiles_[stmt->var().get()] = tile;
     pre.push_back(std::make_shared<ir::AssignStmt>(
         tile,
-        ir::MakeOpCall(acc ? ir::OpId::kPlTileMatmulAcc : ir::OpId::kPlTileMatmul, operands,
+        ir::MakeOpCall(rank == 3 ? ir::OpId::kPlTileBatchMatmul
+                       : acc     ? ir::OpId::kPlTileMatmulAcc
+                                 : ir::OpId::kPlTileMatmul,
+                       operands,
                        tile->type(), {}, {}, call.span()),
         stmt->span()));
     return ir::SeqStmts::Flatten(pre, stmt->span());
+  }
+  // A transposed operand (a_trans / b_trans), as PyPTO realises it: the
+  // natural tile in Mat read through a zero-copy `pl.tile.transpose_view`
+  // (NZ read as ZN); a converted Vec tile moves to Mat first (the view is of
+  // a Mat tile only).
+  ir::ExprPtr TransposeView(const ir::ExprPtr& e, std::vector<ir::StmtPtr>* pre,
+                            const Span& span) {
+    auto v = ir::As<ir::Var>(e);
+    auto type = ir::As<ir::TileType>(e->type());
+    ir::ExprPtr mat = e;
+    if (!mat_tiles_.contains(v.get())) {
+      auto moved = std::make_shared<ir::Var>(v->name_hint() + "_mat", e->type(), span);
+      pre->push_back(std::make_shared<ir::AssignStmt>(
+          moved, ir::MakeOpCall(ir::OpId::kPlTileMove, {e}, e->type(), MatKwargs(), {}, span),
+          span));
+      mat = moved;
+    }
+    std::vector<ir::ExprPtr> shape = type->shape();
+    std::swap(shape[shape.size() - 2], shape[shape.size() - 1]);
+    auto view = std::make_shared<ir::Var>(ir::As<ir::Var>(mat)->name_hint() + "_t",
+                                          std::make_shared<ir::TileType>(shape, type->dtype()),
+                                          span);
+    pre->push_back(std::make_shared<ir::AssignStmt>(
+        view, ir::MakeOpCall(ir::OpId::kPlTileTransposeView, {mat}, view->type(), {}, {}, span),
+        span));
+    return view;
   }
   // A matmul operand: its conversion (a Mat slice, or a Vec tile that
   // InferTileMemorySpace moves), or a whole Mat load of a GM tensor.
@@ -282,6 +325,7 @@ class Converter : public ir::FlatteningMutator {
                        tile->type(), MatKwargs(), {}, span),
         span));
     if (v != nullptr) mat_loads_[v.get()] = tile;
+    mat_tiles_.insert(tile.get());
     return tile;
   }
   static ir::TypePtr TileTypeOf(const ir::TensorType& t) {
@@ -314,6 +358,7 @@ class Converter : public ir::FlatteningMutator {
   absl::flat_hash_map<const ir::Var*, ir::VarPtr> tiles_;
   absl::flat_hash_map<const ir::Var*, ir::VarPtr> loads_;
   absl::flat_hash_map<const ir::Var*, ir::VarPtr> mat_loads_;
+  absl::flat_hash_set<const ir::Var*> mat_tiles_;  // tiles loaded into Mat
   Span current_span_;
 };
 
@@ -357,17 +402,18 @@ class TensorMatmulFinder : public ir::IRVisitor {
 // Why the conversion left `call` (in a function of kind `kernel`) alone.
 std::string Unconverted(const ir::Call& call, bool kernel) {
   if (!kernel) return "outside a kernel (pl.at(level=pl.Level.CORE_GROUP) or an InCore function)";
-  if (ir::GetAttr<bool>(call.kwargs(), "a_trans").value_or(false) ||
-      ir::GetAttr<bool>(call.kwargs(), "b_trans").value_or(false)) {
-    return "with a_trans / b_trans (the cube kernel API has no transposed load yet)";
-  }
   if (ir::HasAttr(call.kwargs(), "init_cond")) return "with init_cond";
+  bool batched = false, all_rank3 = true, dynamic = false;
   for (const ir::ExprPtr& a : call.args()) {
     auto t = ir::As<ir::ShapedType>(a->type());
-    if (t != nullptr && t->shape().size() > 2) return "of rank above 2 (a batch matmul)";
+    if (t == nullptr) continue;
+    batched |= t->shape().size() > 2;
+    all_rank3 &= t->shape().size() == 3;
+    for (const ir::ExprPtr& d : t->shape()) dynamic |= !ir::GetConstInt(d).has_value();
   }
-  for (const ir::ExprPtr& a : call.args()) {
-    if (ir::Is<ir::ShapedType>(a->type()) && !Static2D(a->type())) return "with a dynamic shape";
+  if (dynamic) return "with a dynamic shape";
+  if (batched && (!all_rank3 || ir::IsOp(call, ir::OpId::kPlTensorMatmulAcc))) {
+    return "of rank above 2 (a batch matmul) other than a pl.tensor.matmul of rank 3 on both sides";
   }
   return "whose accumulator or result is a GM tensor (carried through a loop or branch, "
          "returned, or read by an operator that is not converted)";

@@ -10,6 +10,7 @@
 #include "compiler/ops/op_registry.h"
 #include "compiler/passes/function_rewrite.h"
 #include "compiler/support/diagnostics.h"
+#include "compiler/support/status_macros.h"
 #include "compiler/support/strings.h"
 
 namespace pto::passes {
@@ -145,6 +146,14 @@ class Flattener : public ir::SpanTrackingMutator {
                       " is not supported; hardware tiles are 2D (reshape the tile to 2D first)"));
       return call;
     }
+    // Flattened, a view of [B, N, K] is [K, B * N], not [B * K, N]: only a
+    // batch matmul's operand is lowered (per batch, ExpandBatchMatmuls).
+    if (id == ir::OpId::kPlTileTransposeView && !args.empty() && NdTile(args[0]) != nullptr) {
+      Fail(UserErrorF(call->span(), "FlattenTileNdTo2D: pl.tile.transpose_view of a tile of rank ",
+                      NdTile(args[0])->shape().size(),
+                      " is lowered only as an operand of pl.tile.batch_matmul"));
+      return call;
+    }
     if (id == ir::OpId::kPlTileTranspose && !args.empty() && NdTile(args[0]) != nullptr) {
       Fail(UserErrorF(call->span(), "FlattenTileNdTo2D: pl.tile.transpose of a tile of rank ",
                       NdTile(args[0])->shape().size(),
@@ -251,8 +260,9 @@ class Flattener : public ir::SpanTrackingMutator {
 absl::StatusOr<ir::ProgramPtr> FlattenTileNdTo2DPass::Run(const ir::ProgramPtr& program) {
   return RewriteFunctionBodies(program, [](const ir::FunctionPtr& f) -> absl::StatusOr<ir::StmtPtr> {
     if (f->body() == nullptr || !ir::IsInCoreType(f->func_type())) return f->body();
+    ASSIGN_OR_RETURN(ir::StmtPtr expanded, ExpandBatchMatmuls(f->body()));
     Flattener flattener;
-    ir::StmtPtr body = flattener.MutateStmt(f->body());
+    ir::StmtPtr body = flattener.MutateStmt(expanded);
     if (!flattener.status.ok()) return flattener.status;
     return body;
   });

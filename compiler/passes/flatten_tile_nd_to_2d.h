@@ -30,6 +30,10 @@ class FlattenTileNdTo2DPass : public Pass {
 
 std::unique_ptr<Pass> CreateFlattenTileNdTo2DPass();
 
+// The pass's first step (flatten_tile_nd_to_2d_batch_matmul.cc): every
+// pl.tile.batch_matmul of a kernel body as one 2D matmul per batch.
+absl::StatusOr<ir::StmtPtr> ExpandBatchMatmuls(const ir::StmtPtr& body);
+
 }  // namespace pto::passes
 
 #endif  // PTO_COMPILER_PASSES_FLATTEN_TILE_ND_TO_2D_H_

@@ -25,8 +25,9 @@ class MemRefAssigner {
     }
     if (auto a = ir::As<ir::AssignStmt>(stmt)) {
       if (!ir::Is<ir::TileType>(a->var()->type())) return absl::OkStatus();
-      // `b = a` names a's buffer, and so does the view `b = pl.tile.reshape(a,
-      // shape)` (PyPTO's view ops); an operator writes a buffer of its own.
+      // `b = a` names a's buffer, and so do the views `b = pl.tile.reshape(a,
+      // shape)` and `b = pl.tile.transpose_view(a)` (PyPTO's view ops); an
+      // operator writes a buffer of its own.
       if (ir::MemRefPtr shared = Of(ViewSource(a->value()))) {
         memrefs_[a->var().get()] = shared;
         return absl::OkStatus();
@@ -59,7 +60,9 @@ class MemRefAssigner {
   static ir::ExprPtr ViewSource(const ir::ExprPtr& e) {
     auto call = ir::As<ir::Call>(e);
     if (call != nullptr && !ir::Is<ir::GlobalVar>(call->op()) &&
-        ir::IsOp(call, ir::OpId::kPlTileReshape) && !call->args().empty()) {
+        (ir::IsOp(call, ir::OpId::kPlTileReshape) ||
+         ir::IsOp(call, ir::OpId::kPlTileTransposeView)) &&
+        !call->args().empty()) {
       return call->args()[0];
     }
     return e;

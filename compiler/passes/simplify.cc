@@ -262,7 +262,7 @@ bool IsIntConst(const ExprPtr& e, int64_t v) {
 }
 
 // x + 0, 0 + x, x - 0, x * 1, 1 * x, x // 1 on integers: x itself, when x
-// already has the result's dtype.
+// already has the result's dtype; (x + y) - x, (y + x) - x: y; x - x: 0.
 ExprPtr FoldIdentity(const std::shared_ptr<const ir::BinaryExpr>& e) {
   std::optional<DataType> rd = ScalarDType(e->type());
   if (!rd || !ir::IsIntegral(*rd)) return nullptr;
@@ -275,8 +275,19 @@ ExprPtr FoldIdentity(const std::shared_ptr<const ir::BinaryExpr>& e) {
       if (IsIntConst(e->rhs(), 0)) return same(e->lhs());
       if (IsIntConst(e->lhs(), 0)) return same(e->rhs());
       return nullptr;
-    case BinaryOp::kSub:
-      return IsIntConst(e->rhs(), 0) ? same(e->lhs()) : nullptr;
+    case BinaryOp::kSub: {
+      if (IsIntConst(e->rhs(), 0)) return same(e->lhs());
+      // (x + y) - x and (y + x) - x: y, for the same var x (a slice's
+      // extent `k0 + 128 - k0` is 128); x - x: 0.
+      auto x = ir::As<ir::Var>(e->rhs());
+      if (x == nullptr) return nullptr;
+      if (e->lhs() == e->rhs()) return std::make_shared<ir::ConstInt>(0, *rd, e->span());
+      auto sum = ir::As<ir::BinaryExpr>(e->lhs());
+      if (sum == nullptr || sum->op() != BinaryOp::kAdd) return nullptr;
+      if (sum->lhs() == e->rhs()) return same(sum->rhs());
+      if (sum->rhs() == e->rhs()) return same(sum->lhs());
+      return nullptr;
+    }
     case BinaryOp::kMul:
       if (IsIntConst(e->rhs(), 1)) return same(e->lhs());
       if (IsIntConst(e->lhs(), 1)) return same(e->rhs());

@@ -185,6 +185,25 @@ TEST(SimplifyTest, FoldsShapesLoopBoundsAndAllocSizes) {
 )pto");
 }
 
+// A slice's extent written `k0 + 128 - k0` (PyPTO's `a[:, k0 : k0 + 128]`)
+// is the constant 128 whatever k0 is; other differences stay.
+TEST(SimplifyTest, CancelsAVarAddedAndSubtracted) {
+  EXPECT_EQ(Lowered(R"(
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 512], pl.FP32], j: pl.Scalar[pl.INDEX], n: pl.Scalar[pl.INDEX]):
+        k0 = j * 128
+        s = pl.tensor.slice(a, [64, k0 + 128 - k0], [0, k0])
+        t = pl.tensor.slice(a, [64 + n - n, 8 + k0 - k0], [0, 0])
+        u = pl.tensor.slice(a, [n - k0 + 0, 8], [0, 0])
+)", "k"), R"pto(    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 512], pl.FP32], j: pl.Scalar[pl.INDEX], n: pl.Scalar[pl.INDEX]):
+        k0: pl.Scalar[pl.INDEX] = j * 128
+        s: pl.Tensor[[64, 128], pl.FP32] = pl.tensor.slice(a, [64, 128], [0, k0])
+        t: pl.Tensor[[64, 8], pl.FP32] = pl.tensor.slice(a, [64, 8], [0, 0])
+        u: pl.Tensor[[n - k0, 8], pl.FP32] = pl.tensor.slice(a, [n - k0, 8], [0, 0])
+)pto");
+}
+
 TEST(SimplifyTest, FoldsAllocSizesAndWindowShapesInHost) {
   EXPECT_EQ(Lowered(R"(
     @pl.function(type=pl.FunctionType.Orchestration)

@@ -7,8 +7,9 @@
 // The functions below ARE the reference semantics: plain C++ over the bytes
 // of the core's buffers, which every backend executes (the simulator) or is
 // checked against (the pto-isa overlay of hw/). A tile holds its valid
-// rows x cols row-major (row stride = cols); the board's fractal layouts
-// (NZ/ZN) are a placement detail of the hw overlay and never change values.
+// rows x cols row-major (row stride = cols), or column-major for a Mat tile
+// in the ZN layout (cube_tile.h); the board's fractals are a placement detail
+// of the hw overlay and never change values.
 // Every instruction checks its operands first (a bad shape, dtype or range
 // faults through DeviceCore::Fault, which latches the error and ends the
 // kernel), then reports itself to the core (CubeCore::Cube: GM checks, pipe
@@ -32,6 +33,7 @@
 #include <vector>
 
 #include "runtime/device/cube_core.h"
+#include "runtime/device/cube_tile.h"
 #include "runtime/device/device_api.h"
 #include "runtime/device/device_core.h"
 
@@ -93,41 +95,6 @@ D Convert(S v) {
 inline uint64_t RoundUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 }  // namespace cube_internal
-
-// A tile in one of the cube buffers: its valid rows x cols, row-major.
-template <TileKind K, typename T>
-struct CubeTile {
-  static constexpr TileKind kKind = K;
-  using DType = T;
-  T* data = nullptr;
-  uint32_t rows = 0;
-  uint32_t cols = 0;
-  uint64_t count() const { return static_cast<uint64_t>(rows) * cols; }
-  uint64_t bytes() const { return count() * sizeof(T); }
-  T& at(uint32_t r, uint32_t c) const { return data[static_cast<uint64_t>(r) * cols + c]; }
-};
-template <typename T>
-using MatTile = CubeTile<TileKind::kMat, T>;
-template <typename T>
-using LeftTile = CubeTile<TileKind::kLeft, T>;
-template <typename T>
-using RightTile = CubeTile<TileKind::kRight, T>;
-template <typename T>
-using AccTile = CubeTile<TileKind::kAcc, T>;
-template <typename T>
-using BiasTile = CubeTile<TileKind::kBias, T>;
-
-template <typename X>
-struct IsCubeTile : std::false_type {};
-template <TileKind K, typename T>
-struct IsCubeTile<CubeTile<K, T>> : std::true_type {};
-
-// Limits pto-isa documents (A2A3 and A5 alike).
-inline constexpr uint32_t kCubeMaxMkn = 4095;       // TMATMUL.md: m, k, n in [1, 4095]
-inline constexpr uint32_t kMatMaxRows = 16384;      // TLOAD.md: Mat tile rows
-inline constexpr uint32_t kAccStoreMaxCols = 4095;  // TSTORE.md: Acc valid cols
-inline constexpr uint32_t kAccStoreMaxRows = 8192;  // TSTORE.md: ND rows
-inline constexpr uint64_t kCubeAlignBytes = 32;     // TASSIGN.md: 32-B alignment
 
 // The bytes a rows x cols tile occupies in its buffer: the board stores cube
 // tiles in fractals of 16 rows x 32 bytes (L0C: 16 x 16 elements), so the
@@ -208,6 +175,7 @@ void TLOAD(MatTile<T>& dst, const GlobalTensor<T>& src, uint64_t row_stride = 0)
   if (dst.rows > kMatMaxRows) cube_internal::Fail("TLOAD Mat: more than 16384 rows");
   const uint64_t span = cube_internal::Span(dst.rows, dst.cols, stride);
   if (span > src.count) cube_internal::Fail("TLOAD Mat: GM view smaller than the tile");
+  if (dst.col_major) cube_internal::Fail("TLOAD Mat: a ZN (col_major) tile is not a TLOAD target here");
   CubeInstr in{CubeOpcode::kLoadL1, cube_internal::DTypeOf<T>::kValue,
                cube_internal::DTypeOf<T>::kValue};
   in.rows = dst.rows;
@@ -238,9 +206,33 @@ void TEXTRACT(CubeTile<K, T>& dst, const MatTile<T>& src, uint32_t idx_row, uint
   in.reads[in.num_reads++] = cube_internal::Range(src);
   in.write = cube_internal::Range(dst);
   CurrentCubeCore()->Cube(in);
-  for (uint32_t r = 0; r < dst.rows; ++r) {
-    std::memmove(&dst.at(r, 0), &src.at(idx_row + r, idx_col), dst.cols * sizeof(T));
+  if (!src.col_major) {
+    for (uint32_t r = 0; r < dst.rows; ++r) {
+      std::memmove(&dst.at(r, 0), &src.at(idx_row + r, idx_col), dst.cols * sizeof(T));
+    }
+    return;
   }
+  // A ZN source (a transposed view): L0 holds the window's values row-major.
+  std::vector<T> w(dst.count());
+  for (uint32_t r = 0; r < dst.rows; ++r) {
+    for (uint32_t c = 0; c < dst.cols; ++c) {
+      w[static_cast<uint64_t>(r) * dst.cols + c] = src.at(idx_row + r, idx_col + c);
+    }
+  }
+  std::memcpy(dst.data, w.data(), dst.bytes());
+}
+
+// No instruction issues: `dst` becomes `src` read as its transpose, the
+// same bytes of L1 as the other layout (NZ <-> ZN), as pto-isa's TRESHAPE
+// reinterprets a tile's bytes as another tile type (TRESHAPE.md; PyPTO's
+// tile.transpose_view). TEXTRACT / TMOV from the ZN view give Left / Right
+// the transposed operand (TEXTRACT.md admits either source layout).
+template <typename T>
+void TRESHAPE(MatTile<T>& dst, const MatTile<T>& src) {
+  dst.data = src.data;
+  dst.rows = src.cols;
+  dst.cols = src.rows;
+  dst.col_major = !src.col_major;
 }
 
 // MTE1, L1 -> L0A / L0B of the whole tile: shapes must match (TMOV.md).
@@ -469,7 +461,9 @@ void TMOV(MatTile<D>& dst, const AccTile<S>& src) {
   in.reads[in.num_reads++] = cube_internal::Range(src);
   in.write = cube_internal::Range(dst);
   CurrentCubeCore()->Cube(in);
-  for (uint64_t i = 0; i < src.count(); ++i) dst.data[i] = cube_internal::Convert<D>(src.data[i]);
+  for (uint32_t r = 0; r < src.rows; ++r) {
+    for (uint32_t c = 0; c < src.cols; ++c) dst.at(r, c) = cube_internal::Convert<D>(src.at(r, c));
+  }
 }
 
 // Flags and barriers naming a cube pipe (PIPE_MTE1, PIPE_M, PIPE_FIX) on either

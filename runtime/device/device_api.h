@@ -4,6 +4,7 @@
 #define PTO_RUNTIME_DEVICE_DEVICE_API_H_
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 #include <functional>
@@ -12,6 +13,7 @@
 #include "runtime/device/comm_context.h"
 #include "runtime/device/device_core.h"
 #include "runtime/device/kernel_abi.h"
+#include "runtime/device/tile_box.h"
 
 namespace pto {
 
@@ -243,15 +245,7 @@ void WriteGm(T* gm, T v) {
   CurrentCore()->ScalarWrite(gm, &v, sizeof(T));
 }
 
-// The 2-D view of a tile: its rows x cols (the UB layout, row-major) and the
-// valid box at its origin. An elementwise operator given none works on the
-// whole tile as one row.
-struct Dims2 {
-  int64_t rows = 0;
-  int64_t cols = 0;
-  int64_t valid_rows = 0;
-  int64_t valid_cols = 0;
-};
+// Dims2 (the 2-D view of a tile) and RoundMode are tile_box.h's.
 
 // Vector instructions on UB tiles: elementwise over the tile, or over the
 // valid box of `box` when one is given (its other elements are left as they
@@ -362,13 +356,94 @@ void TEXPANDS(Tile<T>& dst, T s) {
   CurrentCore()->VectorShaped(VecOp::kFill, dst.data, nullptr, nullptr, dst.bytes(),
                               internal::ShapeOf<T>(dst.count, {}));
 }
-// Elementwise conversion (PyPTO's pl.tile.cast): C++ conversion, so a float
-// result rounds to nearest even and an integer source is exact.
+namespace internal {
+template <typename D>
+constexpr bool kFloatLike =
+    std::is_same_v<D, float> || std::is_same_v<D, half> || std::is_same_v<D, bfloat16>;
+
+// The float of type D next to `d` toward +inf (up) or -inf (down); an
+// infinity only steps toward zero, a NaN stays. 16-bit types on their bits
+// (sign and magnitude: half and bfloat16 alike).
+template <typename D>
+D StepFloat(D d, bool up) {
+  if constexpr (std::is_same_v<D, float>) {
+    return std::nextafter(d, up ? HUGE_VALF : -HUGE_VALF);
+  } else {
+    uint16_t b;
+    std::memcpy(&b, &d, 2);
+    const bool neg = (b & 0x8000u) != 0;
+    const uint16_t mag = b & 0x7fffu;
+    const uint16_t inf = std::is_same_v<D, bfloat16> ? 0x7f80u : 0x7c00u;
+    if (mag == 0) {
+      b = up ? 0x0001u : 0x8001u;  // the smallest subnormal of the direction
+    } else if (mag < inf || (mag == inf && up == neg)) {
+      b = static_cast<uint16_t>(up != neg ? b + 1 : b - 1);
+    }
+    D out;
+    std::memcpy(&out, &b, 2);
+    return out;
+  }
+}
+
+template <typename D>
+bool LastBitSet(D d) {
+  unsigned char low;
+  std::memcpy(&low, &d, 1);  // little-endian: the low byte holds the last bit
+  return (low & 1u) != 0;
+}
+
+// x (exact in double: a float or an integer below 2^53) as a D under `mode`
+// (TCVT.md): the two neighbours of an inexact value, then the mode's choice;
+// exact values and NaN convert as they are.
+template <typename D>
+D RoundFloat(double x, RoundMode mode) {
+  const D r = static_cast<D>(static_cast<float>(x));  // a neighbour of x
+  const double rf = static_cast<double>(static_cast<float>(r));
+  if (x != x || rf == x) return r;
+  const D lo = rf < x ? r : StepFloat(r, /*up=*/false);
+  const D hi = rf < x ? StepFloat(r, /*up=*/true) : r;
+  // An infinity neighbour counts as the next step past the largest finite
+  // value (IEEE 754's overflow rule for rounding to nearest).
+  double lv = static_cast<float>(lo), hv = static_cast<float>(hi);
+  if (std::isinf(hv)) hv = 2.0 * lv - static_cast<float>(StepFloat(lo, /*up=*/false));
+  if (std::isinf(lv)) lv = 2.0 * hv - static_cast<float>(StepFloat(hi, /*up=*/true));
+  const double dl = x - lv;
+  const double dh = hv - x;
+  switch (mode) {
+    case RoundMode::kRound:
+      return dl < dh ? lo : dh < dl ? hi : (x > 0 ? hi : lo);
+    case RoundMode::kFloor:
+      return lo;
+    case RoundMode::kCeil:
+      return hi;
+    case RoundMode::kTrunc:
+      return x > 0 ? lo : hi;
+    case RoundMode::kOdd:
+      return LastBitSet(lo) ? lo : hi;
+    default:  // none, rint: to nearest, ties to even
+      return dl < dh ? lo : dh < dl ? hi : (LastBitSet(lo) ? hi : lo);
+  }
+}
+
 template <typename D, typename S>
-void TCVT(Tile<D>& dst, const Tile<S>& src, const Dims2& box = {}) {
+D Convert(S v, RoundMode mode) {
+  if constexpr (kFloatLike<D> && !std::is_same_v<D, S>) {
+    return RoundFloat<D>(static_cast<double>(v), mode);
+  } else {
+    return static_cast<D>(v);
+  }
+}
+}  // namespace internal
+
+// Elementwise conversion (PyPTO's pl.tile.cast): an inexact float result
+// rounds by `mode` (tile_box.h); an integer result is the C++ conversion
+// (code generation offers integer sources only).
+template <typename D, typename S>
+void TCVT(Tile<D>& dst, const Tile<S>& src, const Dims2& box = {},
+          RoundMode mode = RoundMode::kRint) {
   if (dst.count != src.count) CurrentCore()->Fault("TCVT: shape mismatch");
   internal::ForBox(dst, box, "TCVT: bad box",
-                   [&](uint64_t i) { dst.data[i] = static_cast<D>(src.data[i]); });
+                   [&](uint64_t i) { dst.data[i] = internal::Convert<D>(src.data[i], mode); });
   VecShape shape = internal::ShapeOf<D>(dst.count, box);
   shape.src_elem_bytes = sizeof(S);
   CurrentCore()->VectorShaped(VecOp::kCvt, dst.data, src.data, nullptr,

@@ -251,3 +251,51 @@ TEST(KernelSupportTest, Bfloat16RoundsToNearestEven) {
 
 }  // namespace
 }  // namespace pto::kernels::internal
+
+namespace pto {
+namespace {
+
+// TCVT's rounding modes (tile_box.h, pto-isa TCVT.md) on the two neighbours
+// of a value: ties and a non-tie, both signs, to half, bfloat16 and from an
+// integer to float.
+template <typename D, typename S>
+std::vector<float> Cvt(const std::vector<S>& in, RoundMode mode) {
+  pto::testing::MemoryCore core;
+  std::vector<S> src = in;
+  std::vector<D> dst(in.size());
+  Tile<S> s{src.data(), src.size()};
+  Tile<D> d{dst.data(), dst.size()};
+  TCVT(d, s, Dims2{}, mode);
+  std::vector<float> out;
+  for (D v : dst) out.push_back(static_cast<float>(v));
+  return out;
+}
+
+TEST(TcvtTest, RoundsAnInexactValueByMode) {
+  const float u = std::ldexp(1.0f, -10);  // half's step at 1
+  const float tie = 1 + u / 2, near = 1 + u / 2 + u / 8;
+  const std::vector<float> in = {tie, -tie, near, 1.5f};
+  using M = RoundMode;
+  EXPECT_EQ(Cvt<half>(in, M::kRint), (std::vector<float>{1, -1, 1 + u, 1.5f}));
+  EXPECT_EQ(Cvt<half>(in, M::kNone), (std::vector<float>{1, -1, 1 + u, 1.5f}));
+  EXPECT_EQ(Cvt<half>(in, M::kRound), (std::vector<float>{1 + u, -1 - u, 1 + u, 1.5f}));
+  EXPECT_EQ(Cvt<half>(in, M::kFloor), (std::vector<float>{1, -1 - u, 1, 1.5f}));
+  EXPECT_EQ(Cvt<half>(in, M::kCeil), (std::vector<float>{1 + u, -1, 1 + u, 1.5f}));
+  EXPECT_EQ(Cvt<half>(in, M::kTrunc), (std::vector<float>{1, -1, 1, 1.5f}));
+  EXPECT_EQ(Cvt<half>(in, M::kOdd), (std::vector<float>{1 + u, -1 - u, 1 + u, 1.5f}));
+  const float b = std::ldexp(1.0f, -7);  // bfloat16's step at 1
+  const std::vector<float> bin = {1 + b / 2, 1 + b / 2 + b / 8};
+  EXPECT_EQ(Cvt<bfloat16>(bin, M::kRint), (std::vector<float>{1, 1 + b}));
+  EXPECT_EQ(Cvt<bfloat16>(bin, M::kRound), (std::vector<float>{1 + b, 1 + b}));
+  EXPECT_EQ(Cvt<bfloat16>(bin, M::kFloor), (std::vector<float>{1, 1}));
+  // Past half's largest finite value (65504): to nearest is inf, floor the max.
+  EXPECT_EQ(Cvt<half>(std::vector<float>{70000.0f}, M::kFloor), (std::vector<float>{65504.0f}));
+  EXPECT_TRUE(std::isinf(Cvt<half>(std::vector<float>{70000.0f}, M::kRint)[0]));
+  // 2^24 + 1 is a tie in float.
+  const std::vector<int32_t> big = {16777217};
+  EXPECT_EQ(Cvt<float>(big, M::kRint), (std::vector<float>{16777216.0f}));
+  EXPECT_EQ(Cvt<float>(big, M::kRound), (std::vector<float>{16777218.0f}));
+}
+
+}  // namespace
+}  // namespace pto

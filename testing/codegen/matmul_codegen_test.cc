@@ -33,6 +33,11 @@ void mm_tiled_k_f32(int64_t* args);
 void mm_tensor_grid_bf16(int64_t* args);
 void mm_bias_tiled_f32(int64_t* args);
 void mm_int8_blocks(int64_t* args);
+void mm_btrans_f16(int64_t* args);
+void mm_atrans_f32(int64_t* args);
+void mm_btrans_tiled_f32(int64_t* args);
+void bmm_btrans_f32(int64_t* args);
+void bmm_tile_bf16(int64_t* args);
 }  // namespace pto::kernels
 
 namespace pto {
@@ -274,6 +279,89 @@ TEST(MatmulCodegenTest, AutoTiledBiasIsAddedOnce) {
   for (int i = 0; i < m * n; ++i) ASSERT_EQ(c[i], want[i]) << i;
   EXPECT_EQ(std::count(core.ops.begin(), core.ops.end(), CubeOpcode::kMatmulBias), 1);
   EXPECT_EQ(std::count(core.ops.begin(), core.ops.end(), CubeOpcode::kMatmulAcc), 1);
+}
+
+// x^T of a rows x cols row-major matrix.
+template <typename T>
+std::vector<T> Transposed(const std::vector<T>& x, int rows, int cols) {
+  std::vector<T> t(x.size());
+  for (int i = 0; i < rows; ++i) {
+    for (int j = 0; j < cols; ++j) t[j * rows + i] = x[i * cols + j];
+  }
+  return t;
+}
+
+// pl.matmul(a, b, b_trans=True): b [n, k] read through its transposed view.
+TEST(MatmulCodegenTest, BTransposedMatmulReadsTheView) {
+  CubeMemoryCore core("a2a3");
+  const int m = 32, k = 64, n = 48;
+  std::vector<half> a = Fill<half>(m * k, 0.25f, 9), b = Fill<half>(n * k, 0.5f, 7);
+  std::vector<float> c(m * n, -7.0f);
+  std::vector<TensorDesc> d = {Desc(a, {32, 64}), Desc(b, {48, 64}), Desc(c, {32, 48})};
+  RunKernel(kernels::mm_btrans_f16, d);
+  const std::vector<float> want = Ref(a, Transposed(b, n, k), m, k, n);
+  for (int i = 0; i < m * n; ++i) ASSERT_EQ(c[i], want[i]) << i;
+  // No instruction for the view: TLOAD x2, TMOV x2, TMATMUL, TSTORE.
+  EXPECT_EQ(core.ops.size(), 6u);
+}
+
+TEST(MatmulCodegenTest, ATransposedMatmulReadsTheView) {
+  CubeMemoryCore core("a2a3");
+  const int m = 16, k = 64, n = 32;
+  std::vector<float> a = Fill<float>(k * m, 0.125f, 13), b = Fill<float>(k * n, 0.25f, 5);
+  std::vector<float> c(m * n, -7.0f);
+  std::vector<TensorDesc> d = {Desc(a, {64, 16}), Desc(b, {64, 32}), Desc(c, {16, 32})};
+  RunKernel(kernels::mm_atrans_f32, d);
+  const std::vector<float> want = Ref(Transposed(a, k, m), b, m, k, n);
+  for (int i = 0; i < m * n; ++i) ASSERT_EQ(c[i], want[i]) << i;
+}
+
+// The k blocks of a transposed operand are windows of its view.
+TEST(MatmulCodegenTest, AutoTiledTransposedOperandExtractsWindowsOfTheView) {
+  CubeMemoryCore core("a2a3");
+  const int m = 32, k = 1024, n = 16;
+  std::vector<float> a = Fill<float>(m * k, 0.125f, 11), b = Fill<float>(n * k, 0.25f, 9);
+  std::vector<float> c(m * n, -7.0f);
+  std::vector<TensorDesc> d = {Desc(a, {32, 1024}), Desc(b, {16, 1024}), Desc(c, {32, 16})};
+  RunKernel(kernels::mm_btrans_tiled_f32, d);
+  const std::vector<float> want = Ref(a, Transposed(b, n, k), m, k, n);
+  for (int i = 0; i < m * n; ++i) ASSERT_EQ(c[i], want[i]) << i;
+  EXPECT_GE(std::count(core.ops.begin(), core.ops.end(), CubeOpcode::kMatmulAcc), 1);
+}
+
+// A batch matmul: each batch the 2D product of its pages (b transposed).
+TEST(MatmulCodegenTest, BatchMatmulMultipliesEachBatch) {
+  CubeMemoryCore core("a2a3");
+  const int batches = 3, m = 16, k = 32, n = 24;
+  std::vector<float> a = Fill<float>(batches * m * k, 0.125f, 13);
+  std::vector<float> b = Fill<float>(batches * n * k, 0.25f, 7);
+  std::vector<float> c(batches * m * n, -7.0f);
+  std::vector<TensorDesc> d = {Desc(a, {3, 16, 32}), Desc(b, {3, 24, 32}), Desc(c, {3, 16, 24})};
+  RunKernel(kernels::bmm_btrans_f32, d);
+  for (int bi = 0; bi < batches; ++bi) {
+    std::vector<float> ab(a.begin() + bi * m * k, a.begin() + (bi + 1) * m * k);
+    std::vector<float> bb(b.begin() + bi * n * k, b.begin() + (bi + 1) * n * k);
+    const std::vector<float> want = Ref(ab, Transposed(bb, n, k), m, k, n);
+    for (int i = 0; i < m * n; ++i) ASSERT_EQ(c[bi * m * n + i], want[i]) << bi << ":" << i;
+  }
+  EXPECT_EQ(std::count(core.ops.begin(), core.ops.end(), CubeOpcode::kMatmul), batches);
+}
+
+// A batch of 1 broadcasts: a's one page times each of b's.
+TEST(MatmulCodegenTest, BatchMatmulBroadcastsABatchOfOne) {
+  CubeMemoryCore core("a2a3");
+  const int m = 16, k = 32, n = 16;
+  std::vector<bfloat16> a(m * k), b(2 * k * n);
+  for (int i = 0; i < m * k; ++i) a[i] = bfloat16(0.125f * static_cast<float>(i % 11) - 0.5f);
+  for (int i = 0; i < 2 * k * n; ++i) b[i] = bfloat16(0.25f * static_cast<float>(i % 7) - 0.75f);
+  std::vector<float> c(2 * m * n, -7.0f);
+  std::vector<TensorDesc> d = {Desc(a, {1, 16, 32}), Desc(b, {2, 32, 16}), Desc(c, {2, 16, 16})};
+  RunKernel(kernels::bmm_tile_bf16, d);
+  for (int bi = 0; bi < 2; ++bi) {
+    std::vector<bfloat16> bb(b.begin() + bi * k * n, b.begin() + (bi + 1) * k * n);
+    const std::vector<float> want = Ref(a, bb, m, k, n);
+    for (int i = 0; i < m * n; ++i) ASSERT_EQ(c[bi * m * n + i], want[i]) << bi << ":" << i;
+  }
 }
 
 // A tensor of the wrong dtype is the kernel's fault, not a wrong result.

@@ -25,6 +25,7 @@ namespace pto::kernels {
 void mm_acc_f16(int64_t* args);
 void mm_bias_f32(int64_t* args);
 void mm_int8(int64_t* args);
+void mm_btrans_f16(int64_t* args);
 void mix_cube(int64_t* args);
 void mix_vec(int64_t* args);
 }  // namespace pto::kernels
@@ -231,6 +232,27 @@ void CubeKernels() {
       }
     }
     Print("mm_bias_f32.c", c.data(), c.size() * sizeof(float));
+  }
+  {  // c = A.B^T, b given [n, k]
+    constexpr int m = 32, k = 64, n = 48;
+    std::vector<Fp16> a = Pattern<Fp16>(m * k, 0.125f, 11, 0.5f), b = Pattern<Fp16>(n * k, 0.25f, 7, 0.75f);
+    std::vector<Fp16> bt(k * n);
+    for (int p = 0; p < k; ++p) {
+      for (int j = 0; j < n; ++j) bt[p * n + j] = b[j * k + p];
+    }
+    std::vector<float> c(m * n, -7.0f);
+    std::vector<TensorDesc> d = {Desc(a.data(), {m, k}), Desc(b.data(), {n, k}), Desc(c.data(), {m, n})};
+    const std::string fault = RunAic(pto::kernels::mm_btrans_f16, d);
+    Check(fault.empty(), "mm_btrans_f16 faulted: " + fault);
+    for (int i = 0; i < m * n; ++i) {
+      const float want = Dot(a, bt, k, n, i / n, i % n, 0, k);
+      if (c[i] != want) {
+        Check(false, "mm_btrans_f16 element " + std::to_string(i) + ": " + std::to_string(c[i]) +
+                         " != " + std::to_string(want));
+        break;
+      }
+    }
+    Print("mm_btrans_f16.c", c.data(), c.size() * sizeof(float));
   }
   {  // INT8 products summed exactly in INT32
     constexpr int m = 32, k = 64, n = 32;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "runtime/device/cube_core.h"
+#include "runtime/device/cube_tile.h"
 #include "runtime/device/device_api.h"
 #include "runtime/device/device_core.h"
 
@@ -35,28 +36,6 @@
 #endif
 
 namespace pto {
-
-template <TileKind K, typename T>
-struct CubeTile {
-  static constexpr TileKind kKind = K;
-  using DType = T;
-  T* data = nullptr;
-  uint32_t rows = 0;
-  uint32_t cols = 0;
-  uint64_t count() const { return static_cast<uint64_t>(rows) * cols; }
-  uint64_t bytes() const { return count() * sizeof(T); }
-  T& at(uint32_t r, uint32_t c) const { return data[static_cast<uint64_t>(r) * cols + c]; }
-};
-template <typename T>
-using MatTile = CubeTile<TileKind::kMat, T>;
-template <typename T>
-using LeftTile = CubeTile<TileKind::kLeft, T>;
-template <typename T>
-using RightTile = CubeTile<TileKind::kRight, T>;
-template <typename T>
-using AccTile = CubeTile<TileKind::kAcc, T>;
-template <typename T>
-using BiasTile = CubeTile<TileKind::kBias, T>;
 
 namespace isa {
 
@@ -72,6 +51,11 @@ using pto_isa::TileType;
 template <typename T>
 using IsaMat = pto_isa::Tile<TileType::Mat, T, kCap, kCap, BLayout::ColMajor, DYNAMIC, DYNAMIC,
                              SLayout::RowMajor, 512>;
+// The ZN layout of a Mat tile (a DN view: TLOAD.md's DN -> ZN), which an
+// NZ tile's bytes are when read as its transpose.
+template <typename T>
+using IsaMatZn = pto_isa::Tile<TileType::Mat, T, kCap, kCap, BLayout::RowMajor, DYNAMIC, DYNAMIC,
+                               SLayout::ColMajor, 512>;
 template <typename T>
 using IsaLeft = pto_isa::TileLeft<T, kCap, kCap, DYNAMIC, DYNAMIC>;
 template <typename T>
@@ -175,10 +159,21 @@ void TLOAD(MatTile<T>& dst, const GlobalTensor<T>& src, uint64_t row_stride = 0)
   if (stride < dst.cols || (dst.rows - 1) * stride + dst.cols > src.count) {
     isa::Fail("TLOAD Mat: GM view smaller than the tile");
   }
+  if (dst.col_major) isa::Fail("TLOAD Mat: a ZN (col_major) tile is not a TLOAD target here");
   isa::IsaMat<T> s = isa::Stage<isa::IsaMat<T>>(dst);
   isa::Gm2d<T> g = isa::Gm2dView(src.data, dst.rows, dst.cols, stride);
   pto_isa::TLOAD(s, g);
   isa::Unstage(s, dst);
+}
+
+// The transposed view of a Mat tile (runtime/device/cube_api.h): the same
+// elements, read as the other layout; no instruction issues.
+template <typename T>
+void TRESHAPE(MatTile<T>& dst, const MatTile<T>& src) {
+  dst.data = src.data;
+  dst.rows = src.cols;
+  dst.cols = src.rows;
+  dst.col_major = !src.col_major;
 }
 
 template <TileKind K, typename T>
@@ -190,9 +185,20 @@ void TEXTRACT(CubeTile<K, T>& dst, const MatTile<T>& src, uint32_t idx_row, uint
     isa::Fail("TEXTRACT: the window lies outside the source tile");
   }
   using I = std::conditional_t<K == TileKind::kLeft, isa::IsaLeft<T>, isa::IsaRight<T>>;
-  isa::IsaMat<T> m = isa::Stage<isa::IsaMat<T>>(src);
   I d = isa::Stage<I>(dst);
-  pto_isa::TEXTRACT(d, m, static_cast<uint16_t>(idx_row), static_cast<uint16_t>(idx_col));
+  if (!src.col_major) {
+    isa::IsaMat<T> m = isa::Stage<isa::IsaMat<T>>(src);
+    pto_isa::TEXTRACT(d, m, static_cast<uint16_t>(idx_row), static_cast<uint16_t>(idx_col));
+  } else {
+    // A transposed view: the natural tile staged NZ, its bytes read as the
+    // ZN tile of the transposed shape by pto-isa's TRESHAPE, extracted from.
+    MatTile<T> natural;
+    TRESHAPE(natural, src);
+    isa::IsaMat<T> m = isa::Stage<isa::IsaMat<T>>(natural);
+    isa::IsaMatZn<T> zn(src.rows, src.cols);
+    pto_isa::TRESHAPE(zn, m);
+    pto_isa::TEXTRACT(d, zn, static_cast<uint16_t>(idx_row), static_cast<uint16_t>(idx_col));
+  }
   isa::Unstage(d, dst);
 }
 

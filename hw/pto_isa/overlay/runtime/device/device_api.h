@@ -35,6 +35,7 @@
 #include "runtime/device/comm_context.h"
 #include "runtime/device/device_core.h"
 #include "runtime/device/kernel_abi.h"
+#include "runtime/device/tile_box.h"
 
 namespace pto {
 
@@ -347,16 +348,18 @@ void TEXPANDS(Tile<T>& dst, T s) {
     pto_isa::TEXPANDS(d, s);
   });
 }
-// Rounds to nearest even, as the simulator's C++ conversion does.
+// pto-isa's TCVT with the mode (RoundMode numbers pto-isa's). Its CPU
+// simulation rounds a float -> float conversion to nearest even whatever the
+// mode, so only RINT / NONE narrowing is compared with the reference.
 template <typename D, typename S>
-void TCVT(Tile<D>& dst, const Tile<S>& src) {
+void TCVT(Tile<D>& dst, const Tile<S>& src, RoundMode mode = RoundMode::kRint) {
   if (dst.count != src.count) CurrentCore()->Fault("TCVT: shape mismatch");
   constexpr uint64_t kStep = std::min(isa::kChunk<D>, isa::kChunk<S>);
   for (uint64_t off = 0; off < dst.count; off += kStep) {
     const uint64_t n = std::min(kStep, dst.count - off);
     isa::VecTile<D> d = isa::UbTile(dst.data + off, n);
     isa::VecTile<S> s = isa::UbTile(src.data + off, n);
-    pto_isa::TCVT(d, s, pto_isa::RoundMode::CAST_RINT);
+    pto_isa::TCVT(d, s, static_cast<pto_isa::RoundMode>(static_cast<int>(mode)));
   }
 }
 template <typename T>
@@ -364,15 +367,9 @@ void TMOV(Tile<T>& dst, const Tile<T>& src) {
   isa::WithScalar(dst, src, "TMOV: shape mismatch", [](auto& d, auto& x) { pto_isa::TMOV(d, x); });
 }
 
-// The 2-D view of a tile (runtime/device/device_api.h's Dims2): an operator
-// given a box works on the valid box's rows only, one row of instructions at a
-// time, and leaves the tile's other elements as they were.
-struct Dims2 {
-  int64_t rows = 0;
-  int64_t cols = 0;
-  int64_t valid_rows = 0;
-  int64_t valid_cols = 0;
-};
+// An operator given a box (tile_box.h's Dims2) works on the valid box's rows
+// only, one row of instructions at a time, and leaves the tile's other
+// elements as they were.
 
 namespace isa {
 // Row r of the valid box of `t` as a tile of its own.
@@ -427,10 +424,11 @@ PTO_OVERLAY_BOX_SCALAR(TMULS)
 #undef PTO_OVERLAY_BOX_SCALAR
 
 template <typename D, typename S>
-void TCVT(Tile<D>& dst, const Tile<S>& src, const Dims2& box) {
+void TCVT(Tile<D>& dst, const Tile<S>& src, const Dims2& box,
+          RoundMode mode = RoundMode::kRint) {
   isa::ForBoxRows(
       box, "TCVT: box does not match the tile",
-      [](Tile<D>& d, const Tile<S>& x) { TCVT(d, x); }, dst, src);
+      [mode](Tile<D>& d, const Tile<S>& x) { TCVT(d, x, mode); }, dst, src);
 }
 
 }  // namespace pto
