@@ -19,6 +19,7 @@
 #include "compiler/passes/fold_no_op_reshape.h"
 #include "compiler/passes/fuse_create_assemble_to_slice.h"
 #include "compiler/passes/infer_tile_memory_space.h"
+#include "compiler/passes/resolve_backend_op_layouts.h"
 #include "compiler/passes/init_mem_ref.h"
 #include "compiler/passes/inline_functions.h"
 #include "compiler/passes/insert_comm_fence.h"
@@ -121,6 +122,8 @@ void RegisterAllPasses(PassRegistry& registry) {
     return CreateAutoTileMatmulL0Pass(o);
   });
   registry.RegisterPass("CanonicalizeTileSlice", [] { return CreateCanonicalizeTileSlicePass(); });
+  registry.RegisterPass("ResolveBackendOpLayouts",
+                        [] { return CreateResolveBackendOpLayoutsPass(); });
   registry.RegisterPass("FoldNoOpReshape", [] { return CreateFoldNoOpReshapePass(); });
   registry.RegisterPass("FuseCreateAssembleToSlice",
                         [] { return CreateFuseCreateAssembleToSlicePass(); });
@@ -150,6 +153,7 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"15", "AutoTileMatmulL0"},
                                            {"16", "CanonicalizeTileSlice"},
                                            {"17", "InferTileMemorySpace"},
+                                           {"19", "ResolveBackendOpLayouts"},
                                            {"21", "ExpandMixedKernel"},
                                            {"24", "StampTfreeSplit"},
                                            {"25", "NormalizeReturnOrder"},
