@@ -3,6 +3,7 @@
 #include "compiler/passes/lower_composite_ops.h"
 #include "compiler/passes/allocate_memory_addr.h"
 #include "compiler/passes/auto_tile_matmul_l0.h"
+#include "compiler/passes/canonicalize_io_order.h"
 #include "compiler/passes/canonicalize_tile_slice.h"
 #include "compiler/passes/auto_derive_task_dependencies.h"
 #include "compiler/passes/classify_iter_arg_carry.h"
@@ -124,6 +125,7 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("CanonicalizeTileSlice", [] { return CreateCanonicalizeTileSlicePass(); });
   registry.RegisterPass("ResolveBackendOpLayouts",
                         [] { return CreateResolveBackendOpLayoutsPass(); });
+  registry.RegisterPass("CanonicalizeIOOrder", [] { return CreateCanonicalizeIOOrderPass(); });
   registry.RegisterPass("FoldNoOpReshape", [] { return CreateFoldNoOpReshapePass(); });
   registry.RegisterPass("FuseCreateAssembleToSlice",
                         [] { return CreateFuseCreateAssembleToSlicePass(); });
@@ -158,6 +160,7 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"24", "StampTfreeSplit"},
                                            {"25", "NormalizeReturnOrder"},
                                            {"28", "LowerPipelineLoops"},
+                                           {"29", "CanonicalizeIOOrder"},
                                            {"30", "MaterializeTensorStrides"},
                                            {"31", "InitMemRef"},
                                            {"32", "MaterializeSemanticAliases"},
