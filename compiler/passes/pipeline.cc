@@ -24,6 +24,7 @@
 #include "compiler/passes/init_mem_ref.h"
 #include "compiler/passes/inline_functions.h"
 #include "compiler/passes/insert_comm_fence.h"
+#include "compiler/passes/insert_mx_scale_addr.h"
 #include "compiler/passes/legalize_tile_cast.h"
 #include "compiler/passes/legalize_spmd_launches.h"
 #include "compiler/passes/lower_host_tensor_collectives.h"
@@ -126,6 +127,7 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("ResolveBackendOpLayouts",
                         [] { return CreateResolveBackendOpLayoutsPass(); });
   registry.RegisterPass("CanonicalizeIOOrder", [] { return CreateCanonicalizeIOOrderPass(); });
+  registry.RegisterPass("InsertMxScaleAddr", [] { return CreateInsertMxScaleAddrPass(); });
   registry.RegisterPass("FoldNoOpReshape", [] { return CreateFoldNoOpReshapePass(); });
   registry.RegisterPass("FuseCreateAssembleToSlice",
                         [] { return CreateFuseCreateAssembleToSlicePass(); });
@@ -155,6 +157,7 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"15", "AutoTileMatmulL0"},
                                            {"16", "CanonicalizeTileSlice"},
                                            {"17", "InferTileMemorySpace"},
+                                           {"18", "InsertMxScaleAddr"},
                                            {"19", "ResolveBackendOpLayouts"},
                                            {"21", "ExpandMixedKernel"},
                                            {"24", "StampTfreeSplit"},
