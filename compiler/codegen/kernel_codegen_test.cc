@@ -339,14 +339,16 @@ class P:
   ASSERT_TRUE(code.ok()) << code.status();
   EXPECT_THAT(*code, HasSubstr("  pto::MatTile<pto::half> _tmp0;\n  pto::TRESHAPE(_tmp0, t);\n"));
   EXPECT_THAT(*code, HasSubstr("pto::TMOV(_tmp0_Right, _tmp0);"));
-  // The microscaling form has no cube API instruction here.
+  // The microscaling form has no cube API instruction here; its scale
+  // binding (InsertMxScaleAddr, 18) is met first.
   ir::ProgramPtr mx = Lower(ReplaceAll(kernel, "BODY", "pl.tile.matmul_mx(t, t, t, t)"));
   ASSERT_NE(mx, nullptr);
   code = GenerateKernel(mx, "k");
   ASSERT_FALSE(code.ok());
   EXPECT_THAT(std::string(code.status().message()),
-              HasSubstr("code generation does not support pl.tile.matmul_mx (no cube API "
-                        "instruction for it) in a kernel yet"));
+              HasSubstr("code generation does not support an mx matmul "
+                        "(pl.tile.tget_scale_addr; the cube kernel API has no mx instruction) "
+                        "in a kernel yet"));
   EXPECT_THAT(code.status().ToString(), HasSubstr("9:13:"));
 }
 

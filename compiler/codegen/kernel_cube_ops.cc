@@ -181,6 +181,13 @@ absl::Status Generator::EmitCubeCall(const ir::VarPtr& var, const ir::CallPtr& c
                    in, kBarrier);
     return absl::OkStatus();
   }
+  // InsertMxScaleAddr (18) binds an mx matmul's scales right before it, so
+  // the binding is met first.
+  if (ir::IsOp(call, OpId::kPlTileTgetScaleAddr) || ir::IsOp(call, OpId::kPlTileMatmulMx) ||
+      ir::IsOp(call, OpId::kPlTileMatmulMxAcc) || ir::IsOp(call, OpId::kPlTileMatmulMxBias)) {
+    return Unsupported(call->span(),
+                       "an mx matmul (" + name + "; the cube kernel API has no mx instruction)");
+  }
   const bool plain = ir::IsOp(call, OpId::kPlTileMatmul) || ir::IsOp(call, OpId::kPlTileGemv);
   const bool acc = ir::IsOp(call, OpId::kPlTileMatmulAcc) || ir::IsOp(call, OpId::kPlTileGemvAcc);
   const bool bias =

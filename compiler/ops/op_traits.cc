@@ -86,6 +86,7 @@ constexpr OpId kCube[] = {
     OpId::kPlTileMatmulMx,    OpId::kPlTileMatmulMxAcc,    OpId::kPlTileMatmulMxBias,
     OpId::kPlTileBatchMatmul, OpId::kPlTileBatchMatmulAcc, OpId::kPlTileGemv,
     OpId::kPlTileGemvAcc,     OpId::kPlTileGemvBias,
+    OpId::kPlTileTgetScaleAddr,  // binds an mx matmul's scale tile (InsertMxScaleAddr)
 };
 
 // Tile operators both cores run: data movement, allocation, block queries.

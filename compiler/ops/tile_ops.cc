@@ -128,6 +128,17 @@ absl::StatusOr<TypePtr> DeduceCast(const CallSite& s) {
   return std::make_shared<ir::TileType>(t->shape(), dtype, std::nullopt, t->valid_shape());
 }
 
+// tget_scale_addr(scale, data): the scale tile bound to the data tile it
+// scales (an mx matmul's A5 scale address); compiler-made by
+// InsertMxScaleAddr (18), not in PyPTO's pypto.language surface.
+absl::StatusOr<TypePtr> DeduceTgetScaleAddr(const CallSite& s) {
+  constexpr std::string_view op = "pl.tile.tget_scale_addr";
+  RETURN_IF_ERROR(CheckArgCount(s, op, 2, 2));
+  RETURN_IF_ERROR(TileArg(s, 1, op, "data").status());
+  ASSIGN_OR_RETURN(auto scale, TileArg(s, 0, op, "scale"));
+  return TypePtr(scale);
+}
+
 }  // namespace
 
 void RegisterTileOps(OpRegistry& r) {
@@ -139,6 +150,7 @@ void RegisterTileOps(OpRegistry& r) {
   add("pl.tile.create", {R}, DeduceCreate);
   add("pl.tile.full", {R, R}, DeduceFull);
   add("pl.tile.cast", {R}, DeduceCast);
+  add("pl.tile.tget_scale_addr", {R, R}, DeduceTgetScaleAddr);
   for (const char* name : {"add", "sub", "mul", "div", "maximum", "minimum"}) {
     std::string full = pto::StrCat("pl.tile.", name);
     add(full, {R, R}, DeduceBinary(full));

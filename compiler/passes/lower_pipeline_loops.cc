@@ -132,11 +132,13 @@ class Lowerer : public ir::IRMutator {
                            : rv);
       }
       carried.assign(rvs.begin(), rvs.end());
+      ir::AttrList marked = attrs;
+      marked.emplace_back(kAttrPipelineCopies, F);
       out.push_back(std::make_shared<ir::ForStmt>(
           iv, ir::ConstIndex(*start, span), ir::ConstIndex(main_end, span),
           ir::ConstIndex(F * *step, span), std::move(iter_args),
           std::make_shared<ir::SeqStmts>(std::move(body), span), std::move(rvs),
-          ir::ForKind::kSequential, attrs, span));
+          ir::ForKind::kSequential, std::move(marked), span));
     }
     if (tail || main_trips == 0) {
       // The remainder: a copy per iteration left, at its constant index.

@@ -12,6 +12,11 @@
 
 namespace pto::passes {
 
+// Marks the replicated loop with its copy count F (PyPTO keeps
+// ForKind::Pipeline as this marker); CanonicalizeIOOrder (29) orders the
+// copies' loads and stores by it and removes it.
+inline constexpr char kAttrPipelineCopies[] = "pipeline_copies";
+
 class LowerPipelineLoopsPass : public Pass {
  public:
   std::string_view name() const override { return "LowerPipelineLoops"; }

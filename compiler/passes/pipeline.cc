@@ -3,6 +3,8 @@
 #include "compiler/passes/lower_composite_ops.h"
 #include "compiler/passes/allocate_memory_addr.h"
 #include "compiler/passes/auto_tile_matmul_l0.h"
+#include "compiler/passes/canonicalize_io_order.h"
+#include "compiler/passes/canonicalize_tile_slice.h"
 #include "compiler/passes/auto_derive_task_dependencies.h"
 #include "compiler/passes/classify_iter_arg_carry.h"
 #include "compiler/passes/convert_tensor_to_tile_ops.h"
@@ -12,14 +14,17 @@
 #include "compiler/passes/expand_mixed_kernel.h"
 #include "compiler/passes/lower_pipeline_loops.h"
 #include "compiler/passes/stamp_tfree_split.h"
+#include "compiler/passes/normalize_return_order.h"
 #include "compiler/passes/flatten_call_expr.h"
 #include "compiler/passes/flatten_tile_nd_to_2d.h"
 #include "compiler/passes/fold_no_op_reshape.h"
 #include "compiler/passes/fuse_create_assemble_to_slice.h"
 #include "compiler/passes/infer_tile_memory_space.h"
+#include "compiler/passes/resolve_backend_op_layouts.h"
 #include "compiler/passes/init_mem_ref.h"
 #include "compiler/passes/inline_functions.h"
 #include "compiler/passes/insert_comm_fence.h"
+#include "compiler/passes/insert_mx_scale_addr.h"
 #include "compiler/passes/legalize_tile_cast.h"
 #include "compiler/passes/legalize_spmd_launches.h"
 #include "compiler/passes/lower_host_tensor_collectives.h"
@@ -62,6 +67,7 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("ExpandMixedKernel", [] { return CreateExpandMixedKernelPass(); });
   registry.RegisterPass("LowerPipelineLoops", [] { return CreateLowerPipelineLoopsPass(); });
   registry.RegisterPass("StampTfreeSplit", [] { return CreateStampTfreeSplitPass(); });
+  registry.RegisterPass("NormalizeReturnOrder", [] { return CreateNormalizeReturnOrderPass(); });
   registry.RegisterPass("MemoryReuse", [] { return CreateMemoryReusePass(); });
   registry.RegisterPass("AllocateMemoryAddr", [](const Target& target) {
     AllocateMemoryAddrOptions o{.platform = target.platform,
@@ -117,6 +123,11 @@ void RegisterAllPasses(PassRegistry& registry) {
     }
     return CreateAutoTileMatmulL0Pass(o);
   });
+  registry.RegisterPass("CanonicalizeTileSlice", [] { return CreateCanonicalizeTileSlicePass(); });
+  registry.RegisterPass("ResolveBackendOpLayouts",
+                        [] { return CreateResolveBackendOpLayoutsPass(); });
+  registry.RegisterPass("CanonicalizeIOOrder", [] { return CreateCanonicalizeIOOrderPass(); });
+  registry.RegisterPass("InsertMxScaleAddr", [] { return CreateInsertMxScaleAddrPass(); });
   registry.RegisterPass("FoldNoOpReshape", [] { return CreateFoldNoOpReshapePass(); });
   registry.RegisterPass("FuseCreateAssembleToSlice",
                         [] { return CreateFuseCreateAssembleToSlicePass(); });
@@ -144,10 +155,15 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"13", "FlattenTileNdTo2D"},
                                            {"14", "LegalizeTileCast"},
                                            {"15", "AutoTileMatmulL0"},
+                                           {"16", "CanonicalizeTileSlice"},
                                            {"17", "InferTileMemorySpace"},
+                                           {"18", "InsertMxScaleAddr"},
+                                           {"19", "ResolveBackendOpLayouts"},
                                            {"21", "ExpandMixedKernel"},
                                            {"24", "StampTfreeSplit"},
+                                           {"25", "NormalizeReturnOrder"},
                                            {"28", "LowerPipelineLoops"},
+                                           {"29", "CanonicalizeIOOrder"},
                                            {"30", "MaterializeTensorStrides"},
                                            {"31", "InitMemRef"},
                                            {"32", "MaterializeSemanticAliases"},
