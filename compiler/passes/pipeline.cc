@@ -12,6 +12,7 @@
 #include "compiler/passes/expand_mixed_kernel.h"
 #include "compiler/passes/lower_pipeline_loops.h"
 #include "compiler/passes/stamp_tfree_split.h"
+#include "compiler/passes/split_vector_kernel.h"
 #include "compiler/passes/flatten_call_expr.h"
 #include "compiler/passes/flatten_tile_nd_to_2d.h"
 #include "compiler/passes/fold_no_op_reshape.h"
@@ -62,6 +63,10 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("ExpandMixedKernel", [] { return CreateExpandMixedKernelPass(); });
   registry.RegisterPass("LowerPipelineLoops", [] { return CreateLowerPipelineLoopsPass(); });
   registry.RegisterPass("StampTfreeSplit", [] { return CreateStampTfreeSplitPass(); });
+  registry.RegisterPass("SplitVectorKernel", [](const Target& target) {
+    // PyPTO's RequiresNoSplitDualAivDispatch: the Ascend910B backend (a2a3).
+    return CreateSplitVectorKernelPass({.dual_aiv_dispatch = target.arch == "Ascend910B"});
+  });
   registry.RegisterPass("MemoryReuse", [] { return CreateMemoryReusePass(); });
   registry.RegisterPass("AllocateMemoryAddr", [](const Target& target) {
     AllocateMemoryAddrOptions o{.platform = target.platform,
@@ -146,6 +151,7 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"15", "AutoTileMatmulL0"},
                                            {"17", "InferTileMemorySpace"},
                                            {"21", "ExpandMixedKernel"},
+                                           {"23", "SplitVectorKernel"},
                                            {"24", "StampTfreeSplit"},
                                            {"28", "LowerPipelineLoops"},
                                            {"30", "MaterializeTensorStrides"},
