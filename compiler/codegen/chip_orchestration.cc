@@ -658,8 +658,10 @@ class Generator : public CppEmitter {
     }
     const int aic = func_ids_.at(mix->aic->name());
     const int aiv = func_ids_.at(mix->aiv->name());
-    return {pto::StrCat("pto::rt::MixKernels{", aic, ", ", aiv, ", -1}"),
-            pto::StrCat("MIX task, func_ids ", aic, ", ", aiv)};
+    // SplitVectorKernel (pass 23) marks an AIV half that runs on both lanes.
+    const bool dual = ir::GetAttr<bool>(mix->aiv->attrs(), "dual_aiv_dispatch").value_or(false);
+    return {pto::StrCat("pto::rt::MixKernels{", aic, ", ", aiv, ", ", dual ? aiv : -1, "}"),
+            pto::StrCat("MIX task, func_ids ", aic, ", ", aiv, dual ? " on both AIV lanes" : "")};
   }
 
   absl::StatusOr<Value> EmitSubmit(const ir::Call& call, int indent) {
@@ -956,6 +958,20 @@ class Generator : public CppEmitter {
       CollectSources(loop->body(), sources);
     } else if (auto scope = ir::As<ir::ScopeStmt>(stmt)) {
       CollectSources(scope->body(), sources);
+    } else if (auto branch = ir::As<ir::IfStmt>(stmt)) {
+      // An if result is the tensor its then branch yields (a dual-dispatched
+      // AIV half's lanes, SplitVectorKernel, write the same parameter).
+      auto seq = ir::As<ir::SeqStmts>(branch->then_body());
+      auto yield = ir::As<ir::YieldStmt>(seq != nullptr && !seq->stmts().empty()
+                                             ? seq->stmts().back()
+                                             : branch->then_body());
+      for (size_t i = 0; yield != nullptr && i < branch->return_vars().size() &&
+                         i < yield->value().size();
+           ++i) {
+        (*sources)[branch->return_vars()[i].get()] = yield->value()[i];
+      }
+      CollectSources(branch->then_body(), sources);
+      if (branch->else_body()) CollectSources(*branch->else_body(), sources);
     }
   }
 

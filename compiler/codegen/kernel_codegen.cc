@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "compiler/codegen/aic_kernel.h"
+#include "compiler/ir/attrs.h"
 #include "compiler/codegen/cpp_names.h"
 #include "compiler/codegen/kernel_generator.h"
 #include "compiler/ir/expr.h"
@@ -83,6 +84,7 @@ absl::StatusOr<std::string> Generator::Run() {
   }
   aic_ = IsAicKernel(*fn);
   mix_half_ = fn->func_type() == ir::FunctionType::kAIC || fn->func_type() == ir::FunctionType::kAIV;
+  dual_aiv_ = mix_half_ && ir::GetAttr<bool>(fn->attrs(), "dual_aiv_dispatch").value_or(false);
   if (fn->func_type() != ir::FunctionType::kInCore && fn->func_type() != ir::FunctionType::kAIV &&
       !aic_) {
     return UserErrorF(fn->span(), "'", function_,

@@ -622,5 +622,50 @@ class P:
   EXPECT_THAT(*code, HasSubstr("n = static_cast<int64_t>(pto::kernels::internal::Dim(a, 1));\n"));
 }
 
+// SplitVectorKernel (pass 23) on a2a3: the AIV half runs on both lanes, lane
+// 1 replaying its handshakes with empty tiles, and the AIC hands each slot to
+// lane 1 as well; on a5 the MIX task keeps one lane.
+TEST(KernelCodegenTest, DualAivDispatchReplaysHandshakesOnLane1) {
+  const std::string kernel = R"(import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t = pl.load(x, [0, 0], [16, 16])
+        u = pl.matmul(t, t)
+        v = pl.relu(u)
+        out = pl.store(v, [0, 0], out)
+        return out
+)";
+  absl::StatusOr<ir::ProgramPtr> parsed = parser::ParseProgramText("test.pto", kernel);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  for (const char* platform : {"a2a3", "a5"}) {
+    absl::StatusOr<passes::Target> target = passes::TargetForPlatform(platform);
+    ASSERT_TRUE(target.ok()) << target.status();
+    passes::PassManager pm({.target = *target});
+    ASSERT_TRUE(pm.AddPipeline("default").ok());
+    absl::StatusOr<ir::ProgramPtr> lowered = pm.Run(*parsed);
+    ASSERT_TRUE(lowered.ok()) << lowered.status();
+    absl::StatusOr<std::string> aic = GenerateKernel(*lowered, "k_aic");
+    ASSERT_TRUE(aic.ok()) << aic.status();
+    absl::StatusOr<std::string> aiv = GenerateKernel(*lowered, "k_aiv");
+    ASSERT_TRUE(aiv.ok()) << aiv.status();
+    if (std::string(platform) == "a5") {
+      EXPECT_THAT(*aic, Not(HasSubstr("lane1")));
+      EXPECT_THAT(*aiv, Not(HasSubstr("get_subblockid")));
+      continue;
+    }
+    EXPECT_THAT(*aic, HasSubstr("pto::PipeSpec pipe_v2c_0_lane1{1, pto::PipeDir::kV2C, 2, 1024, "
+                                "/*lane=*/1};"));
+    EXPECT_THAT(*aic, HasSubstr("pto::TPOP_EMPTY(pipe_v2c_0_lane1);  // lane 1's replay"));
+    EXPECT_THAT(*aic, HasSubstr("pto::TPUSH_EMPTY(pipe_c2v_0_lane1);  // lane 1's replay"));
+    EXPECT_THAT(*aiv, HasSubstr("pto::get_subblockid(args)"));
+    EXPECT_THAT(*aiv, HasSubstr("pto::TPUSH_EMPTY(pipe_v2c_0);"));
+    EXPECT_THAT(*aiv, HasSubstr("pto::TPOP_EMPTY(pipe_c2v_0);"));
+  }
+}
+
 }  // namespace
 }  // namespace pto::codegen

@@ -266,6 +266,10 @@ class Generator : public CppEmitter {
   bool uses_pipes_ = false;
   // An AIC or AIV half of a mixed kernel: the only kernels with pipes.
   bool mix_half_ = false;
+  // A half of a MIX task on both AIV lanes (SplitVectorKernel, pass 23): the
+  // AIC also hands each slot to lane 1, through these pipes (lane=1).
+  bool dual_aiv_ = false;
+  std::map<std::pair<int64_t, bool>, std::string> lane1_pipes_;
 };
 
 }  // namespace pto::codegen::kernel_internal

@@ -31,6 +31,7 @@ const absl::flat_hash_map<OpId, KernelOp>& Table() {
       {OpId::kPlTileGetBlockIdx, {F::kBlockInfo, "get_block_idx"}},
       {OpId::kPlTensorGetBlockNum, {F::kBlockInfo, "get_block_num"}},
       {OpId::kPlTileGetBlockNum, {F::kBlockInfo, "get_block_num"}},
+      {OpId::kPlTileGetSubblockIdx, {F::kBlockInfo, "get_subblockid"}},
       {OpId::kPlTileCreate, {F::kCreate, ""}},
       {OpId::kPlTileFull, {F::kFull, "TEXPANDS"}},
       {OpId::kPlTileMove, {F::kMove, "TMOV"}},

@@ -19,8 +19,25 @@ namespace {
 
 using ir::OpId;
 
-int64_t PipeId(const ir::Call& call) {
-  return ir::GetAttr<int64_t>(call.kwargs(), "id").value_or(0);
+// A pipe operator's int kwarg: an int, or a constant (tpop's `id` and
+// `split` are scalars in PyPTO's signatures).
+std::optional<int64_t> IntKwarg(const ir::Call& call, std::string_view key) {
+  if (auto v = ir::GetAttr<int64_t>(call.kwargs(), key)) return v;
+  if (auto e = ir::GetAttr<ir::ExprPtr>(call.kwargs(), key)) return ir::GetConstInt(*e);
+  return std::nullopt;
+}
+
+int64_t PipeId(const ir::Call& call) { return IntKwarg(call, "id").value_or(0); }
+
+// A tile whose valid box is statically empty: lane 1's replay of a no-split
+// dual-AIV dispatch (SplitVectorKernel) pushes and pops these, moving no data.
+bool EmptyTile(const ir::TypePtr& type) {
+  auto t = ir::As<ir::TileType>(type);
+  if (t == nullptr || t->valid_shape().empty()) return false;
+  for (const ir::ExprPtr& d : t->valid_shape()) {
+    if (ir::GetConstInt(d) != std::optional<int64_t>(0)) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -84,9 +101,13 @@ absl::Status Generator::EmitPipeCall(const ir::VarPtr& var, const ir::CallPtr& c
       if ((*mask & (c2v ? 1 : 2)) == 0) continue;
       const std::string name = Fresh(pto::StrCat("pipe_", c2v ? "c2v" : "v2c", "_", id));
       pipes_[{id, c2v}] = name;
-      pto::StrAppend(&body_, in, "const pto::PipeSpec ", name, "{", 2 * id + (c2v ? 0 : 1),
-                     ", pto::PipeDir::", c2v ? "kC2V" : "kV2C", ", ", slots, ", ", *size,
-                     ", /*lane=*/0};\n");
+      for (int lane = 0; lane < (is_aic_fn && dual_aiv_ ? 2 : 1); ++lane) {
+        const std::string spec = lane == 0 ? name : Fresh(name + "_lane1");
+        if (lane == 1) lane1_pipes_[{id, c2v}] = spec;
+        pto::StrAppend(&body_, in, "const pto::PipeSpec ", spec, "{", 2 * id + (c2v ? 0 : 1),
+                       ", pto::PipeDir::", c2v ? "kC2V" : "kV2C", ", ", slots, ", ", *size,
+                       ", /*lane=*/", lane, "};\n");
+      }
     }
     return absl::OkStatus();
   }
@@ -104,8 +125,26 @@ absl::Status Generator::EmitPipeCall(const ir::VarPtr& var, const ir::CallPtr& c
                                                  is_aic_fn ? "AIC" : "AIV", " kernel"));
   }
   const bool c2v = push == is_aic_fn;
+  if (const int64_t split = IntKwarg(*call, "split").value_or(0); split != 0) {
+    // Per-lane halves (pl.split_aiv, PyPTO pass 20) need a push / pop of one
+    // half per lane, which the kernel API does not have yet.
+    return Unsupported(call->span(), pto::StrCat(call->op()->name(), " with split=", split,
+                                                 " (a tile halved over the AIV lanes)"));
+  }
   ASSIGN_OR_RETURN(std::string pipe, PipeName(*call, c2v));
   const char* barrier = is_aic_fn ? "pto::pipe_barrier(pto::PIPE_ALL);\n" : "";
+  // Dual dispatch: the AIC's lane-1 end moves no data (lane 1 replays).
+  auto lane1 = [&]() {
+    auto it = lane1_pipes_.find({PipeId(*call), c2v});
+    if (is_aic_fn && it != lane1_pipes_.end()) {
+      pto::StrAppend(&body_, in, push ? "pto::TPUSH_EMPTY(" : "pto::TPOP_EMPTY(", it->second,
+                     ");  // lane 1's replay\n");
+    }
+  };
+  if (push && !args.empty() && !is_aic_fn && EmptyTile(args[0]->type())) {
+    pto::StrAppend(&body_, in, "pto::TPUSH_EMPTY(", pipe, ");\n");
+    return absl::OkStatus();
+  }
   if (push) {
     if (args.empty()) return InternalErrorF(call->span(), call->op()->name(), " without a tile");
     ASSIGN_OR_RETURN(Value t, LookupKind(args[0], Kind::kTile, "tile"));
@@ -116,6 +155,7 @@ absl::Status Generator::EmitPipeCall(const ir::VarPtr& var, const ir::CallPtr& c
     }
     pto::StrAppend(&body_, in, "pto::TPUSH", cast, "(", pipe, ", ", t.name, ");\n");
     if (*barrier != '\0') pto::StrAppend(&body_, in, barrier);
+    lane1();
     return absl::OkStatus();
   }
   if (var == nullptr) return Unsupported(call->span(), "a tpop whose tile is not named");
@@ -125,8 +165,13 @@ absl::Status Generator::EmitPipeCall(const ir::VarPtr& var, const ir::CallPtr& c
   } else {
     ASSIGN_OR_RETURN(tile, NewTile(var, indent));
   }
+  if (!is_aic_fn && EmptyTile(var->type())) {
+    pto::StrAppend(&body_, in, "pto::TPOP_EMPTY(", pipe, ");\n");
+    return absl::OkStatus();
+  }
   pto::StrAppend(&body_, in, "pto::TPOP(", pipe, ", ", tile, ");\n");
   if (*barrier != '\0') pto::StrAppend(&body_, in, barrier);
+  lane1();
   return absl::OkStatus();
 }
 

@@ -65,6 +65,10 @@ inline constexpr char kAttrDeps[] = "deps";
 inline constexpr char kAttrTaskIdVar[] = "task_id_var";
 // pl.pipeline(n, stage=N): the pipeline depth of a ForKind::kPipeline loop.
 inline constexpr char kAttrPipelineStages[] = "pipeline_stages";
+// A pl.tile.load of a lowered pl.pipeline copy (LowerPipelineLoops): its
+// "loop:stage" pairs, ';'-joined (PyPTO's pipeline_membership). MemoryReuse
+// keeps loads of one loop's different stages in different buffers.
+inline constexpr char kAttrPipelineMembership[] = "pipeline_membership";
 
 }  // namespace pto::ir
 

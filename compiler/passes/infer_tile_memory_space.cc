@@ -177,6 +177,10 @@ class Analyzer {
       }
       return *kw;
     }
+    // A popped slot lands where the consumer reads it: the AIC's in Mat (on
+    // a2a3 through GM into L1, PyPTO's a2a3 table), the AIV's in Vec.
+    if (ir::IsOp(call, OpId::kPlSystemTpopFromAiv)) return MemorySpace::kL1;
+    if (ir::IsOp(call, OpId::kPlSystemTpopFromAic)) return MemorySpace::kUB;
     if (UnitOf(call) == ops::ExecUnit::kCube) return MemorySpace::kL0C;
     if (UnitOf(call) == ops::ExecUnit::kVector) return MemorySpace::kUB;
     for (const ir::ExprPtr& a : call.args()) {

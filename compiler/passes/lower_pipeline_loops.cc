@@ -35,6 +35,31 @@ std::pair<std::vector<ir::StmtPtr>, std::vector<ir::ExprPtr>> SplitYield(const i
   return {std::move(stmts), std::move(yielded)};
 }
 
+// Tags each pl.tile.load of one copy with its (loop, stage) in the call's
+// `pipeline_membership` attr ("loop:stage", ';'-joined for nested
+// pipelines), so MemoryReuse keeps the stages' load buffers apart.
+class StageTagger : public ir::IRMutator {
+ public:
+  explicit StageTagger(std::string tag) : tag_(std::move(tag)) {}
+
+ protected:
+  ir::StmtPtr MutateAssignStmt(const std::shared_ptr<const ir::AssignStmt>& s) override {
+    auto call = ir::As<ir::Call>(s->value());
+    if (!ir::IsOp(call, ir::OpId::kPlTileLoad)) return ir::IRMutator::MutateAssignStmt(s);
+    std::string tag = tag_;
+    if (auto old = ir::GetAttr<std::string>(call->attrs(), ir::kAttrPipelineMembership)) {
+      tag = *old + ";" + tag_;
+    }
+    auto tagged = ir::MakeOpCall(call->op()->id(), call->args(), call->type(), call->kwargs(),
+                                 ir::WithAttr(call->attrs(), ir::kAttrPipelineMembership, tag),
+                                 call->span());
+    return std::make_shared<ir::AssignStmt>(s->var(), tagged, s->span());
+  }
+
+ private:
+  std::string tag_;
+};
+
 class Lowerer : public ir::IRMutator {
  public:
   absl::Status status;
@@ -65,16 +90,20 @@ class Lowerer : public ir::IRMutator {
   // statements go to `out`, its yield is returned.
   std::vector<ir::ExprPtr> Copy(const ir::ForStmt& f, const ir::ExprPtr& iv,
                                 const std::vector<ir::ExprPtr>& carried, const std::string& suffix,
-                                std::vector<ir::StmtPtr>* out) {
+                                std::vector<ir::StmtPtr>* out, std::optional<int64_t> stage = {}) {
     ir::VarSubstMap subst;
     subst[f.loop_var().get()] = iv;
     for (size_t i = 0; i < f.iter_args().size() && i < carried.size(); ++i) {
       subst[f.iter_args()[i].get()] = carried[i];
     }
-    auto [stmts, yielded] = SplitYield(CloneWithFreshVars(f.body(), subst, suffix));
+    ir::StmtPtr body = CloneWithFreshVars(f.body(), subst, suffix);
+    if (stage) body = StageTagger(pto::StrCat(loop_id_, ":", *stage)).MutateStmt(body);
+    auto [stmts, yielded] = SplitYield(body);
     for (ir::StmtPtr& s : stmts) out->push_back(std::move(s));
     return yielded;
   }
+
+  int64_t loop_id_ = 0;  // the lowered main loops of the function, in order
 
   absl::StatusOr<ir::StmtPtr> Lower(const std::shared_ptr<const ir::ForStmt>& f) {
     std::optional<int64_t> stages = ir::GetAttr<int64_t>(f->attrs(), ir::kAttrPipelineStages);
@@ -121,8 +150,9 @@ class Lowerer : public ir::IRMutator {
         ir::ExprPtr at = k == 0 ? ir::ExprPtr(iv)
                                 : *ir::MakeBinary(ir::BinaryOp::kAdd, iv,
                                                   ir::ConstIndex(k * *step, span), span);
-        cur = Copy(*f, at, cur, pto::StrCat("_s", k), &body);
+        cur = Copy(*f, at, cur, pto::StrCat("_s", k), &body, k);
       }
+      ++loop_id_;
       if (!cur.empty()) body.push_back(std::make_shared<ir::YieldStmt>(cur, span));
       std::vector<ir::VarPtr> rvs;
       for (size_t i = 0; i < f->return_vars().size(); ++i) {

@@ -6,6 +6,10 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "compiler/ir/attrs.h"
+#include "compiler/ir/visitor.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ops/op_registry.h"
 #include "compiler/passes/function_rewrite.h"
@@ -27,6 +31,8 @@ struct Group {
   int def = 0;
   int end = 0;
   bool touch_ok = false;  // the first writer may reuse the buffer it last reads
+  // The (pl.pipeline loop, stage) of its loads (LowerPipelineLoops' tags).
+  std::vector<std::pair<int64_t, int64_t>> stages;
 };
 
 // Tiles of a kernel grouped by MemRef (each group in the order of its
@@ -354,7 +360,56 @@ void ExtendBranchAliases(Groups& groups, const TileLiveness& live) {
   }
 }
 
+// Loads of one pipeline loop's different stages (PyPTO's cross-stage rule):
+// sharing a buffer would serialise the stages the loop double-buffers.
+bool StagesConflict(const Group& a, const Group& b) {
+  for (const auto& [loop_a, stage_a] : a.stages) {
+    for (const auto& [loop_b, stage_b] : b.stages) {
+      if (loop_a == loop_b && stage_a != stage_b) return true;
+    }
+  }
+  return false;
+}
+
+// The pipeline stages of each tagged pl.tile.load's tile.
+class StageCollector : public ir::IRVisitor {
+ public:
+  absl::flat_hash_map<const ir::Var*, std::vector<std::pair<int64_t, int64_t>>> stages;
+
+ protected:
+  void VisitAssignStmt(const std::shared_ptr<const ir::AssignStmt>& s) override {
+    auto call = ir::As<ir::Call>(s->value());
+    std::optional<std::string> tag =
+        call != nullptr ? ir::GetAttr<std::string>(call->attrs(), ir::kAttrPipelineMembership)
+                        : std::nullopt;
+    const std::string text = tag.value_or("");
+    for (absl::string_view pair : absl::StrSplit(text, ';', absl::SkipEmpty())) {
+      std::vector<absl::string_view> parts = absl::StrSplit(pair, ':');
+      int64_t loop = 0, stage = 0;
+      if (parts.size() == 2 && absl::SimpleAtoi(parts[0], &loop) &&
+          absl::SimpleAtoi(parts[1], &stage)) {
+        stages[s->var().get()].push_back({loop, stage});
+      }
+    }
+    ir::IRVisitor::VisitAssignStmt(s);
+  }
+  void VisitType(const ir::TypePtr&) override {}
+};
+
+void AddStages(std::vector<Group>& groups, const ir::StmtPtr& body) {
+  StageCollector c;
+  c.VisitStmt(body);
+  if (c.stages.empty()) return;
+  for (Group& g : groups) {
+    for (const ir::Var* m : g.members) {
+      auto it = c.stages.find(m);
+      if (it != c.stages.end()) g.stages.insert(g.stages.end(), it->second.begin(), it->second.end());
+    }
+  }
+}
+
 bool Disjoint(const Group& a, const Group& b) {
+  if (StagesConflict(a, b)) return false;
   return a.end < b.def || b.end < a.def || (a.end == b.def && b.touch_ok) ||
          (b.end == a.def && a.touch_ok);
 }
@@ -413,6 +468,7 @@ absl::StatusOr<ir::StmtPtr> ReuseInKernel(const ir::FunctionPtr& fn) {
   ASSIGN_OR_RETURN(Groups packed, Groups::Build(after, /*with_cube=*/true));
   ComputeSpans(packed.groups(), after);
   ExtendBranchAliases(packed, after);
+  AddStages(packed.groups(), body);
   return RetypeTileVars(body, Pack(packed.groups()));
 }
 

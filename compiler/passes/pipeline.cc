@@ -15,6 +15,7 @@
 #include "compiler/passes/lower_pipeline_loops.h"
 #include "compiler/passes/stamp_tfree_split.h"
 #include "compiler/passes/normalize_return_order.h"
+#include "compiler/passes/split_vector_kernel.h"
 #include "compiler/passes/flatten_call_expr.h"
 #include "compiler/passes/flatten_tile_nd_to_2d.h"
 #include "compiler/passes/fold_no_op_reshape.h"
@@ -68,6 +69,10 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("LowerPipelineLoops", [] { return CreateLowerPipelineLoopsPass(); });
   registry.RegisterPass("StampTfreeSplit", [] { return CreateStampTfreeSplitPass(); });
   registry.RegisterPass("NormalizeReturnOrder", [] { return CreateNormalizeReturnOrderPass(); });
+  registry.RegisterPass("SplitVectorKernel", [](const Target& target) {
+    // PyPTO's RequiresNoSplitDualAivDispatch: the Ascend910B backend (a2a3).
+    return CreateSplitVectorKernelPass({.dual_aiv_dispatch = target.arch == "Ascend910B"});
+  });
   registry.RegisterPass("MemoryReuse", [] { return CreateMemoryReusePass(); });
   registry.RegisterPass("AllocateMemoryAddr", [](const Target& target) {
     AllocateMemoryAddrOptions o{.platform = target.platform,
@@ -160,6 +165,7 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"18", "InsertMxScaleAddr"},
                                            {"19", "ResolveBackendOpLayouts"},
                                            {"21", "ExpandMixedKernel"},
+                                           {"23", "SplitVectorKernel"},
                                            {"24", "StampTfreeSplit"},
                                            {"25", "NormalizeReturnOrder"},
                                            {"28", "LowerPipelineLoops"},

@@ -44,6 +44,16 @@ class PopCollector : public ir::IRVisitor {
   void VisitType(const ir::TypePtr&) override {}
 };
 
+// A tpop's `id` is a scalar, a tfree's an int: the same constant agrees.
+std::optional<int64_t> IntOf(const ir::AttrValue& v) {
+  if (const auto* i = std::get_if<int64_t>(&v)) return *i;
+  if (const auto* e = std::get_if<ir::ExprPtr>(&v)) return ir::GetConstInt(*e);
+  return std::nullopt;
+}
+bool SameInt(const ir::AttrValue& a, const ir::AttrValue& b) {
+  return a == b || (IntOf(a).has_value() && IntOf(a) == IntOf(b));
+}
+
 class Stamper : public ir::IRMutator {
  public:
   explicit Stamper(const absl::flat_hash_map<const ir::Var*, Pop>& pops) : pops_(pops) {}
@@ -72,7 +82,7 @@ class Stamper : public ir::IRMutator {
     ir::AttrList kwargs = call->kwargs();
     for (const auto& [key, value] : it->second.stamp) {
       const ir::AttrValue* own = ir::FindAttr(kwargs, key);
-      if (own != nullptr && key == "id" && !(*own == value)) {
+      if (own != nullptr && key == "id" && !SameInt(*own, value)) {
         Fail(UserErrorF(call->span(), "StampTfreeSplit: this tfree's id differs from the id of "
                         "the tpop of '", tile->name_hint(), "'"));
         return call;

@@ -84,6 +84,21 @@ void TPOP(const PipeSpec& p, MatTile<T>& dst) {
   pc->PipeRelease(p, /*push=*/false);
 }
 
+// Either end, either direction: a slot handed over with no data (a
+// statically empty tile, 0 rows). A no-split MIX task dispatched on both AIV
+// lanes (PyPTO's SplitVectorKernel) replays its handshakes on lane 1 with
+// these, so every pipe of the cluster sees as many pushes as pops.
+inline void TPUSH_EMPTY(const PipeSpec& p) {
+  PipeCore* pc = CurrentPipeCore();
+  pc->PipeAcquire(p, /*push=*/true);
+  pc->PipeRelease(p, /*push=*/true);
+}
+inline void TPOP_EMPTY(const PipeSpec& p) {
+  PipeCore* pc = CurrentPipeCore();
+  pc->PipeAcquire(p, /*push=*/false);
+  pc->PipeRelease(p, /*push=*/false);
+}
+
 }  // namespace pto
 
 #endif  // PTO_RUNTIME_DEVICE_PIPE_API_H_

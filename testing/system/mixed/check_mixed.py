@@ -61,6 +61,8 @@ def main():
         ok &= check("c", read_npy_f32(f"{out}/c.npy", (16, 64)), want_c)
         x = [[v * 0.25 for v in row] for row in pattern(16, 16)]
         ok &= check("y", read_npy_f32(f"{out}/y.npy", (16, 32)), matmul(x, pattern(16, 32)))
+        want_d = [[max(v, 0.0) for v in row] for row in matmul(pattern(64, 32), pattern(32, 32))]
+        ok &= check("d", read_npy_f32(f"{out}/d.npy", (64, 32)), want_d)
     else:
         x = pattern(64, 32)
         want = [[2.0 * v + 1.0 for v in row] for row in x]
