@@ -24,18 +24,25 @@ using ir::ExprPtr;
 using ir::StmtPtr;
 using ir::VarPtr;
 
-constexpr ir::OpId kAllReduce = ir::OpId::kPldTensorAllreduce;
 constexpr ir::OpId kAllocWindowBuffer = ir::OpId::kPldTensorAllocWindowBuffer;
 constexpr char kWorldSizePrefix[] = "__allreduce_signal_world_size_";
 constexpr char kBufPrefix[] = "__allreduce_signal_buf_";
 constexpr char kSignalPrefix[] = "__allreduce_signal_";
 constexpr char kResultPrefix[] = "__allreduce_result_";
 
-// The call if `e` calls operator `name` (not a program function).
+// The call if `e` calls operator `id` (not a program function).
 CallPtr AsOpCall(const ExprPtr& e, ir::OpId id) {
   CallPtr call = ir::As<ir::Call>(e);
   if (call == nullptr || call->op() == nullptr || !ir::IsOp(call, id)) return nullptr;
   return call;
+}
+
+// The call if `e` calls a collective whose def lets the signal be omitted
+// (allreduce), whether or not this call gave one.
+CallPtr AsSignalOptionalCall(const ExprPtr& e) {
+  CallPtr call = ir::As<ir::Call>(e);
+  const ops::CollectiveDef* def = ops::FindCollective(call);
+  return def != nullptr && def->signal_optional ? call : nullptr;
 }
 
 // Every name the program already uses: var name hints and allocation names.
@@ -73,7 +80,7 @@ class Synthesizer : public ir::IRMutator {
 
  protected:
   StmtPtr MutateAssignStmt(const std::shared_ptr<const ir::AssignStmt>& stmt) override {
-    CallPtr call = AsOpCall(stmt->value(), kAllReduce);
+    CallPtr call = AsSignalOptionalCall(stmt->value());
     if (!status_.ok() || call == nullptr) return IRMutator::MutateAssignStmt(stmt);
     std::vector<StmtPtr> out;
     ExprPtr rewritten = Rewrite(call, /*lift=*/false, &out).call;
@@ -85,7 +92,7 @@ class Synthesizer : public ir::IRMutator {
   }
 
   StmtPtr MutateEvalStmt(const std::shared_ptr<const ir::EvalStmt>& stmt) override {
-    CallPtr call = AsOpCall(stmt->expr(), kAllReduce);
+    CallPtr call = AsSignalOptionalCall(stmt->expr());
     if (!status_.ok() || call == nullptr) return IRMutator::MutateEvalStmt(stmt);
     std::vector<StmtPtr> out;
     ExprPtr rewritten = Rewrite(call, /*lift=*/false, &out).call;
@@ -103,7 +110,7 @@ class Synthesizer : public ir::IRMutator {
     std::vector<ExprPtr> values;
     bool changed = false;
     for (const ExprPtr& v : stmt->value()) {
-      CallPtr call = AsOpCall(v, kAllReduce);
+      CallPtr call = AsSignalOptionalCall(v);
       if (call == nullptr) {
         ExprPtr n = MutateExpr(v);
         changed |= n != v;
@@ -139,7 +146,7 @@ class Synthesizer : public ir::IRMutator {
   // Direct forms never get here: any allreduce reached as a sub-expression is
   // nested inside another expression.
   ExprPtr MutateCall(const CallPtr& call) override {
-    if (AsOpCall(call, kAllReduce) != nullptr) {
+    if (AsSignalOptionalCall(call) != nullptr) {
       Fail(UserError(call->span(),
                      "pld.tensor.allreduce must be a direct assignment, expression statement, or "
                      "return value before allreduce signal synthesis."));
@@ -277,7 +284,7 @@ class AllReduceFinder : public ir::IRVisitor {
 
  protected:
   void VisitCall(const CallPtr& call) override {
-    if (AsOpCall(call, kAllReduce) != nullptr) found = true;
+    if (AsSignalOptionalCall(call) != nullptr) found = true;
     if (!found) IRVisitor::VisitCall(call);
   }
 };
