@@ -220,6 +220,16 @@ absl::Status Broadcast(const CollectiveDef& d, const CallSite& s) {
   return Int32Signal(s, 1, op);
 }
 
+absl::Status ReduceScatter(const CollectiveDef& d, const CallSite& s) {
+  const std::string_view op = d.op;
+  // Which ops a rail lowers is the rail's check (CollectiveDef::reduce_ops).
+  RETURN_IF_ERROR(ReduceOpKwarg(s, op));
+  if (TypeOf(s, 0)->shape().size() != 2) {
+    return UserErrorF(ArgSpan(s, 0), op, " target must be rank-2 [NR, SIZE]");
+  }
+  return Int32Signal(s, 1, op);
+}
+
 absl::Status AllGather(const CollectiveDef& d, const CallSite& s) {
   return RowExchange(s, d.op, d.operands[0].row);
 }
@@ -339,6 +349,14 @@ absl::Status BuiltinBroadcast(const CollectiveDef& d, const CallSite& s) {
   int64_t root = ir::GetAttr<int64_t>(s.kwargs, "root").value_or(0);
   if (root < 0) return UserErrorF(s.span, op, " root must be >= 0, got ", root);
   return absl::OkStatus();
+}
+
+absl::Status BuiltinReduceScatter(const CollectiveDef& d, const CallSite& s) {
+  const std::string op = d.BuiltinOpName();
+  if (Window(s, 0)->shape().size() != 2) {
+    return UserErrorF(s.span, op, " target must be rank-2 [NR, SIZE]");
+  }
+  return OneLaneSignal(s, 1, op);
 }
 
 // allgather / all_to_all: input and target are rank-2 windows of one dtype.

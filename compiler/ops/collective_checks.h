@@ -14,6 +14,7 @@ namespace pto::ops::checks {
 absl::Status AllReduce(const CollectiveDef& d, const CallSite& s);
 absl::Status Barrier(const CollectiveDef& d, const CallSite& s);
 absl::Status Broadcast(const CollectiveDef& d, const CallSite& s);
+absl::Status ReduceScatter(const CollectiveDef& d, const CallSite& s);
 absl::Status AllGather(const CollectiveDef& d, const CallSite& s);
 absl::Status AllToAll(const CollectiveDef& d, const CallSite& s);
 absl::Status AllToAllV(const CollectiveDef& d, const CallSite& s);
@@ -24,6 +25,7 @@ absl::Status BuiltinAllReduce(const CollectiveDef& d, const CallSite& s);
 absl::Status BuiltinAllReduceRing(const CollectiveDef& d, const CallSite& s);
 absl::Status BuiltinBarrier(const CollectiveDef& d, const CallSite& s);
 absl::Status BuiltinBroadcast(const CollectiveDef& d, const CallSite& s);
+absl::Status BuiltinReduceScatter(const CollectiveDef& d, const CallSite& s);
 absl::Status BuiltinRowExchange(const CollectiveDef& d, const CallSite& s);  // allgather, all_to_all
 absl::Status BuiltinAllToAllV(const CollectiveDef& d, const CallSite& s);
 

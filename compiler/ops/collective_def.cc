@@ -102,6 +102,15 @@ std::vector<CollectiveDef> MakeTable() {
   broadcast.has_root = true;
   t.push_back(broadcast);
 
+  CollectiveDef reduce_scatter = Base(
+      "pld.tensor.reduce_scatter", CollectivePattern::kReduceScatter, "reduce_scatter",
+      {{"target", K::kWindow, U::kReadWrite}, {"signal", K::kWindow, U::kReadWrite}}, 0, 1,
+      checks::ReduceScatter, checks::BuiltinReduceScatter);
+  // The InCore composition adds tiles only; the HOST kernel takes every op.
+  reduce_scatter.reduce_ops[kInCore] = {ReduceOp::kSum};
+  reduce_scatter.reduce_ops[kHost] = kEveryReduceOp;
+  t.push_back(reduce_scatter);
+
   CollectiveDef allgather = RowExchange("pld.tensor.allgather", CollectivePattern::kAllGather,
                                         "allgather", checks::AllGather, true);
   allgather.operands[0].param = "local_data";

@@ -58,6 +58,8 @@ const std::map<std::string_view, MatrixGolden<T>>& MatrixGoldens() {
       {"allreduce", [](const MatrixCall& c, PerRank<T>* d) { return AllReduce(c.op, d); }},
       {"allreduce_ring",
        [](const MatrixCall& c, PerRank<T>* d) { return RingAllReduce(c.op, d); }},
+      {"reduce_scatter",
+       [](const MatrixCall& c, PerRank<T>* d) { return ReduceScatter(c.op, d); }},
       {"broadcast", [](const MatrixCall& c, PerRank<T>* d) { return Broadcast(c.root, d); }},
       // Moves no data: the window keeps what was staged.
       {"barrier", [](const MatrixCall&, PerRank<T>*) { return absl::OkStatus(); }},

@@ -542,12 +542,14 @@ std::vector<Row> Rows() {
     add({absl::StrCat("allreduce_ring_p", p), "allreduce_ring", p, 1, 256});
     add({absl::StrCat("allreduce_ring_reuse_p", p), "allreduce_ring", p, 3, 256});
   }
-  // broadcast (root 0), barrier (the ring-peer read):
+  // reduce_scatter, broadcast (root 0), barrier (the ring-peer read):
   // single on P = 2, reused on the P that PyPTO reuses them on.
+  add({"reduce_scatter_p2", "reduce_scatter", 2, 1, 64});
   add({"broadcast_p2", "broadcast", 2, 1, 64});
   add({"barrier_p2", "barrier", 2, 1, 64});
   add({"barrier_reuse_p2", "barrier", 2, 3, 64});
   for (int p : {2, 4}) {
+    add({absl::StrCat("reduce_scatter_reuse_p", p), "reduce_scatter", p, 3, 64});
     add({absl::StrCat("broadcast_reuse_p", p), "broadcast", p, 3, 64});
   }
   // allgather and all_to_all: SIZE 64 on P = 2, 4, single and reused.
@@ -561,10 +563,11 @@ std::vector<Row> Rows() {
   for (int p : {2, 4}) add({absl::StrCat("all_to_all_v_p", p), "all_to_all_v", p, 1, 64});
   // tests/st/distributed/collectives/test_l3_*.py: the collectives written
   // in the kernel, P = 2, 4; allreduce SIZE 256, the others 64; broadcast
-  // root 0. allreduce in PyPTO's exact form (the
-  // accumulator reassigned inside an `if`, `return pl.store(...)`).
+  // root 0. allreduce and reduce_scatter in PyPTO's exact form (the
+  // accumulator reassigned inside an `if`, `return pl.store(...)`, the
+  // reduce-scatter row's STAGED bound by the call).
   for (int p : {2, 4}) {
-    for (const char* c : {"allreduce", "broadcast", "allgather", "all_to_all"}) {
+    for (const char* c : {"allreduce", "reduce_scatter", "broadcast", "allgather", "all_to_all"}) {
       const int size = std::string(c) == "allreduce" ? 256 : 64;
       add({absl::StrCat("mesh_", c, "_p", p), absl::StrCat("mesh_", c), p, 1, size});
     }
