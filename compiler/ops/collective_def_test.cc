@@ -20,6 +20,7 @@ namespace {
 constexpr std::string_view kAllReduce = "pld.tensor.allreduce";
 constexpr std::string_view kBarrier = "pld.tensor.barrier";
 constexpr std::string_view kBroadcast = "pld.tensor.broadcast";
+constexpr std::string_view kReduceScatter = "pld.tensor.reduce_scatter";
 constexpr std::string_view kAllGather = "pld.tensor.allgather";
 constexpr std::string_view kAllToAll = "pld.tensor.all_to_all";
 constexpr std::string_view kAllToAllV = "pld.tensor.all_to_all_v";
@@ -123,6 +124,8 @@ TEST(CollectiveDefTest, CallTextFollowsTheDef) {
   s.result = "done";
   EXPECT_EQ(CollectiveCallText(*FindCollective(kAllReduce), incore, s),
             "done = pld.tensor.allreduce(data, signal, op=2)");
+  EXPECT_EQ(CollectiveCallText(*FindCollective(kReduceScatter), incore, s),
+            "done = pld.tensor.reduce_scatter(data, signal, op=2)");
   s.result = "";
   EXPECT_EQ(CollectiveCallText(*FindCollective(kBarrier), incore, s),
             "pld.tensor.barrier(signal)");

@@ -187,6 +187,13 @@ TEST(DistributedOpsTest, BarrierBroadcastReduceScatterRules) {
             "7:13: pld.tensor.barrier signal must be INT32, got FP32");
   EXPECT_EQ(Check(kData + kSig, "d = pld.tensor.broadcast(d, s, root=-1)"),
             "7:13: pld.tensor.broadcast root must be >= 0, got -1");
+  // Which ops run is the rail's check: the HOST kernel takes all four.
+  EXPECT_EQ(Check(kData + kSig, "d = pld.tensor.reduce_scatter(d, s, op=1)"), "ok");
+  EXPECT_EQ(Check(kData + kSig, "d = pld.tensor.reduce_scatter(d, s, op=4)"),
+            "7:13: pld.tensor.reduce_scatter op must be a ReduceOp in [0, 3] (Sum, Max, Min, "
+            "Prod), got 4");
+  EXPECT_EQ(Check(", v: " + DT("[8]", "FP32") + kSig, "v = pld.tensor.reduce_scatter(v, s)"),
+            "7:13: pld.tensor.reduce_scatter target must be rank-2 [NR, SIZE]");
 }
 
 TEST(DistributedOpsTest, AllgatherAndAllToAllRules) {
@@ -378,7 +385,7 @@ TEST(DistributedOpsTest, EffectsOfTheCollectives) {
 // ---------------------------------------------------------------- builtins
 
 TEST(BuiltinOpsTest, InternalOnlyWithTemplateDirs) {
-  for (const char* n : {"allreduce", "allreduce_ring", "barrier", "broadcast",
+  for (const char* n : {"allreduce", "allreduce_ring", "barrier", "broadcast", "reduce_scatter",
                         "allgather", "all_to_all", "all_to_all_v"}) {
     const OpDef* d = OpRegistry::Global().Find(std::string("builtin.tensor.") + n);
     ASSERT_NE(d, nullptr) << n;
@@ -438,6 +445,9 @@ TEST(BuiltinOpsTest, ExtraChecks) {
   EXPECT_EQ(Check(", t: " + DT("[2, 64]", "FP32") + ", s: " + DT("[2]", "INT32"),
                   "builtin.tensor.broadcast(t, s, root=-1, dtype=pl.FP32)"),
             at + "broadcast root must be >= 0, got -1");
+  EXPECT_EQ(Check(", t: " + DT("[64]", "FP32") + ", s: " + DT("[2]", "INT32"),
+                  "builtin.tensor.reduce_scatter(t, s, op=0, dtype=pl.FP32)"),
+            at + "reduce_scatter target must be rank-2 [NR, SIZE]");
   EXPECT_EQ(Check(", t: " + DT("[2, 64]", "FP32") + ", s: " + DT("[2]", "INT32"),
                   "builtin.tensor.allgather(t, t, s, dtype=pl.FP32)"),
             at + "allgather input and target must not be the same expression");
@@ -467,10 +477,16 @@ TEST(BuiltinOpsTest, ExtraChecks) {
   EXPECT_EQ(Check(", t: " + DT("[2, 64]", "FP32") + kSig,
                   "builtin.tensor.broadcast(t, s, root=1, dtype=pl.FP32)"),
             "ok");
+  EXPECT_EQ(Check(", t: " + DT("[2, 64]", "FP32") + kSig,
+                  "builtin.tensor.reduce_scatter(t, s, op=0, dtype=pl.FP32)"),
+            "ok");
   EXPECT_EQ(Check(", s: " + DT("[2, 4]", "INT32"), "builtin.tensor.barrier(s)"),
             at + "barrier signal must be [NR] or [NR, 1]");
   EXPECT_EQ(Check(", s: " + DT("[2, 1, 1]", "INT32"), "builtin.tensor.barrier(s)"),
             at + "barrier signal must be rank-1 or rank-2, got rank 3");
+  EXPECT_EQ(Check(", t: " + DT("[2, 64]", "FP32") + ", s: " + DT("[2]", "INT32"),
+                  "builtin.tensor.reduce_scatter(t, s, op=2, dtype=pl.FP32)"),
+            "ok");
   EXPECT_EQ(Check(", t: " + DT("[2, 64]", "INT8") + ", s: " + DT("[2]", "INT32"),
                   "builtin.tensor.broadcast(t, s, root=0, dtype=pl.INT8)"),
             "ok");

@@ -301,7 +301,7 @@ TEST(OpBindingTest, EveryPyptoOperatorIsRegistered) {
   EXPECT_GE(with_signature, 290u);
   for (const char* name :
        {"pl.tile.gemv", "pl.tensor.paged_gather", "pl.system.sync_set", "pl.array.create",
-        "pl.prefetch.wait", "pld.tensor.broadcast", "pl.tile.mrgsort",
+        "pl.prefetch.wait", "pld.tensor.reduce_scatter", "pl.tile.mrgsort",
         "pl.system.aic_initialize_pipe", "pl.system.bar_all"}) {
     const OpDef* def = r.Find(name);
     ASSERT_NE(def, nullptr) << name;

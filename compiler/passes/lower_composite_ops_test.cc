@@ -184,6 +184,8 @@ TEST(LowerCompositeOpsTest, credit_barrier_uses_ge_waits_atomic_adds_and_one_epi
       {"self, data: pld.DistributedTensor[[4, 8], pl.FP32], " + sig1,
        "        data = pld.tensor.broadcast(data, signal, root=0)\n        return data\n"},
       {"self, data: pld.DistributedTensor[[4, 8], pl.FP32], " + sig1,
+       "        data = pld.tensor.reduce_scatter(data, signal, op=0)\n        return data\n"},
+      {"self, data: pld.DistributedTensor[[4, 8], pl.FP32], " + sig1,
        "        data = pld.tensor.allreduce(data, signal, op=0)\n        return data\n"},
       {"self, data: pld.DistributedTensor[[4, 8], pl.FP32], signal: "
        "pld.DistributedTensor[[2, 2], pl.INT32]",
@@ -419,6 +421,8 @@ TEST(LowerCompositeOpsTest, other_rules_internal_operand_checks) {
       {run("pld.tensor.barrier", {t48}), "pld.tensor.barrier expects (signal window)"},
       {run("pld.tensor.broadcast", {t48, sig}),
        "pld.tensor.broadcast expects (target window, signal)"},
+      {run("pld.tensor.reduce_scatter", {ir::DistTensorOf({8}, DataType::kFP32), sig}),
+       "pld.tensor.reduce_scatter expects (target [NR, SIZE] window, signal)"},
       {run("pld.tensor.allreduce", {t48, sig}),
        "pld.tensor.allreduce target must be a DistributedTensor"},
   };
@@ -435,6 +439,9 @@ TEST(LowerCompositeOpsTest, incore_rail_checks_its_dtypes_and_reduce_ops) {
   struct Case {
     std::string params, body, message;
   } cases[] = {
+      {"self, data: pld.DistributedTensor[[4, 8], pl.FP32]" + sig,
+       "        data = pld.tensor.reduce_scatter(data, signal, op=1)\n        return data\n",
+       "pld.tensor.reduce_scatter on the InCore rail supports op sum, got max"},
       {"self, data: pld.DistributedTensor[[4, 8], pl.INT32]" + sig,
        "        data = pld.tensor.allreduce(data, signal, op=0)\n        return data\n",
        "pld.tensor.allreduce supports FP16, FP32 on the InCore rail, got INT32"},

@@ -262,7 +262,8 @@ TEST(LowerHostTensorCollectivesTest, HostAllreduceRingLowersToRingBuiltin) {
 TEST(LowerHostTensorCollectivesTest, HostBarrierBroadcastReduceScatterLowerToBuiltinWorldSizeLoop) {
   std::string out =
       Lower(Program("", {"a", "s"}, {{"t", "a", "[2, 64]", "FP32"}, {"sig", "s", "[2]", "INT32"}},
-                    {"sig = pld.tensor.barrier(sig)", "pld.tensor.broadcast(t, sig, root=1)"}));
+                    {"sig = pld.tensor.barrier(sig)", "pld.tensor.broadcast(t, sig, root=1)",
+                     "pld.tensor.reduce_scatter(t, sig, op=0)"}));
   EXPECT_NE(out.find("builtin.tensor.barrier(sig, attrs={\"device\": r, \"arg_directions\": "
                      "[pl.ArgDirection.InOut]})"),
             std::string::npos)
@@ -270,6 +271,10 @@ TEST(LowerHostTensorCollectivesTest, HostBarrierBroadcastReduceScatterLowerToBui
   EXPECT_NE(out.find("builtin.tensor.broadcast(t, sig, root=1, dtype=pl.FP32, attrs={\"root\": 1, "
                      "\"dtype\": pl.FP32, \"device\": r, \"arg_directions\": "
                      "[pl.ArgDirection.InOut, pl.ArgDirection.InOut]})"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("builtin.tensor.reduce_scatter(t, sig, op=0, dtype=pl.FP32, attrs={\"op\": "
+                     "0, \"dtype\": pl.FP32, \"device\": r,"),
             std::string::npos)
       << out;
   EXPECT_NE(out.find("sig: pld.DistributedTensor[[2], pl.INT32, pld.WindowBuffer(\"s\")] = sig"),
@@ -281,9 +286,11 @@ TEST(LowerHostTensorCollectivesTest,
      HostBarrierBroadcastReduceScatterAcceptRank1SignalThroughLowering) {
   std::string out = Lower(
       Program("0, 1", {"a", "s"}, {{"t", "a", "[2, 64]", "FP32"}, {"sig", "s", "[2]", "INT32"}},
-              {"pld.tensor.barrier(sig)", "pld.tensor.broadcast(t, sig, root=1)"}));
+              {"pld.tensor.barrier(sig)", "pld.tensor.broadcast(t, sig, root=1)",
+               "pld.tensor.reduce_scatter(t, sig, op=0)"}));
   EXPECT_NE(out.find("builtin.tensor.barrier(sig"), std::string::npos) << out;
   EXPECT_NE(out.find("builtin.tensor.broadcast(t, sig"), std::string::npos) << out;
+  EXPECT_NE(out.find("builtin.tensor.reduce_scatter(t, sig"), std::string::npos) << out;
 }
 
 // ------------------------------------------------------ allgather, all_to_all
@@ -508,7 +515,7 @@ void SignalRejections(RejectList& l) {
       Program("", {"a"}, {kData}, {"pld.tensor.allreduce(data, op=0, core_num=1)"}), ar,
       "pld.tensor.allreduce on the HOST rail needs an explicit signal; run "
       "SynthesizeAllReduceSignals before LowerHostTensorCollectives");
-  for (std::string op : {"broadcast"}) {
+  for (std::string op : {"broadcast", "reduce_scatter"}) {
     l.add("Host" + op + "RejectsAliasedTargetSignalWindows",
         Program("", {"a"}, {{"t", "a", "[2, 64]", "FP32"}, {"sig", "a", "[2, 1]", "INT32"}},
                 {"pld.tensor." + op + "(t, sig)"}),

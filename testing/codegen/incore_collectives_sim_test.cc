@@ -139,7 +139,7 @@ TEST(InCoreCollectivesSimTest, EveryCollectiveMatchesTheGolden) {
   ASSERT_TRUE(ref::AllReduce(ref::ReduceOp::kSum, &sum).ok());
   ASSERT_TRUE(ref::AllReduce(ref::ReduceOp::kMin, &mn).ok());
   ASSERT_TRUE(ref::Broadcast(1, &bc).ok());
-  ASSERT_TRUE(ref::Broadcast(0, &rs).ok());
+  ASSERT_TRUE(ref::ReduceScatterSum(&rs).ok());
   absl::StatusOr<ref::PerRank<float>> ag = ref::AllGather(row);
   absl::StatusOr<ref::PerRank<float>> a2a = ref::AllToAll(x);
   ASSERT_TRUE(ag.ok() && a2a.ok());
@@ -149,7 +149,7 @@ TEST(InCoreCollectivesSimTest, EveryCollectiveMatchesTheGolden) {
   } blocks[kBlocks] = {{"allreduce mesh sum", sum}, {"allreduce mesh min", mn},
                        {"allreduce ring sum", sum}, {"allgather", *ag},
                        {"all_to_all", *a2a},        {"broadcast root 1", bc},
-                       {"broadcast root 0", rs}};
+                       {"reduce_scatter sum", rs}};
   for (int b = 0; b < kBlocks; ++b) {
     const ref::PerRank<float> got = Block(run.out, b);
     for (int r = 0; r < kNr; ++r) {

@@ -61,6 +61,7 @@ TEST(RenderBenchProgram, RejectsBadSpecs) {
 TEST(BusFactor, NcclFactors) {
   EXPECT_DOUBLE_EQ(BusFactor("allreduce", 8), 14.0 / 8);
   EXPECT_DOUBLE_EQ(BusFactor("allreduce_ring", 4), 6.0 / 4);
+  EXPECT_DOUBLE_EQ(BusFactor("reduce_scatter", 8), 7.0 / 8);
   EXPECT_DOUBLE_EQ(BusFactor("allgather", 8), 7.0 / 8);
   EXPECT_DOUBLE_EQ(BusFactor("all_to_all", 2), 0.5);
   EXPECT_DOUBLE_EQ(BusFactor("broadcast", 8), 1.0);
