@@ -21,6 +21,8 @@ static_assert(sizeof(kNames) / sizeof(kNames[0]) == kNumOpIds);
 struct Table {
   absl::flat_hash_map<std::string_view, OpId> by_name;
   std::deque<std::string> allocated;
+  void (*allocate_all)() = nullptr;
+  bool allocating = false;  // the allocator ran, or the registry is registering
 };
 
 Table& GetTable() {
@@ -36,6 +38,7 @@ Table& GetTable() {
 
 OpId AllocateOpId(std::string_view name) {
   Table& t = GetTable();
+  t.allocating = true;
   if (auto it = t.by_name.find(name); it != t.by_name.end()) return it->second;
   const OpId id = static_cast<OpId>(kNumOpIds + t.allocated.size());
   t.allocated.emplace_back(name);
@@ -44,6 +47,8 @@ OpId AllocateOpId(std::string_view name) {
 }
 
 size_t NumOpIds() { return kNumOpIds + GetTable().allocated.size(); }
+
+void SetOpIdAllocator(void (*allocate_all)()) { GetTable().allocate_all = allocate_all; }
 
 std::string_view OpIdName(OpId id) {
   const size_t i = static_cast<size_t>(id);
@@ -54,8 +59,13 @@ std::string_view OpIdName(OpId id) {
 }
 
 OpId OpIdFromName(std::string_view name) {
-  const Table& t = GetTable();
+  Table& t = GetTable();
   auto it = t.by_name.find(name);
+  if (it != t.by_name.end()) return it->second;
+  if (t.allocate_all == nullptr || t.allocating) return OpId::kUnknown;
+  t.allocating = true;
+  t.allocate_all();
+  it = t.by_name.find(name);
   return it == t.by_name.end() ? OpId::kUnknown : it->second;
 }
 

@@ -35,6 +35,10 @@ inline constexpr size_t kNumOpIds = 1
 OpId AllocateOpId(std::string_view name);
 // kNumOpIds plus the ids handed out so far.
 size_t NumOpIds();
+// The registry's start-up, run once by the first lookup that misses before
+// any id was handed out: an Op node built by name (ir::MakeOpCall) before the
+// registry resolves a collective's id all the same.
+void SetOpIdAllocator(void (*allocate_all)());
 
 // The canonical name of `id` ("" for kUnknown or an id not handed out).
 std::string_view OpIdName(OpId id);

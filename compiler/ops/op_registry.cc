@@ -29,6 +29,9 @@ const OpRegistry& OpRegistry::Global() {
 
 namespace {
 
+// A collective's Op node built by name before the registry still gets its id.
+const bool kOpIdAllocatorSet = (ir::SetOpIdAllocator([] { OpRegistry::Global(); }), true);
+
 [[noreturn]] void RegistryDefect(std::string_view what, std::string_view name) {
   // The registrations, compiler/ir/op_list.inc and the CollectiveDefs are ours and fixed; a
   // mismatch is a build defect, caught by every test that builds a call.

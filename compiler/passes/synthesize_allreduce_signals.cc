@@ -219,12 +219,20 @@ class Synthesizer : public ir::IRMutator {
                      "loop."));
       return {call};
     }
-    // The op's deducer checked core_num (ops::CheckCoreNum); one that is
-    // not a valid constant here is a compiler bug.
+    // The synthesized signal has core_num lanes per device, so it needs a
+    // constant; a runtime core_num is the user's to size (the HOST entry
+    // checks it at run time). The deducer range-checked a constant one
+    // (ops::CheckCoreNum), so one outside the range here is a compiler bug.
     std::optional<int64_t> core_num = ops::DecodeCoreNum(ir::FindAttr(kw, ir::kAttrCoreNum), 1).value;
-    if (absl::Status range = core_num ? CheckRequestedCoreNum(*core_num)
-                                      : absl::InvalidArgumentError("core_num is not a constant");
-        !range.ok()) {
+    if (!core_num) {
+      Fail(UserError(span,
+                     "pld.tensor.allreduce without an explicit signal needs a compile-time "
+                     "core_num: the synthesized signal has core_num lanes per device. Pass an "
+                     "INT32 signal window of [world_size, L] for the largest L the call may "
+                     "request, or a constant core_num"));
+      return {call};
+    }
+    if (absl::Status range = CheckRequestedCoreNum(*core_num); !range.ok()) {
       Fail(InternalErrorF(span, "pld.tensor.allreduce ", range.message()));
       return {call};
     }
