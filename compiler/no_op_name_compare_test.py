@@ -2,7 +2,8 @@
 """Passes and code generation never match an operator by its name string.
 
 They ask ir::IsOp(call, OpId::kX) or an OpTraits query (compiler/ops/op_registry.h);
-the names are spelled once, in compiler/ir/op_list.inc. This test scans the
+the names are spelled once, in compiler/ir/op_list.inc (the collectives' in
+their CollectiveDefs, compiler/ops/collective_def.cc). This test scans the
 non-test sources of compiler/passes and compiler/codegen and fails on:
   compare   an op-name literal compared with == or !=;
   helper    an op-name literal passed to an IsOp-like helper (Is*/As*/Find*Op*);
@@ -22,10 +23,9 @@ HELPER = re.compile(r'\b(?:Is|As|Find|Match)\w*Op\w*\([^()]*"' + OP)
 PREFIX = re.compile(r'\b(?:rfind|find|starts_with|StartsWith|substr)\([^()]*"' + OP +
                     r'|"' + OP + r'[a-z_0-9.]*"\s*\)?\s*\.size\(\)')
 
-# The two HOST/L2 collective lowering passes hold the RailOp table, which the
-# CollectiveDef rework (issue 23 point 2) replaces; until then their literal
-# names (not compares) are allowed.
-ALLOWED = ('lower_l2_tensor_collectives.cc', 'lower_host_tensor_collectives.cc')
+# Files whose literal names (not compares) are allowed: none since the
+# collectives' passes ask their CollectiveDef (issue 23 point 2).
+ALLOWED = ()
 
 
 def strip_comment(line):

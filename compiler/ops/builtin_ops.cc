@@ -67,7 +67,7 @@ void RegisterBuiltinOps(OpRegistry& r) {
     def.internal_only = true;
     def.template_dir = c.TemplateDir();
     def.deduce = DeduceBuiltin(c);
-    r.Register(std::move(def));
+    r.RegisterCollectiveOp(std::move(def));
   }
 }
 

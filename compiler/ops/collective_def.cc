@@ -1,7 +1,6 @@
 #include "compiler/ops/collective_def.h"
 
 #include "compiler/ir/attrs.h"
-#include "compiler/ir/op_id.h"
 #include "compiler/ops/collective_checks.h"
 #include "compiler/ops/op_names.h"
 #include "compiler/support/diagnostics.h"
@@ -13,9 +12,6 @@ namespace {
 using ir::DataType;
 using K = CollectiveOperandKind;
 using U = OperandUse;
-
-// The op's one spelling (compiler/ir/op_list.inc).
-std::string_view Name(ir::OpId id) { return ir::OpIdName(id); }
 
 constexpr int kInCore = static_cast<int>(CollectiveRail::kInCore);
 constexpr int kHost = static_cast<int>(CollectiveRail::kHost);
@@ -71,7 +67,7 @@ std::vector<CollectiveDef> MakeTable() {
 
   // Mesh allreduce: one-shot, with lanes (signal [P, >= B]).
   CollectiveDef mesh =
-      Base(Name(ir::OpId::kPldTensorAllreduce), CollectivePattern::kAllReduce, "allreduce",
+      Base("pld.tensor.allreduce", CollectivePattern::kAllReduce, "allreduce",
            {{"target", K::kWindow, U::kReadWrite}, {"signal", K::kWindow, U::kReadWrite}}, 0, 1,
            checks::AllReduce, checks::BuiltinAllReduce);
   mesh.mode = "mesh";
@@ -94,20 +90,20 @@ std::vector<CollectiveDef> MakeTable() {
   t.push_back(ring);
 
   CollectiveDef barrier =
-      Base(Name(ir::OpId::kPldTensorBarrier), CollectivePattern::kBarrier, "barrier",
+      Base("pld.tensor.barrier", CollectivePattern::kBarrier, "barrier",
            {{"signal", K::kWindow, U::kReadWrite}}, 0, 0, checks::Barrier, checks::BuiltinBarrier);
   barrier.dtypes[kHost] = std::nullopt;  // no data
   t.push_back(barrier);
 
   CollectiveDef broadcast =
-      Base(Name(ir::OpId::kPldTensorBroadcast), CollectivePattern::kBroadcast, "broadcast",
+      Base("pld.tensor.broadcast", CollectivePattern::kBroadcast, "broadcast",
            {{"target", K::kWindow, U::kReadWrite}, {"signal", K::kWindow, U::kReadWrite}}, 0, 1,
            checks::Broadcast, checks::BuiltinBroadcast);
   broadcast.has_root = true;
   t.push_back(broadcast);
 
   CollectiveDef reduce_scatter = Base(
-      Name(ir::OpId::kPldTensorReduceScatter), CollectivePattern::kReduceScatter, "reduce_scatter",
+      "pld.tensor.reduce_scatter", CollectivePattern::kReduceScatter, "reduce_scatter",
       {{"target", K::kWindow, U::kReadWrite}, {"signal", K::kWindow, U::kReadWrite}}, 0, 1,
       checks::ReduceScatter, checks::BuiltinReduceScatter);
   // The InCore composition adds tiles only; the HOST kernel takes every op.
@@ -115,13 +111,15 @@ std::vector<CollectiveDef> MakeTable() {
   reduce_scatter.reduce_ops[kHost] = kEveryReduceOp;
   t.push_back(reduce_scatter);
 
-  t.push_back(RowExchange(Name(ir::OpId::kPldTensorAllgather), CollectivePattern::kAllGather,
-                          "allgather", checks::AllGather, true));
-  t.push_back(RowExchange(Name(ir::OpId::kPldTensorAllToAll), CollectivePattern::kAllToAll,
+  CollectiveDef allgather = RowExchange("pld.tensor.allgather", CollectivePattern::kAllGather,
+                                        "allgather", checks::AllGather, true);
+  allgather.operands[0].param = "local_data";
+  t.push_back(allgather);
+  t.push_back(RowExchange("pld.tensor.all_to_all", CollectivePattern::kAllToAll,
                           "all_to_all", checks::AllToAll, false));
 
   CollectiveDef a2a_v =
-      Base(Name(ir::OpId::kPldTensorAllToAllV), CollectivePattern::kAllToAllV, "all_to_all_v",
+      Base("pld.tensor.all_to_all_v", CollectivePattern::kAllToAllV, "all_to_all_v",
            {{"input", K::kTensor, U::kRead},
             {"target", K::kWindow, U::kWrite},
             {"signal", K::kWindow, U::kReadWrite},
@@ -140,7 +138,7 @@ std::vector<CollectiveDef> MakeTable() {
 
   // spec §5: A5 URMA, managed CHIP rail only; no HOST builtin.
   CollectiveDef indexed =
-      Base(Name(ir::OpId::kPldTensorIndexedAllToAllV), CollectivePattern::kAllToAllV, "",
+      Base("pld.tensor.indexed_all_to_all_v", CollectivePattern::kAllToAllV, "",
            {{"input", K::kTensor, U::kRead},
             {"target", K::kWindow, U::kWrite},
             {"signal", K::kWindow, U::kReadWrite},
@@ -287,6 +285,52 @@ std::string CollectiveCallText(const CollectiveDef& def, CollectiveRail rail,
   const std::string result =
       spelling.result ? *spelling.result : spelling.operand(def.operands[def.alias_arg]);
   return pto::StrCat(result, result.empty() ? "" : " = ", def.op, "(", args, ")");
+}
+
+absl::Status CheckCollectiveMode(const ir::Call& call) {
+  std::optional<std::string> mode = ir::GetAttr<std::string>(call.kwargs(), "mode");
+  if (!mode) return absl::OkStatus();
+  std::vector<std::string_view> modes;
+  for (const CollectiveDef& d : Collectives()) {
+    if (d.op != call.op()->name()) continue;
+    if (d.mode == *mode) return absl::OkStatus();
+    modes.push_back(d.mode);
+  }
+  if (modes.size() < 2) return absl::OkStatus();
+  std::string list;
+  for (size_t i = 0; i < modes.size(); ++i) {
+    pto::StrAppend(&list, i == 0 ? "" : i + 1 == modes.size() ? " or " : ", ", "\"", modes[i],
+                   "\"");
+  }
+  return UserErrorF(call.span(), call.op()->name(), " mode must be ", list, ", got \"", *mode,
+                    "\"");
+}
+
+std::string CollectiveSignatureText(const CollectiveDef& def) {
+  const CollectiveDef& first = *FindCollective(def.op);
+  std::string out;
+  for (size_t i = 0; i < first.operands.size(); ++i) {
+    const CollectiveOperand& o = first.operands[i];
+    pto::StrAppend(&out, i == 0 ? "" : ", ", o.param.empty() ? o.role : o.param, ": ",
+                   o.kind == CollectiveOperandKind::kWindow ? "@Window" : "@Tensor",
+                   first.signal_optional && i == first.signal_arg ? " = None" : "");
+  }
+  if (first.core_num_arg) pto::StrAppend(&out, ", cores: @Scalar = None");
+  std::vector<std::string> kw;
+  bool reduces = false;
+  for (int r = 0; r < 3; ++r) reduces |= !first.reduce_ops[r].empty();
+  if (reduces) kw.push_back("op: ReduceOp = Sum");
+  size_t entries = 0;
+  for (const CollectiveDef& d : Collectives()) entries += d.op == first.op ? 1 : 0;
+  if (entries > 1) kw.push_back(pto::StrCat("mode: str = \"", first.mode, "\""));
+  if (first.has_root) kw.push_back("root: int");
+  if (TakesCoreNum(first.launch_width)) {
+    // "any": the deducer takes an int or a scalar expression (CheckCoreNum).
+    kw.push_back(first.core_num_arg ? std::string("core_num: any = None")
+                                    : pto::StrCat("core_num: any = ", first.default_core_num));
+  }
+  for (size_t i = 0; i < kw.size(); ++i) pto::StrAppend(&out, i == 0 ? ", *, " : ", ", kw[i]);
+  return out;
 }
 
 CoreNum CollectiveCoreNum(const CollectiveDef& def, const ir::Call& call) {

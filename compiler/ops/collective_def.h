@@ -48,6 +48,9 @@ struct CollectiveOperand {
   bool peers_read = false;
   // A single [1, SIZE] row (allgather's input), not an [NR, SIZE] window.
   bool row = false;
+  // PyPTO's parameter name where it differs from `role` (allgather's
+  // local_data): the name a keyword argument binds to.
+  std::string_view param = {};
 };
 
 // What every rank holds after the call, as the golden models of
@@ -150,6 +153,20 @@ const CollectiveDef* FindCollective(std::string_view op_name);
 const CollectiveDef* FindCollective(const ir::CallPtr& call);
 // The entry whose HOST builtin is `builtin` ("allreduce_ring"); nullptr if none.
 const CollectiveDef* FindCollectiveByBuiltin(std::string_view builtin);
+
+// A located user error when the call's `mode` kwarg names none of the entries
+// of its op ("pld.tensor.allreduce mode must be \"mesh\" or \"ring\", got
+// \"tree\""); OK for an op with one entry or no mode.
+absl::Status CheckCollectiveMode(const ir::Call& call);
+
+// PyPTO's signature of the public op `def.op`, in the compact form of
+// compiler/ops/pypto_signatures.inc, derived from its def(s): the operands in
+// order (the signal `= None` when optional), a positional core_num, then the
+// keywords op (when a rail takes a reduce op), mode (when the op has several
+// entries; the first is the default), root and core_num (when the launch rule
+// takes it). The registry attaches it to the op, so the front end binds a
+// collective's arguments from its def alone.
+std::string CollectiveSignatureText(const CollectiveDef& def);
 
 // What a written call of a collective names: a variable per operand and the
 // values of the kwargs its def takes.

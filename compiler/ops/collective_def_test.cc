@@ -16,26 +16,32 @@
 namespace pto::ops {
 namespace {
 
-// The public collectives, spelled once in compiler/ir/op_list.inc.
-const std::string_view kAllReduce = ir::OpIdName(ir::OpId::kPldTensorAllreduce);
-const std::string_view kBarrier = ir::OpIdName(ir::OpId::kPldTensorBarrier);
-const std::string_view kBroadcast = ir::OpIdName(ir::OpId::kPldTensorBroadcast);
-const std::string_view kReduceScatter = ir::OpIdName(ir::OpId::kPldTensorReduceScatter);
-const std::string_view kAllGather = ir::OpIdName(ir::OpId::kPldTensorAllgather);
-const std::string_view kAllToAll = ir::OpIdName(ir::OpId::kPldTensorAllToAll);
-const std::string_view kAllToAllV = ir::OpIdName(ir::OpId::kPldTensorAllToAllV);
-const std::string_view kIndexedAllToAllV = ir::OpIdName(ir::OpId::kPldTensorIndexedAllToAllV);
+// The public collectives (their defs spell them, compiler/ops/collective_def.cc).
+constexpr std::string_view kAllReduce = "pld.tensor.allreduce";
+constexpr std::string_view kBarrier = "pld.tensor.barrier";
+constexpr std::string_view kBroadcast = "pld.tensor.broadcast";
+constexpr std::string_view kReduceScatter = "pld.tensor.reduce_scatter";
+constexpr std::string_view kAllGather = "pld.tensor.allgather";
+constexpr std::string_view kAllToAll = "pld.tensor.all_to_all";
+constexpr std::string_view kAllToAllV = "pld.tensor.all_to_all_v";
+constexpr std::string_view kIndexedAllToAllV = "pld.tensor.indexed_all_to_all_v";
 
 using ir::DataType;
 
 TEST(CollectiveDefTest, EveryPublicCollectiveHasOneEntryPerMode) {
-  std::set<std::string> ops;
-  for (const CollectiveDef& d : Collectives()) ops.insert(std::string(d.op));
-  EXPECT_EQ(ops, (std::set<std::string>{
-                     std::string(kAllReduce), std::string(kBarrier),
-                     std::string(kBroadcast), std::string(kReduceScatter),
-                     std::string(kAllGather), std::string(kAllToAll),
-                     std::string(kAllToAllV), std::string(kIndexedAllToAllV)}));
+  // Not a list of today's collectives: adding one must not need this file.
+  // Every entry is a pld.tensor.* op, one entry per (op, mode), and the
+  // collectives this file calls are among them.
+  std::set<std::string> ops, entries;
+  for (const CollectiveDef& d : Collectives()) {
+    EXPECT_EQ(d.op.substr(0, 11), "pld.tensor.") << d.op;
+    EXPECT_TRUE(entries.insert(std::string(d.op) + "/" + std::string(d.mode)).second) << d.op;
+    ops.insert(std::string(d.op));
+  }
+  for (std::string_view name : {kAllReduce, kBarrier, kBroadcast, kAllGather, kAllToAll,
+                                kAllToAllV, kIndexedAllToAllV}) {
+    EXPECT_EQ(ops.count(std::string(name)), 1u) << name;
+  }
   for (const CollectiveDef& d : Collectives()) {
     const OpDef* op = OpRegistry::Global().Find(d.op);
     ASSERT_NE(op, nullptr) << d.op;
@@ -187,6 +193,50 @@ TEST(CollectiveDefTest, BothCoreNumSpellingsAreALocatedError) {
   ASSERT_TRUE(loc.has_value());
   EXPECT_EQ(loc->line, 3);
   EXPECT_EQ(loc->col, 7);
+}
+
+// The front end's signature of a collective is its def's (no row of
+// pypto_signatures.inc): PyPTO's parameter names and defaults.
+TEST(CollectiveDefTest, SignatureIsDerivedFromTheDef) {
+  EXPECT_EQ(CollectiveSignatureText(*FindCollective(kAllReduce)),
+            "target: @Window, signal: @Window = None, *, op: ReduceOp = Sum, mode: str = "
+            "\"mesh\", core_num: any = 1");
+  EXPECT_EQ(CollectiveSignatureText(*FindCollective(kAllGather)),
+            "local_data: @Tensor, target: @Window, signal: @Window");
+  EXPECT_EQ(CollectiveSignatureText(*FindCollective(kBroadcast)),
+            "target: @Window, signal: @Window, *, root: int");
+  EXPECT_EQ(CollectiveSignatureText(*FindCollective(kAllToAllV)),
+            "input: @Tensor, target: @Window, signal: @Window, send_counts: @Tensor, "
+            "recv_counts: @Window, cores: @Scalar = None, *, core_num: any = None");
+  for (const CollectiveDef& d : Collectives()) {
+    const OpDef* op = OpRegistry::Global().Find(d.op);
+    ASSERT_NE(op, nullptr) << d.op;
+    ASSERT_NE(op->signature, nullptr) << d.op;
+    EXPECT_TRUE(op->signature->result.empty()) << d.op;  // its own deducer
+    std::vector<const Param*> operands = op->signature->Operands();
+    ASSERT_GE(operands.size(), d.operands.size()) << d.op;
+    for (size_t i = 0; i < d.operands.size(); ++i) {
+      const CollectiveOperand& o = d.operands[i];
+      EXPECT_EQ(operands[i]->name, o.param.empty() ? o.role : o.param) << d.op;
+    }
+  }
+}
+
+// A mode the op has no entry for is a located user error naming the modes.
+TEST(CollectiveDefTest, UnknownModeIsALocatedError) {
+  const OpDef* op = OpRegistry::Global().Find(kAllReduce);
+  Span span(std::make_shared<SourceFile>("m.pto", "\n\n\n    x\n"), 4, 9, 4, 20);
+  ir::Call call(op->op, {}, {{"mode", std::string("tree")}}, {}, ir::UnknownType::Get(), span);
+  absl::Status st = CheckCollectiveMode(call);
+  EXPECT_TRUE(IsUserError(st));
+  EXPECT_EQ(st.message(),
+            "pld.tensor.allreduce mode must be \"mesh\" or \"ring\", got \"tree\"");
+  std::optional<DiagnosticLocation> loc = GetDiagnosticLocation(st);
+  ASSERT_TRUE(loc.has_value());
+  EXPECT_EQ(loc->line, 4);
+  EXPECT_EQ(loc->col, 9);
+  ir::Call ring(op->op, {}, {{"mode", std::string("ring")}}, {}, ir::UnknownType::Get(), span);
+  EXPECT_TRUE(CheckCollectiveMode(ring).ok());
 }
 
 }  // namespace

@@ -4,6 +4,9 @@
 // ranks, static dims, kwarg ranges); what needs window identity or the device
 // count is checked by the rails' passes (e.g. LowerHostTensorCollectives).
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <optional>
 
 #include "compiler/ir/arena.h"
@@ -240,12 +243,25 @@ void RegisterDistributedOps(OpRegistry& r) {
   add("pld.tensor.remote_store", {}, {W, R, R}, DeduceEffectOnly("pld.tensor.remote_store", 3, 5));
 
   // The public collectives: one registration per op (allreduce's mesh and
-  // ring share one), everything but the check hook from the def.
-  for (const CollectiveDef& def : Collectives()) {
-    if (r.Find(def.op) != nullptr) continue;
-    std::vector<ArgEffect> effects;
-    for (const CollectiveOperand& o : def.operands) effects.push_back(EffectOfUse(o.use));
-    add(std::string(def.op), {def.Alias()}, std::move(effects), DeduceCollective(def));
+  // ring share one), everything but the check hook from the def: its id, its
+  // effects, its alias and PyPTO's signature (CollectiveSignatureText).
+  for (const CollectiveDef& c : Collectives()) {
+    if (r.Find(c.op) != nullptr) continue;
+    OpDef def;
+    def.name = std::string(c.op);
+    def.aliases = {c.Alias()};
+    def.category = OpCategory::kDistributedOp;
+    for (const CollectiveOperand& o : c.operands) def.effects.push_back(EffectOfUse(o.use));
+    def.deduce = DeduceCollective(c);
+    absl::StatusOr<Signature> sig = ParseSignature(CollectiveSignatureText(c), "");
+    // The defs are ours and fixed; a signature that does not parse is a build defect.
+    if (!sig.ok()) {
+      std::fprintf(stderr, "signature of %s: %s\n", def.name.c_str(),
+                   std::string(sig.status().message()).c_str());
+      std::abort();
+    }
+    def.signature = std::make_shared<const Signature>(*std::move(sig));
+    r.RegisterCollectiveOp(std::move(def));
   }
 }
 

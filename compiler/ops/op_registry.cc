@@ -29,8 +29,11 @@ const OpRegistry& OpRegistry::Global() {
 
 namespace {
 
+// A collective's Op node built by name before the registry still gets its id.
+const bool kOpIdAllocatorSet = (ir::SetOpIdAllocator([] { OpRegistry::Global(); }), true);
+
 [[noreturn]] void RegistryDefect(std::string_view what, std::string_view name) {
-  // The registrations and compiler/ir/op_list.inc are ours and fixed; a
+  // The registrations, compiler/ir/op_list.inc and the CollectiveDefs are ours and fixed; a
   // mismatch is a build defect, caught by every test that builds a call.
   std::fprintf(stderr, "operator registry: %s '%s' (compiler/ir/op_list.inc)\n",
                std::string(what).c_str(), std::string(name).c_str());
@@ -45,12 +48,17 @@ void OpRegistry::Register(OpDef def) {
   def.op = std::make_shared<ir::Op>(def.name);
   auto owned = std::make_unique<OpDef>(std::move(def));
   const OpDef* p = owned.get();
-  if (by_id_.empty()) by_id_.resize(ir::kNumOpIds, nullptr);
+  if (by_id_.size() < ir::NumOpIds()) by_id_.resize(ir::NumOpIds(), nullptr);
   if (by_id_[static_cast<size_t>(p->id)] != nullptr) RegistryDefect("registered twice", p->name);
   by_id_[static_cast<size_t>(p->id)] = p;
   by_name_[p->name] = p;
   for (const std::string& a : p->aliases) by_name_[a] = p;
   defs_.push_back(std::move(owned));
+}
+
+void OpRegistry::RegisterCollectiveOp(OpDef def) {
+  ir::AllocateOpId(def.name);
+  Register(std::move(def));
 }
 
 void RegisterOp(OpRegistry& registry, std::string name, std::vector<std::string> aliases,
@@ -77,7 +85,7 @@ void OpRegistry::AddAlias(std::string alias, std::string_view target) {
 }
 
 void OpRegistry::CheckEveryIdRegistered() const {
-  for (size_t i = 1; i < ir::kNumOpIds; ++i) {
+  for (size_t i = 1; i < ir::NumOpIds(); ++i) {
     if (i >= by_id_.size() || by_id_[i] == nullptr) {
       RegistryDefect("OpId without a registered operator", ir::OpIdName(static_cast<ir::OpId>(i)));
     }

@@ -169,6 +169,9 @@ class OpRegistry {
   }
 
   void Register(OpDef def);
+  // The same for an operator of a CollectiveDef: its id is handed out here
+  // (ir::AllocateOpId), as op_list.inc has no line for it.
+  void RegisterCollectiveOp(OpDef def);
   // Aborts unless every OpId but kUnknown names a registered operator.
   void CheckEveryIdRegistered() const;
   // Mutable access while registering (attaching signatures).

@@ -16,6 +16,16 @@ ir::ExprPtr Shape(std::vector<int64_t> dims) {
   return std::make_shared<ir::MakeTuple>(std::move(e));
 }
 
+// First in this binary, before anything builds the registry: an Op node
+// built by name (ir::MakeOpCall) resolves a collective's id, which the
+// registry hands out from the def, all the same (ir::SetOpIdAllocator).
+TEST(OpRegistryTest, CollectiveOpBuiltByNameBeforeTheRegistryHasItsId) {
+  ir::Op op("pld.tensor.barrier");
+  ASSERT_NE(op.id(), ir::OpId::kUnknown);
+  EXPECT_EQ(OpRegistry::Global().Find(op.id()), OpRegistry::Global().Find("pld.tensor.barrier"));
+  EXPECT_EQ(ir::Op("pld.tensor.no_such_op").id(), ir::OpId::kUnknown);
+}
+
 TEST(OpRegistryTest, AliasesResolveToCanonicalOp) {
   const OpRegistry& r = OpRegistry::Global();
   ASSERT_NE(r.Find("pld.window"), nullptr);

@@ -40,11 +40,8 @@ constexpr Row kOurForms[] = {
     // deps= is a list of task-id Vars, kept as one kwarg (not a shape operand).
     {"ours", "pl.system.task_dummy", "*, deps: any = None", ""},
     {"ours", "pl.tensor.set_validshape", "tensor: @Tensor, valid_shape: @Shape", ""},
-    // all_to_all_v's launch width: a run-time 6th operand or a compile-time kwarg.
-    {"ours", "pld.tensor.all_to_all_v",
-     "input: @Tensor, target: @Window, signal: @Window, send_counts: @Tensor, recv_counts: "
-     "@Window, cores: @Scalar = None, *, core_num: any = None",
-     ""},
+    // The collectives' signatures are not here: each is derived from its
+    // CollectiveDef (CollectiveSignatureText, registered with the op).
     // The InCore point-to-point operators take their staging tile explicitly.
     {"dual", "pld.tile.put",
      "dst: @Any, peer: @Scalar, src: @Any, stage: @Tile, dst_offsets: @Shape, src_offsets: "

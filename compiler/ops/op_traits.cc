@@ -115,7 +115,7 @@ constexpr OpId kInPlaceSafe[] = {
 
 void AttachTraits(OpRegistry& r) {
   auto traits = [&r](OpId id) -> OpTraits& { return const_cast<OpDef*>(r.Find(id))->traits; };
-  for (size_t i = 1; i < ir::kNumOpIds; ++i) {
+  for (size_t i = 1; i < ir::NumOpIds(); ++i) {
     const OpId id = static_cast<OpId>(i);
     const OpDef* def = r.Find(id);
     if (def == nullptr) continue;  // CheckEveryIdRegistered reports it

@@ -355,7 +355,7 @@ ExprPtr LowerAllToAllV(Emitter& em, const CallPtr& call) {
     return nullptr;
   }
   std::optional<int64_t> core_num =
-      ops::CollectiveCoreNum(*ops::FindCollective(ir::OpIdName(OpId::kPldTensorAllToAllV)), *call)
+      ops::CollectiveCoreNum(*ops::FindCollective(call), *call)
           .value;
   if (!core_num || *core_num != 1) {
     std::string got = core_num ? std::to_string(*core_num) : std::string("a dynamic value");
@@ -764,12 +764,12 @@ ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
     em.Fail(InternalError(span, "pld.tensor.allreduce target must be a DistributedTensor"));
     return nullptr;
   }
-  std::string mode = ir::GetAttr<std::string>(call->kwargs(), "mode").value_or("mesh");
-  if (mode != "mesh" && mode != "ring") {
-    em.Fail(UserErrorF(span, "pld.tensor.allreduce mode must be \"mesh\" or \"ring\", got \"", mode,
-                       "\""));
+  if (absl::Status st = ops::CheckCollectiveMode(*call); !st.ok()) {
+    em.Fail(std::move(st));
     return nullptr;
   }
+  // The ring schedule's entry has one signal row per step.
+  const bool ring = ops::FindCollective(call)->ring_signal;
   if (tg_t->tensor_view().has_value()) {
     em.Fail(UserError(span,
                       "InCore pld.tensor.allreduce supports only packed ND targets (no "
@@ -792,7 +792,7 @@ ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
 
   em.EmitCommSetup(target);
   int64_t nr = 0;
-  if (mode == "mesh") {
+  if (!ring) {
     if (absl::Status s = ValidateMeshSignalShape(signal, call->op()->name(), span); !s.ok()) {
       em.Fail(s);
       return nullptr;
@@ -815,7 +815,7 @@ ExprPtr LowerAllReduce(Emitter& em, const CallPtr& call) {
   // Chunks address a flattened [1, numel] view of the window.
   VarPtr flat = em.Let(
       "flat", em.Call(OpId::kPlTensorReshape, {target, em.Tuple({em.Index(1), em.Index(numel)})}));
-  if (mode == "mesh") {
+  if (!ring) {
     EmitMeshAllReduce(em, signal, flat, numel, dtype, reduce);
   } else {
     EmitRingAllReduce(em, flat, signal, numel, nr, dtype, reduce);
@@ -830,16 +830,17 @@ ExprPtr LowerAllGather(Emitter& em, const CallPtr& call) {
   return LowerRowExchange(em, call, /*gather=*/true);
 }
 
-// The rules, looked up by op id.
+// The rules, looked up by the def's pattern (what every rank holds after the
+// call), so a collective with an InCore rail needs no entry here.
 using Rule = ExprPtr (*)(Emitter&, const CallPtr&);
-constexpr std::pair<OpId, Rule> kRules[] = {
-    {OpId::kPldTensorAllreduce, LowerAllReduce},
-    {OpId::kPldTensorBarrier, LowerBarrier},
-    {OpId::kPldTensorBroadcast, LowerBroadcast},
-    {OpId::kPldTensorReduceScatter, LowerReduceScatter},
-    {OpId::kPldTensorAllgather, LowerAllGather},
-    {OpId::kPldTensorAllToAll, LowerAllToAll},
-    {OpId::kPldTensorAllToAllV, LowerAllToAllV},
+constexpr std::pair<ops::CollectivePattern, Rule> kRules[] = {
+    {ops::CollectivePattern::kAllReduce, LowerAllReduce},
+    {ops::CollectivePattern::kBarrier, LowerBarrier},
+    {ops::CollectivePattern::kBroadcast, LowerBroadcast},
+    {ops::CollectivePattern::kReduceScatter, LowerReduceScatter},
+    {ops::CollectivePattern::kAllGather, LowerAllGather},
+    {ops::CollectivePattern::kAllToAll, LowerAllToAll},
+    {ops::CollectivePattern::kAllToAllV, LowerAllToAllV},
 };
 
 ExprPtr LowerCollective(Emitter& em, const CallPtr& call) {
@@ -847,13 +848,16 @@ ExprPtr LowerCollective(Emitter& em, const CallPtr& call) {
     em.Fail(std::move(st));
     return nullptr;
   }
-  for (const auto& [id, rule] : kRules) {
-    if (ir::IsOp(call, id)) {
+  const ops::CollectiveDef* def = ops::FindCollective(call);
+  for (const auto& [pattern, rule] : kRules) {
+    if (def->pattern == pattern) {
       ExprPtr result = rule(em, call);
       return em.ok() ? result : nullptr;
     }
   }
-  return nullptr;  // unreachable: AsCollectiveCall admits only ops of kRules
+  em.Fail(UserErrorF(call->span(), def->op, " has no InCore expansion for its pattern; call it "
+                     "from a HOST or CHIP orchestrator"));
+  return nullptr;
 }
 
 class Lowerer : public ir::IRMutator {
@@ -972,10 +976,21 @@ std::unique_ptr<Pass> CreateLowerCompositeOpsPass() {
 }
 
 namespace lower_composite_ops_internal {
+namespace {
+
+// The public op of the barrier pattern, named in the emitter's messages.
+std::string_view BarrierOp() {
+  for (const ops::CollectiveDef& d : ops::Collectives()) {
+    if (d.pattern == ops::CollectivePattern::kBarrier) return d.op;
+  }
+  return "barrier";
+}
+
+}  // namespace
 
 absl::Status EmitBarrierInNestedBuilderForTesting() {
   int64_t counter = 0;
-  Emitter em(ir::OpIdName(OpId::kPldTensorBarrier), Span(), &counter);
+  Emitter em(BarrierOp(), Span(), &counter);
   auto signal = ir::MakeVar("signal", ir::DistTensorOf({2, 1}, DataType::kInt32));
   em.EmitCommSetup(signal);
   em.For("i", em.Index(2), [&](const VarPtr&) { em.EmitBarrier(signal); });
@@ -984,7 +999,7 @@ absl::Status EmitBarrierInNestedBuilderForTesting() {
 
 absl::Status EmitEpilogueResetTwiceForTesting() {
   int64_t counter = 0;
-  Emitter em(ir::OpIdName(OpId::kPldTensorBarrier), Span(), &counter);
+  Emitter em(BarrierOp(), Span(), &counter);
   auto signal = ir::MakeVar("signal", ir::DistTensorOf({2, 1}, DataType::kInt32));
   em.EmitCommSetup(signal);
   int64_t g = em.EmitBarrier(signal);

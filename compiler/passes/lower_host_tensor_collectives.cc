@@ -87,9 +87,8 @@ absl::Status CheckStaticSignalCapacity(std::string_view op, const ir::Distribute
 }
 
 // The ring schedule's signal and src rules for a known device count n.
-absl::Status CheckRingAllReduce(const ir::DistributedTensorType& src,
+absl::Status CheckRingAllReduce(std::string_view op, const ir::DistributedTensorType& src,
                                 const ir::DistributedTensorType& sig, int64_t n, const Span& span) {
-  const std::string_view op = ir::OpIdName(ir::OpId::kPldTensorAllreduce);
   if (n > 16) {
     return UserErrorF(span, op, ": ring allreduce requires 16 or fewer participating devices, got ",
                       n);
@@ -275,13 +274,7 @@ class Lowerer : public ir::IRMutator {
                         " on the HOST rail needs an explicit signal; run "
                         "SynthesizeAllReduceSignals before LowerHostTensorCollectives");
     }
-    if (ir::IsOp(call, ir::OpId::kPldTensorAllreduce)) {
-      std::string mode = ir::GetAttr<std::string>(call->kwargs(), "mode").value_or("mesh");
-      if (mode != "mesh" && mode != "ring") {
-        return UserErrorF(span, "pld.tensor.allreduce mode must be \"ring\" or \"mesh\", got \"",
-                          mode, "\"");
-      }
-    }
+    RETURN_IF_ERROR(ops::CheckCollectiveMode(*call));
     const size_t arity = c.operands.size();
     if (args.size() < arity) {
       return InternalErrorF(span, c.op, " expects ", arity, " window operands, got ",
@@ -395,7 +388,7 @@ class Lowerer : public ir::IRMutator {
       }
       if (c.ring_signal) {
         // The ring's signal is one row per step (CheckRingAllReduce).
-        if (n > 0) RETURN_IF_ERROR(CheckRingAllReduce(*DistType(args[0]), signal, n, span));
+        if (n > 0) RETURN_IF_ERROR(CheckRingAllReduce(c.op, *DistType(args[0]), signal, n, span));
       } else {
         RETURN_IF_ERROR(CheckStaticSignalCapacity(c.op, signal, n, 1, c.wider_signal, span));
       }

@@ -461,7 +461,7 @@ void AllreduceRejections(RejectList& l) {
   l.add("HostAllreduceRejectsUnknownMode",
       Program("", {"a", "s"}, {kData, kSig2},
               {"pld.tensor.allreduce(data, sig, op=0, mode=\"tree\", core_num=1)"}),
-      ar, "pld.tensor.allreduce mode must be \"ring\" or \"mesh\", got \"tree\"");
+      ar, "pld.tensor.allreduce mode must be \"mesh\" or \"ring\", got \"tree\"");
   l.add("HostAllreduceRingRejectsMismatchedSignalShape",
       Program("0, 1, 2, 3", {"a", "s"}, {kData, {"sig", "s", "[5, 4]", "INT32"}},
               {"pld.tensor.allreduce(data, sig, op=0, mode=\"ring\", core_num=1)"}),

@@ -358,10 +358,11 @@ void DispatchAnalyzer::AnalyzeCollective(const CallPtr& call, const ops::Collect
     return a_->Fail(InternalErrorF(call->span(), op, " expects ", def.operands.size(),
                                    " positional args, got ", n));
   }
-  if (ir::IsOp(call, ir::OpId::kPldTensorAllToAllV) && repeating_scope_depth_ > 0) {
-    return a_->Fail(UserError(
-        call->span(),
-        "pld.tensor.all_to_all_v is not supported inside a for/while loop in a HOST orchestrator. "
+  // The counted exchange's signal protocol is single-use (its def's pattern).
+  if (def.pattern == ops::CollectivePattern::kAllToAllV && repeating_scope_depth_ > 0) {
+    return a_->Fail(UserErrorF(
+        call->span(), op,
+        " is not supported inside a for/while loop in a HOST orchestrator. "
         "The signal protocol is single-use and cannot reuse a signal across dynamic invocations "
         "(same restriction LowerCompositeOps enforces on the InCore path via "
         "CheckAllReduceLoopUse)."));

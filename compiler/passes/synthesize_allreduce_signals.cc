@@ -24,18 +24,25 @@ using ir::ExprPtr;
 using ir::StmtPtr;
 using ir::VarPtr;
 
-constexpr ir::OpId kAllReduce = ir::OpId::kPldTensorAllreduce;
 constexpr ir::OpId kAllocWindowBuffer = ir::OpId::kPldTensorAllocWindowBuffer;
 constexpr char kWorldSizePrefix[] = "__allreduce_signal_world_size_";
 constexpr char kBufPrefix[] = "__allreduce_signal_buf_";
 constexpr char kSignalPrefix[] = "__allreduce_signal_";
 constexpr char kResultPrefix[] = "__allreduce_result_";
 
-// The call if `e` calls operator `name` (not a program function).
+// The call if `e` calls operator `id` (not a program function).
 CallPtr AsOpCall(const ExprPtr& e, ir::OpId id) {
   CallPtr call = ir::As<ir::Call>(e);
   if (call == nullptr || call->op() == nullptr || !ir::IsOp(call, id)) return nullptr;
   return call;
+}
+
+// The call if `e` calls a collective whose def lets the signal be omitted
+// (allreduce), whether or not this call gave one.
+CallPtr AsSignalOptionalCall(const ExprPtr& e) {
+  CallPtr call = ir::As<ir::Call>(e);
+  const ops::CollectiveDef* def = ops::FindCollective(call);
+  return def != nullptr && def->signal_optional ? call : nullptr;
 }
 
 // Every name the program already uses: var name hints and allocation names.
@@ -73,7 +80,7 @@ class Synthesizer : public ir::IRMutator {
 
  protected:
   StmtPtr MutateAssignStmt(const std::shared_ptr<const ir::AssignStmt>& stmt) override {
-    CallPtr call = AsOpCall(stmt->value(), kAllReduce);
+    CallPtr call = AsSignalOptionalCall(stmt->value());
     if (!status_.ok() || call == nullptr) return IRMutator::MutateAssignStmt(stmt);
     std::vector<StmtPtr> out;
     ExprPtr rewritten = Rewrite(call, /*lift=*/false, &out).call;
@@ -85,7 +92,7 @@ class Synthesizer : public ir::IRMutator {
   }
 
   StmtPtr MutateEvalStmt(const std::shared_ptr<const ir::EvalStmt>& stmt) override {
-    CallPtr call = AsOpCall(stmt->expr(), kAllReduce);
+    CallPtr call = AsSignalOptionalCall(stmt->expr());
     if (!status_.ok() || call == nullptr) return IRMutator::MutateEvalStmt(stmt);
     std::vector<StmtPtr> out;
     ExprPtr rewritten = Rewrite(call, /*lift=*/false, &out).call;
@@ -103,7 +110,7 @@ class Synthesizer : public ir::IRMutator {
     std::vector<ExprPtr> values;
     bool changed = false;
     for (const ExprPtr& v : stmt->value()) {
-      CallPtr call = AsOpCall(v, kAllReduce);
+      CallPtr call = AsSignalOptionalCall(v);
       if (call == nullptr) {
         ExprPtr n = MutateExpr(v);
         changed |= n != v;
@@ -139,7 +146,7 @@ class Synthesizer : public ir::IRMutator {
   // Direct forms never get here: any allreduce reached as a sub-expression is
   // nested inside another expression.
   ExprPtr MutateCall(const CallPtr& call) override {
-    if (AsOpCall(call, kAllReduce) != nullptr) {
+    if (AsSignalOptionalCall(call) != nullptr) {
       Fail(UserError(call->span(),
                      "pld.tensor.allreduce must be a direct assignment, expression statement, or "
                      "return value before allreduce signal synthesis."));
@@ -212,12 +219,20 @@ class Synthesizer : public ir::IRMutator {
                      "loop."));
       return {call};
     }
-    // The op's deducer checked core_num (ops::CheckCoreNum); one that is
-    // not a valid constant here is a compiler bug.
+    // The synthesized signal has core_num lanes per device, so it needs a
+    // constant; a runtime core_num is the user's to size (the HOST entry
+    // checks it at run time). The deducer range-checked a constant one
+    // (ops::CheckCoreNum), so one outside the range here is a compiler bug.
     std::optional<int64_t> core_num = ops::DecodeCoreNum(ir::FindAttr(kw, ir::kAttrCoreNum), 1).value;
-    if (absl::Status range = core_num ? CheckRequestedCoreNum(*core_num)
-                                      : absl::InvalidArgumentError("core_num is not a constant");
-        !range.ok()) {
+    if (!core_num) {
+      Fail(UserError(span,
+                     "pld.tensor.allreduce without an explicit signal needs a compile-time "
+                     "core_num: the synthesized signal has core_num lanes per device. Pass an "
+                     "INT32 signal window of [world_size, L] for the largest L the call may "
+                     "request, or a constant core_num"));
+      return {call};
+    }
+    if (absl::Status range = CheckRequestedCoreNum(*core_num); !range.ok()) {
       Fail(InternalErrorF(span, "pld.tensor.allreduce ", range.message()));
       return {call};
     }
@@ -277,7 +292,7 @@ class AllReduceFinder : public ir::IRVisitor {
 
  protected:
   void VisitCall(const CallPtr& call) override {
-    if (AsOpCall(call, kAllReduce) != nullptr) found = true;
+    if (AsSignalOptionalCall(call) != nullptr) found = true;
     if (!found) IRVisitor::VisitCall(call);
   }
 };

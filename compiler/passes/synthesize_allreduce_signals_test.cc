@@ -132,5 +132,33 @@ TEST(SynthesizeAllReduceSignalsTest, NonPositiveCoreNumIsInternal) {
   EXPECT_EQ(s.message(), "pld.tensor.allreduce core_num=0 outside [1, INT32_MAX]");
 }
 
+// A runtime core_num cannot size a synthesized signal: a located user error
+// with the way out (an explicit signal), not an internal one.
+TEST(SynthesizeAllReduceSignalsTest, RuntimeCoreNumWithoutSignalIsALocatedUserError) {
+  ir::ProgramPtr p = Parse(R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+@pl.program
+class P:
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(self, n: pl.Scalar[pl.INT64]):
+        buf = pld.alloc_window_buffer(16)
+        data = pld.window(buf, [4], dtype=pl.FP32)
+        data = pld.tensor.allreduce(data, op=0, core_num=n)
+)");
+  ASSERT_NE(p, nullptr);
+  SynthesizeAllReduceSignals pass;
+  absl::Status s = pass.Run(p).status();
+  EXPECT_TRUE(IsUserError(s)) << s;
+  EXPECT_EQ(s.message(),
+            "pld.tensor.allreduce without an explicit signal needs a compile-time core_num: the "
+            "synthesized signal has core_num lanes per device. Pass an INT32 signal window of "
+            "[world_size, L] for the largest L the call may request, or a constant core_num");
+  std::optional<DiagnosticLocation> loc = GetDiagnosticLocation(s);
+  ASSERT_TRUE(loc.has_value());
+  EXPECT_EQ(loc->line, 10);
+  EXPECT_EQ(loc->col, 16);
+}
+
 }  // namespace
 }  // namespace pto::passes

@@ -9,6 +9,10 @@ parameter is an attribute when PyPTO's C++ registration declares it with
 `set_attr`; everything else is an operand. The result rule of each operator is
 our own (compiler/ops/generic_deducer.cc); it is chosen here by name.
 
+The collectives are left out: their signatures are derived from their
+CollectiveDefs (compiler/ops/collective_def.cc, CollectiveSignatureText), so the
+operators that file names (`"pld.tensor.<name>"`) are skipped.
+
 usage: gen_op_signatures.py PYPTO_CHECKOUT > compiler/ops/pypto_signatures.inc
 Python 3 standard library only.
 """
@@ -199,8 +203,16 @@ def reexported_defs(root, tree):
     return out
 
 
+def collective_ops():
+    """The public collectives our CollectiveDefs name."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    src = open(os.path.join(here, "../../compiler/ops/collective_def.cc"), encoding="utf-8").read()
+    return set(re.findall(r'"(pld\.tensor\.[a-z_0-9]+)"', src))
+
+
 def main():
     root = sys.argv[1]
+    collectives = collective_ops()
     lang = os.path.join(root, "python/pypto/language")
     regs = cpp_registrations(root)
     rows = []
@@ -215,6 +227,8 @@ def main():
             if any(isinstance(d, ast.Name) and d.id == "overload" for d in n.decorator_list):
                 continue
             seen.add(n.name)
+            if f"{ns}.{n.name}" in collectives:
+                continue
             ret = ast.unparse(n.returns) if n.returns else ""
             rows.append(("op", f"{ns}.{n.name}", signature_of(n, ns, regs), result_rule(f"{ns}.{n.name}", ret)))
     # Unified dispatchers: their own parameter names, and the targets they call.
