@@ -46,6 +46,7 @@ constexpr int kD = PTO_MOE_D;
 constexpr int kL = PTO_MOE_L;
 constexpr int kRoutes = kT * kTopK;
 constexpr int kExperts = kNr * kL;
+constexpr int kRcap = kT * kTopK * 5 / 4;  // the program's RCAP: entries a rank receives
 
 // The inputs of the low-latency kernel's main (moe_harness.h's activations,
 // gates and routing; the same expert and token scales).
@@ -204,6 +205,11 @@ int Main(int argc, char** argv) {
   }
   const std::vector<int32_t> routing = moe::Routing(kNr, kT, kTopK, kExperts);
   const Golden golden = ComputeGolden(routing, !flags.timing_only);
+  std::vector<int> entries_in(kNr, 0);  // (token, rank) entries per receiving rank
+  for (int s = 0; s < kNr; ++s) {
+    for (int d = 0; d < kNr; ++d) entries_in[d] += golden.x_rows[s * kNr + d];
+  }
+  if (!moe::WithinCap(entries_in, kRcap)) return 1;
   absl::StatusOr<moe::LayerRun> run =
       moe::RunLayer(flags, kNr, ParamSpec(routing, flags.timing_only), generated::RunHost);
   if (!run.ok()) {
