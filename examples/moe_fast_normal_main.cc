@@ -1,9 +1,9 @@
 // The fast MoE layer's normal (prefill) mode: examples/moe_fast_normal.pto on
 // EP simulated chips (docs/moe.md, "Normal mode"), every kernel an SPMD launch
 // over the 48 AIV of each die: INT8 tokens with one FP32 scale per token on the
-// dispatch, FP16 rows on the combine. The run is checked rank by rank against
+// dispatch, BF16 rows on the combine. The run is checked rank by rank against
 // a golden computed here in plain C++ (the combined rows, bit for bit: the
-// same FP16 roundings and FP32 order), and the phase lines give DeepEP's
+// same FP16 and BF16 roundings and FP32 order), and the phase lines give DeepEP's
 // bandwidth beside the bus bandwidth.
 //
 //   bazel run //examples:moe_fast_normal[_t4096_epN] -- [--platform=a3] [--timing-only]
@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -55,6 +56,15 @@ using moe::X;
 float ExpertScale(int global_expert) { return 0.125f * static_cast<float>(global_expert % 7 + 1); }
 float TokenScale(int r, int t) { return static_cast<float>(0.003 + 0.0001 * ((r * 13 + t * 7) % 97)); }
 
+// float -> BF16 -> float, rounding to nearest even (the kernels' tcvt).
+float RoundBf16(float v) {
+  uint32_t u;
+  std::memcpy(&u, &v, 4);
+  u = (u + 0x7fff + ((u >> 16) & 1)) & 0xffff0000u;
+  std::memcpy(&v, &u, 4);
+  return v;
+}
+
 struct Golden {
   std::vector<float> out;           // [r][t][d]
   std::vector<int> x_rows, routes;  // [src * NR + dst]: token rows (de-duplicated), routes
@@ -76,7 +86,7 @@ Golden ComputeGolden(const std::vector<int32_t>& idx, bool with_outputs) {
     }
   }
   if (!with_outputs) return g;
-  // part_d = fp16(sum over the k on rank d, in k order, of gate * fp32(y_k)),
+  // part_d = bf16(sum over the k on rank d, in k order, of gate * fp32(y_k)),
   // y_k = fp16((fp32(x) * token scale) * expert scale); the source sums the
   // parts in FP32 in the order of each rank's first k.
   g.out.assign(static_cast<size_t>(kNr) * kT * kD, 0.0f);
@@ -97,8 +107,8 @@ Golden ComputeGolden(const std::vector<int32_t>& idx, bool with_outputs) {
             const float wy = static_cast<float>(y) * Gate(r, t, j);
             part = j == k ? wy : part + wy;
           }
-          const float p16 = static_cast<float>(static_cast<_Float16>(part));
-          acc = k == 0 ? p16 : acc + p16;
+          const float pb = RoundBf16(part);
+          acc = k == 0 ? pb : acc + pb;
         }
         g.out[(static_cast<size_t>(r) * kT + t) * kD + d] = acc;
       }
@@ -173,7 +183,7 @@ int PrintPhases(const sim::RunReport& report, const sim::SimSystem& sys, const G
   const double pairs = static_cast<double>(kNr) * (kNr - 1);
   // Dispatch: the de-duplicated INT8 token rows, the T token scales, the
   // routing and gates (INT32 and FP32 [T, TOPK]) and one layout row per peer;
-  // combine: one FP16 row per (token, destination rank).
+  // combine: one BF16 row per (token, destination rank).
   const double hw = 16 * (48 / 16 + 1) + 48.0 * 16 * (((kT + 47) / 48) / 16 + 1);
   const double dispatch_peer = x_rows_off / pairs * kD + kT * 4.0 + kRoutes * 8.0 + hw * 4;
   const double combine_peer = x_rows_off / pairs * kD * 2.0;
@@ -219,7 +229,7 @@ int Main(int argc, char** argv) {
   std::printf(
       "fast MoE normal mode (examples/moe_fast_normal.pto) on %d simulated %s chips%s, 48 AIV "
       "blocks per kernel: %d tokens x top-%d per rank, hidden %d, %d local experts per rank; "
-      "INT8 tokens with per-token scales, FP16 combine\n\n",
+      "INT8 tokens with per-token scales, BF16 combine\n\n",
       kNr, flags.platform == "a2a3" ? "910B" : flags.platform.c_str(),
       flags.timing_only ? " (timing-only)" : "", kT, kTopK, kD, kL);
   if (moe::PrintRunFailure(run->report)) return 1;
