@@ -5,8 +5,8 @@
 # binaries first. Prints each run's phase lines and a summary row per EP:
 #   examples/moe_fast_normal_sweep.sh [EP...]     (default: 8 16 32 64 128)
 set -euo pipefail
-eps=("${@:-8 16 32 64 128}")
-read -r -a eps <<<"${eps[*]}"
+[ $# -gt 0 ] || set -- 8 16 32 64 128
+eps=("$@")
 targets=()
 for ep in "${eps[@]}"; do targets+=("//examples:moe_fast_normal_t4096_ep$ep"); done
 bazel build "${targets[@]}"
