@@ -116,6 +116,10 @@ absl::Status ValidatePlatform(const Platform& p) {
     }
     if (f.hop_latency_ns() < 0) return Invalid(n, "fabric.hop_latency_ns < 0");
   }
+  if (f.chip_egress_gbps() < 0) return Invalid(n, "fabric.chip_egress_gbps < 0");
+  if (f.chip_egress_gbps() > 0 && f.kind() != FabricSpec::FULL_MESH) {
+    return Invalid(n, "fabric.chip_egress_gbps needs kind FULL_MESH");
+  }
   const AicpuSpec& a = p.aicpu();
   if (a.scheduler_threads() == 0) {
     return Invalid(n, "aicpu.scheduler_threads must be > 0");

@@ -20,7 +20,20 @@ TEST(PlatformTest, A2a3HasTheDocumentedFigures) {
   EXPECT_EQ(p->fabric().kind(), FabricSpec::FULL_MESH);
   EXPECT_EQ(p->fabric().links_per_chip(), 7u);
   EXPECT_DOUBLE_EQ(p->fabric().link_bandwidth_gbps(), 56);
+  EXPECT_DOUBLE_EQ(p->fabric().chip_egress_gbps(), 79.7);
   EXPECT_FALSE(p->urma().present());
+}
+
+// The egress cap is a full mesh's; elsewhere, or negative, it is refused.
+TEST(PlatformTest, ChipEgressIsAFullMeshFigure) {
+  Platform p = *LoadPlatform("a2a3");
+  p.mutable_fabric()->set_chip_egress_gbps(-1);
+  EXPECT_EQ(ValidatePlatform(p).message(), "platform 'a2a3': fabric.chip_egress_gbps < 0");
+  p = *LoadPlatform("a5");
+  p.mutable_fabric()->set_chip_egress_gbps(80);
+  EXPECT_EQ(ValidatePlatform(p).message(),
+            "platform 'a5': fabric.chip_egress_gbps needs kind FULL_MESH");
+  EXPECT_DOUBLE_EQ(LoadPlatform("a2a3_cluster")->fabric().chip_egress_gbps(), 0);
 }
 
 TEST(PlatformTest, A5HasTheDocumentedFigures) {

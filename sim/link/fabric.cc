@@ -32,12 +32,20 @@ Link* Fabric::NewLink(const std::string& label, const std::string& track, double
 void Fabric::BuildFlat(const FabricSpec& f) {
   const int n = chips_;
   if (f.kind() == FabricSpec::FULL_MESH) {
+    // The egress port adds no hop: it caps the chip's outgoing rate only.
+    for (int a = 0; f.chip_egress_gbps() > 0 && a < n; ++a) {
+      const std::string label = absl::StrCat("egress c", a);
+      egress_.push_back(std::make_unique<Link>(absl::StrCat("egress", a).c_str(), label,
+                                               f.chip_egress_gbps(), 0, trace_, trace_pid_,
+                                               absl::StrCat("HCCS ", label)));
+    }
     for (int a = 0; a < n; ++a) {
       for (int b = 0; b < n; ++b) {
         if (a == b) continue;
         const std::string label = absl::StrCat("link c", a, "->c", b);
         routes_[a * n + b] = {NewLink(label, absl::StrCat("HCCS ", label),
                                       f.link_bandwidth_gbps(), f.hop_latency_ns())};
+        if (!egress_.empty()) routes_[a * n + b].push_back(egress_[a].get());
       }
     }
     return;

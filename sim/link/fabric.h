@@ -32,6 +32,9 @@ class Fabric {
     return routes_[static_cast<size_t>(src) * chips_ + dst];
   }
   const std::vector<std::unique_ptr<Link>>& links() const { return links_; }
+  // FULL_MESH with chip_egress_gbps: each chip's egress port, on every route
+  // out of it beside the pair link (not in links(): it is no wire).
+  const std::vector<std::unique_ptr<Link>>& egress_ports() const { return egress_; }
 
  private:
   // A port pair (chip -> switch, switch -> chip) of a SWITCH tier.
@@ -48,6 +51,7 @@ class Fabric {
   Trace* trace_;
   int trace_pid_;
   std::vector<std::unique_ptr<Link>> links_;
+  std::vector<std::unique_ptr<Link>> egress_;
   std::vector<std::vector<Link*>> routes_;  // [src * chips + dst]
   // HIERARCHY: per tier, the MESH links [group][i * g + j], the ports of a
   // SWITCH tier by chip (shared NICs point to the same links), the uplinks

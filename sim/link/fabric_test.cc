@@ -50,13 +50,21 @@ std::map<std::pair<int, int>, RouteInfo> Routes(
 
 TEST(FabricTest, A2a3IsAFullMeshOfOneLinkPerOrderedPair) {
   auto m = Routes("a2a3", 8, {{0, 7}, {7, 0}, {3, 3}});
-  EXPECT_EQ(m[P(0, 7)].labels, "link c0->c7");
-  EXPECT_EQ(m[P(7, 0)].labels, "link c7->c0");
+  // Each route also crosses the sender's egress port (no hop of its own).
+  EXPECT_EQ(m[P(0, 7)].labels, "link c0->c7 | egress c0");
+  EXPECT_EQ(m[P(7, 0)].labels, "link c7->c0 | egress c7");
   EXPECT_EQ(m[P(0, 7)].latency_ns, 357);
   EXPECT_EQ(m[P(3, 3)].labels, "");  // no link to itself
   platforms::Platform p = *platforms::LoadPlatform("a2a3");
   Trace trace(false);
-  EXPECT_EQ(Fabric(p.fabric(), 8, &trace, 8).links().size(), 8u * 7u);
+  Fabric fabric(p.fabric(), 8, &trace, 8);
+  EXPECT_EQ(fabric.links().size(), 8u * 7u);
+  ASSERT_EQ(fabric.egress_ports().size(), 8u);
+  EXPECT_EQ(fabric.egress_ports()[0]->resource().Duration(79700), 1000000);  // 79.7 GB/s
+  // Without the cap, the pair link alone.
+  auto bare = Routes("a2a3", 8, {{0, 7}},
+                     [](platforms::Platform& q) { q.mutable_fabric()->clear_chip_egress_gbps(); });
+  EXPECT_EQ(bare[P(0, 7)].labels, "link c0->c7");
 }
 
 TEST(FabricTest, A3RoutesThroughL1InsideANodeAndL2Between) {
