@@ -38,10 +38,12 @@ PTO_TSAN_TARGETS=(
 # the normal output tree (no --platform_suffix), so its objects are the
 # ones `bazel test //...` built above, not recompiled under TSan
 # (--config=tsan, which instruments everything, is the developers' full
-# run; docs/sanitizers.md).
+# run; docs/sanitizers.md). The tests link statically, so the shared
+# libraries of bazel-out/k8-opt that other tests load stay uninstrumented.
 PTO_TSAN_FLAGS=(
   '--per_file_copt=^runtime/.*,^hw/.*,^bazel-out/[^/]*/bin/hw/.*@-fsanitize=thread,-fno-omit-frame-pointer'
   --linkopt=-fsanitize=thread
+  --dynamic_mode=off
   --test_env=TSAN_OPTIONS=halt_on_error=1
 )
 
