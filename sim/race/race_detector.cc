@@ -7,14 +7,6 @@
 namespace pto::sim {
 namespace {
 
-constexpr uint64_t kGranule = 32;
-
-// Granules are coarse; only accesses that share bytes conflict.
-template <typename R>
-bool Overlap(const R& a, const R& b) {
-  return a.addr < b.addr + b.bytes && b.addr < a.addr + a.bytes;
-}
-
 std::string Us(int64_t ps) { return absl::StrCat(ps / 1000000.0, " us"); }
 
 }  // namespace
@@ -90,23 +82,63 @@ void RaceDetector::Access(int agent, const AccessSite& site, uint64_t addr, uint
   rec.bytes = bytes;
   rec.t0 = t0;
   rec.t1 = t1;
-  for (uint64_t g = addr / kGranule; g <= (addr + bytes - 1) / kGranule; ++g) {
-    Granule& gr = granules_[g];
-    if (!Ordered(gr.write, agent) && Overlap(gr.write, rec)) Report(gr.write, true, rec, write);
+  const uint64_t end = addr + bytes;
+  Split(addr);
+  Split(end);
+  // Bytes with no history yet get an interval of their own.
+  uint64_t cur = addr;
+  for (auto it = shadow_.lower_bound(addr); cur < end;) {
+    const uint64_t next = (it == shadow_.end() || it->first >= end) ? end : it->first;
+    if (cur < next) {
+      it = shadow_.emplace_hint(it, cur, Interval{next, Record{}, {}});
+    }
+    Interval& iv = it->second;
+    if (!Ordered(iv.write, agent)) Report(iv.write, true, rec, write);
     if (write) {
-      for (const Record& r : gr.reads) {
-        if (!Ordered(r, agent) && Overlap(r, rec)) Report(r, false, rec, true);
+      for (const Record& r : iv.reads) {
+        if (!Ordered(r, agent)) Report(r, false, rec, true);
       }
-      gr.reads.clear();
-      gr.write = rec;
+      iv.reads.clear();
+      iv.write = rec;
     } else {
-      auto it = std::find_if(gr.reads.begin(), gr.reads.end(),
-                             [&](const Record& r) { return r.agent == agent; });
-      if (it != gr.reads.end()) {
-        *it = rec;
+      auto r = std::find_if(iv.reads.begin(), iv.reads.end(),
+                            [&](const Record& x) { return x.agent == agent; });
+      if (r != iv.reads.end()) {
+        *r = rec;
       } else {
-        gr.reads.push_back(rec);
+        iv.reads.push_back(rec);
       }
+    }
+    cur = iv.end;
+    ++it;
+  }
+  Coalesce(addr, end);
+}
+
+void RaceDetector::Split(uint64_t at) {
+  auto it = shadow_.upper_bound(at);
+  if (it == shadow_.begin()) return;
+  --it;
+  if (it->first == at || it->second.end <= at) return;
+  Interval tail = it->second;
+  it->second.end = at;
+  shadow_.emplace_hint(std::next(it), at, std::move(tail));
+}
+
+void RaceDetector::Coalesce(uint64_t lo, uint64_t hi) {
+  auto it = shadow_.lower_bound(lo);
+  if (it != shadow_.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second.end == lo) it = prev;  // the left neighbour, if adjacent
+  }
+  while (it != shadow_.end() && it->first <= hi) {
+    auto next = std::next(it);
+    if (next == shadow_.end() || next->first > hi) break;
+    if (it->second.end == next->first && it->second.SameHistory(next->second)) {
+      it->second.end = next->second.end;
+      shadow_.erase(next);
+    } else {
+      it = next;
     }
   }
 }

@@ -10,11 +10,13 @@
 // a block starts with the join of its task's start clock (its producers'
 // end clocks and the dispatch's clock), a TNOTIFY publishes the agent's
 // clock into the signal cell, and a satisfied TWAIT joins the cell's clock.
-// Accesses are checked per 32-byte granule (the MTE burst) against the
-// granule's last write and the reads since (FastTrack-style epochs), and
-// conflict only where their byte ranges overlap. A granule keeps one last
-// write, so a race with a write that a later write to other bytes of the
-// same granule replaced is missed (no false reports, some misses).
+// The shadow of GM is a map of disjoint byte intervals, each with its last
+// write and the reads since (FastTrack-style epochs, one read per agent): a
+// bulk DMA access is one interval however many bytes it moves, so the shadow
+// grows with the number of accesses, not with the bytes they touch. An
+// access splits the intervals at its ends; intervals with the same history
+// merge again. Checks are byte-exact: accesses conflict only where their
+// byte ranges overlap.
 #ifndef PTO_SIM_RACE_RACE_DETECTOR_H_
 #define PTO_SIM_RACE_RACE_DETECTOR_H_
 
@@ -60,11 +62,15 @@ class RaceDetector {
   void Observe(int agent, uint64_t cell);
 
   // A GM access of [addr, addr + bytes) in simulated time [t0, t1] ps.
+  // Cost: O(log n + k) for n intervals in the shadow, k of them overlapped.
   void Access(int agent, const AccessSite& site, uint64_t addr, uint64_t bytes, bool write,
               int64_t t0, int64_t t1);
 
   // One line per racing pair of sites (first occurrence), in detection order.
   const std::vector<std::string>& races() const { return races_; }
+
+  // Intervals in the shadow (tests and memory accounting).
+  size_t shadow_intervals() const { return shadow_.size(); }
 
  private:
   struct Record {
@@ -74,11 +80,16 @@ class RaceDetector {
     uint64_t addr = 0;
     uint64_t bytes = 0;
     int64_t t0 = 0, t1 = 0;
+    bool operator==(const Record&) const = default;
   };
-  struct Granule {
+  // The history of the bytes [start, end) (start is the map key).
+  struct Interval {
+    uint64_t end = 0;
     Record write;               // agent -1: none
     std::vector<Record> reads;  // since the last write, one per agent
+    bool SameHistory(const Interval& o) const { return write == o.write && reads == o.reads; }
   };
+  using Shadow = std::map<uint64_t, Interval>;
 
   bool Ordered(const Record& r, int agent) const {
     return r.agent < 0 || r.agent == agent || r.epoch <= clocks_[agent][r.agent];
@@ -86,11 +97,15 @@ class RaceDetector {
   void Report(const Record& earlier, bool earlier_write, const Record& later, bool later_write);
   std::string Describe(const Record& r, bool write) const;
   int SiteIndex(const AccessSite& s);
+  // Makes an interval start at `at` if one covers it.
+  void Split(uint64_t at);
+  // Merges [lo, hi)'s intervals, and its neighbours, that have one history.
+  void Coalesce(uint64_t lo, uint64_t hi);
 
   std::function<std::string(uint64_t)> describe_;
   std::vector<VectorClock> clocks_;
   std::unordered_map<uint64_t, VectorClock> cells_;
-  std::unordered_map<uint64_t, Granule> granules_;  // by address / 32
+  Shadow shadow_;
   std::vector<AccessSite> sites_;
   std::map<std::string, int> site_ids_;
   std::vector<int> last_site_;  // per agent: the site of its last access

@@ -92,5 +92,59 @@ TEST(RaceDetectorTest, EachPairOfSitesIsReportedOnce) {
   EXPECT_EQ(d.races().size(), 1u);
 }
 
+
+// A write to other bytes of the same 32-byte burst does not hide an earlier
+// write (a per-granule shadow with one last write each missed this race).
+TEST(RaceDetectorTest, AWriteToNeighbouringBytesDoesNotHideAnEarlierWrite) {
+  RaceDetector d(2, Name);
+  d.BlockStart(0, {});
+  d.BlockStart(1, {});
+  d.Access(0, Site(0, 0, 0, "w"), 0x1000, 16, true, 0, 0);
+  d.Access(0, Site(0, 0, 0, "w"), 0x1010, 16, true, 0, 0);
+  d.Access(1, Site(0, 1, 1, "r"), 0x1004, 4, false, 0, 0);
+  ASSERT_EQ(d.races().size(), 1u);
+  EXPECT_THAT(d.races()[0], HasSubstr("write of 16 bytes at c0:buf+0x0"));
+  EXPECT_THAT(d.races()[0], HasSubstr("read of 4 bytes at c0:buf+0x4"));
+}
+
+// The shadow holds one interval per access, however many bytes it moves:
+// a 64 MiB DMA is one interval, 32 KiB reads of it split it into one per
+// read, and a later write over all of it is one interval again.
+TEST(RaceDetectorTest, TheShadowGrowsWithAccessesNotBytes) {
+  RaceDetector d(2, Name);
+  d.BlockStart(0, {});
+  const uint64_t kBytes = uint64_t{64} << 20, kChunk = 32 << 10;
+  d.Access(0, Site(0, 0, 0, "w"), 0x1000, kBytes, true, 0, 0);
+  EXPECT_EQ(d.shadow_intervals(), 1u);
+  d.BlockStart(1, d.Clock(0));
+  for (uint64_t off = 0; off < kBytes; off += kChunk) {
+    d.Access(1, Site(0, 1, 1, "r"), 0x1000 + off, kChunk, false, 0, 0);
+  }
+  EXPECT_EQ(d.shadow_intervals(), kBytes / kChunk);
+  d.BlockStart(0, d.Clock(1));
+  d.Access(0, Site(0, 0, 2, "w2"), 0x1000, kBytes, true, 0, 0);
+  EXPECT_EQ(d.shadow_intervals(), 1u);
+  EXPECT_TRUE(d.races().empty());
+}
+
+// A read inside a large write splits its interval; both parts keep the
+// write, so an unordered access to either side still races with it.
+TEST(RaceDetectorTest, SplitIntervalsKeepTheirHistory) {
+  RaceDetector d(3, Name);
+  d.BlockStart(0, {});
+  d.Access(0, Site(0, 0, 0, "w"), 0x1000, 1024, true, 0, 0);
+  d.BlockStart(1, d.Clock(0));
+  d.Access(1, Site(0, 1, 1, "r"), 0x1100, 256, false, 0, 0);  // ordered: no race
+  EXPECT_TRUE(d.races().empty());
+  EXPECT_EQ(d.shadow_intervals(), 3u);
+  d.BlockStart(2, {});
+  d.Access(2, Site(0, 2, 2, "x"), 0x13fc, 4, false, 0, 0);  // the write's tail
+  ASSERT_EQ(d.races().size(), 1u);
+  EXPECT_THAT(d.races()[0], HasSubstr("write of 1024 bytes at c0:buf+0x0"));
+  d.Access(2, Site(0, 2, 2, "x"), 0x1100, 8, true, 0, 0);  // unordered with w and r
+  ASSERT_EQ(d.races().size(), 2u);
+  EXPECT_THAT(d.races()[1], HasSubstr("read of 256 bytes at c0:buf+0x100"));
+}
+
 }  // namespace
 }  // namespace pto::sim
