@@ -380,7 +380,7 @@ D StepFloat(D d, bool up) {
       b = static_cast<uint16_t>(up != neg ? b + 1 : b - 1);
     }
     D out;
-    std::memcpy(&out, &b, 2);
+    std::memcpy(static_cast<void*>(&out), &b, 2);  // D may be bfloat16 (a class)
     return out;
   }
 }
