@@ -91,6 +91,17 @@ absl::StatusOr<std::string> Generator::Run() {
   return out;
 }
 
+absl::StatusOr<Generator::Value> Generator::Lookup(const ir::ExprPtr& e) {
+  ASSIGN_OR_RETURN(Value v, LookupIn(values_, e));
+  if (!v.create.empty()) {
+    return Unsupported(e->span(), pto::StrCat("a use of the pl.tensor.create result '",
+                                              ir::As<ir::Var>(e)->name_hint(),
+                                              "' before a task writes it (pass it first as a "
+                                              "kernel's pl.Out argument)"));
+  }
+  return v;
+}
+
 std::string Generator::CppType(const Value& v) {
   switch (v.kind) {
     case Kind::kTensor: return "pto::rt::Tensor";
@@ -255,7 +266,7 @@ absl::Status Generator::EmitAssign(const ir::AssignStmt& assign, int indent) {
     bound = tuple.elements[item->index()];
     bound.task = tuple.task;
   } else if (ir::Is<ir::Var>(value)) {
-    ASSIGN_OR_RETURN(bound, Lookup(value));
+    ASSIGN_OR_RETURN(bound, LookupIn(values_, value));
   } else if (auto call = ir::As<ir::Call>(value);
              call != nullptr && ir::IsOp(call, ir::OpId::kPlTensorView)) {
     ASSIGN_OR_RETURN(bound, EmitView(*call, assign.var()->name_hint(), indent));
@@ -268,6 +279,9 @@ absl::Status Generator::EmitAssign(const ir::AssignStmt& assign, int indent) {
   } else if (auto call = ir::As<ir::Call>(value);
              call != nullptr && ir::IsOp(call, ir::OpId::kPlTensorRead)) {
     ASSIGN_OR_RETURN(bound, EmitRead(*call, assign.var()->name_hint(), indent));
+  } else if (auto call = ir::As<ir::Call>(value);
+             call != nullptr && ir::IsOp(call, ir::OpId::kPlTensorCreate)) {
+    ASSIGN_OR_RETURN(bound, EmitCreate(*call, assign.var()->name_hint()));
   } else if (ir::Is<ir::BinaryExpr>(value) && ir::Is<ir::ScalarType>(value->type())) {
     // Index arithmetic (`col = c * 4`), for slice and assemble offsets.
     ASSIGN_OR_RETURN(std::string expr, IndexExpr(value));

@@ -55,12 +55,19 @@ class Generator : public CppEmitter {
     std::vector<Value> elements;  // kTuple
     std::string task;             // the TaskOutputs that produced it, if any
     int64_t extent = 0;           // kTaskArray
+    // A pl.tensor.create no task has written yet: its TensorCreateInfo (the
+    // runtime allocates it at its first writer's submit) and the loop depth
+    // it was created at.
+    std::string create;
+    size_t create_depth = 0;
   };
 
   // The C++ type of a variable holding `v`.
   std::string CppType(const Value& v);
 
-  absl::StatusOr<Value> Lookup(const ir::ExprPtr& e) { return LookupIn(values_, e); }
+  // The value bound to `e`; a located error for a pl.tensor.create no task
+  // has written yet (AddCreatedOutput takes those).
+  absl::StatusOr<Value> Lookup(const ir::ExprPtr& e);
 
   // chip_orchestration.cc: statements, loops, bindings.
   absl::Status EmitStmt(const ir::StmtPtr& stmt, int indent);
@@ -78,6 +85,7 @@ class Generator : public CppEmitter {
   absl::StatusOr<std::vector<int64_t>> StaticShape(const ir::ExprPtr& e);
   absl::StatusOr<Value> EmitView(const ir::Call& call, std::string_view hint, int indent);
   absl::StatusOr<Value> EmitAssemble(const ir::Call& call, int indent);
+  absl::StatusOr<Value> EmitCreate(const ir::Call& call, std::string_view hint);
 
   // chip_orchestration_submit.cc.
   absl::StatusOr<std::string> MatchParamRank(const std::string& name, const ir::ExprPtr& arg,
@@ -86,12 +94,19 @@ class Generator : public CppEmitter {
   std::pair<std::string, std::string> KernelIds(const std::optional<MixMembers>& mix,
                                                 const std::string& callee) const;
   absl::StatusOr<Value> EmitSubmit(const ir::Call& call, int indent);
+  absl::StatusOr<bool> AddCreatedOutput(const ir::ExprPtr& arg, const ir::Var& param,
+                                        const Span& at, const std::vector<Value>& passed,
+                                        Value* out, std::vector<std::string>* adds);
+  absl::StatusOr<Value> CallValue(const ir::Call& call, const ir::FunctionPtr& callee,
+                                  const std::optional<MixMembers>& mix, const std::string& task,
+                                  const std::vector<Value>& passed,
+                                  const std::map<int, int>& output_index, int indent);
   absl::Status EmitDeps(const ir::Call& call, std::string_view key, const std::string& args,
                         int indent);
   static void CollectSources(const ir::StmtPtr& stmt,
                              std::map<const ir::Var*, ir::ExprPtr>* sources);
   static std::shared_ptr<const ir::ReturnStmt> FinalReturn(const ir::StmtPtr& body);
-  absl::StatusOr<std::string> CreateInfo(const ir::Var& param, const Span& span);
+  absl::StatusOr<std::string> CreateInfo(const ir::TypePtr& type, const Span& span);
 
   // chip_orchestration_task_ids.cc.
   static bool IsTaskIdOp(ir::OpId id);

@@ -161,10 +161,24 @@ absl::StatusOr<Generator::Value> Generator::EmitSubmit(const ir::Call& call, int
       continue;
     }
     if (dir == ir::ArgDirection::kOutput) {
-      ASSIGN_OR_RETURN(std::string info, CreateInfo(*callee->params()[i], arg->span()));
+      ASSIGN_OR_RETURN(std::string info, CreateInfo(callee->params()[i]->type(), arg->span()));
       adds.push_back(pto::StrCat("add_output(", info, ");"));
       output_index[static_cast<int>(i)] = outputs++;
       continue;
+    }
+    // A pl.Out parameter only writes (in a sequential loop DeriveCallDirections
+    // says InOut, for the order of the iterations' writes).
+    const bool out_param = i < callee->param_directions().size() &&
+                           callee->param_directions()[i] == ir::ParamDirection::kOut;
+    if (dir == ir::ArgDirection::kOutputExisting ||
+        (dir == ir::ArgDirection::kInOut && out_param)) {
+      ASSIGN_OR_RETURN(bool created,
+                       AddCreatedOutput(arg, *callee->params()[i], call.span(), passed,
+                                        &passed[i], &adds));
+      if (created) {
+        output_index[static_cast<int>(i)] = outputs++;
+        continue;
+      }
     }
     ASSIGN_OR_RETURN(passed[i], Lookup(arg));
     if (passed[i].kind != Kind::kTensor) {
@@ -223,9 +237,53 @@ absl::StatusOr<Generator::Value> Generator::EmitSubmit(const ir::Call& call, int
   }
   Line(indent, pto::StrCat("const pto::rt::TaskOutputs ", task, " = orch.", submit, "(",
                            kernel_ids, ", ", args, ");"));
+  for (size_t i = 0; i < passed.size(); ++i) {
+    if (passed[i].create.empty()) continue;
+    Line(indent, pto::StrCat("const pto::rt::Tensor ", passed[i].name, " = ", task, ".outputs[",
+                             output_index.at(static_cast<int>(i)), "];"));
+    for (auto& [var, bound] : values_) {
+      if (bound.name == passed[i].name) bound.create.clear();
+    }
+  }
+  return CallValue(call, callee, mix, task, passed, output_index, indent);
+}
 
-  // The call's value: the args its ReturnStmt names (a Group's are its
-  // AIV member's, whose params are the Group's, in order).
+// A pl.tensor.create's first writer: `arg`, still unallocated, becomes the
+// task's runtime-allocated output (false: `arg` is an ordinary tensor). Its
+// C++ name is declared after the submit, so the writer must be in the loop
+// body the create is in.
+absl::StatusOr<bool> Generator::AddCreatedOutput(const ir::ExprPtr& arg, const ir::Var& param,
+                                                 const Span& at, const std::vector<Value>& passed,
+                                                 Value* out, std::vector<std::string>* adds) {
+  absl::StatusOr<Value> v = LookupIn(values_, arg);
+  if (!v.ok() || v->create.empty()) return false;
+  if (v->create_depth != loops_.size()) {
+    return Unsupported(at,
+                       "a pl.tensor.create first written inside a loop it was not created in "
+                       "(create it in the loop body, or pass a pl.Out parameter)");
+  }
+  ASSIGN_OR_RETURN(std::string info, CreateInfo(param.type(), arg->span()));
+  if (info != v->create) {
+    return Unsupported(at, pto::StrCat("a pl.tensor.create passed to the parameter '",
+                                       param.name_hint(), "' of another shape"));
+  }
+  for (const Value& p : passed) {
+    if (p.name == v->name) {
+      return Unsupported(at, "a pl.tensor.create passed twice to one call");
+    }
+  }
+  adds->push_back(pto::StrCat("add_output(", v->create, ");"));
+  *out = *v;
+  return true;
+}
+
+// The call's value: the args its ReturnStmt names (a Group's are its AIV
+// member's, whose params are the Group's, in order).
+absl::StatusOr<Generator::Value> Generator::CallValue(
+    const ir::Call& call, const ir::FunctionPtr& callee, const std::optional<MixMembers>& mix,
+    const std::string& task, const std::vector<Value>& passed,
+    const std::map<int, int>& output_index, int indent) {
+  const std::string& callee_name = call.op()->name();
   const ir::FunctionPtr& returner = mix ? mix->aiv : callee;
   std::vector<ir::ExprPtr> returned;
   if (auto ret = FinalReturn(returner->body())) returned = ret->value();
@@ -245,7 +303,10 @@ absl::StatusOr<Generator::Value> Generator::EmitSubmit(const ir::Call& call, int
                                      "', whose result is not one of its parameters,"));
     }
     Value v;
-    if (auto out = output_index.find(static_cast<int>(p)); out != output_index.end()) {
+    if (!passed[p].create.empty()) {
+      v = passed[p];  // declared after the submit
+      v.create.clear();
+    } else if (auto out = output_index.find(static_cast<int>(p)); out != output_index.end()) {
       v = {Kind::kTensor, Fresh(callee->params()[p]->name_hint())};
       Line(indent, pto::StrCat("const pto::rt::Tensor ", v.name, " = ", task, ".outputs[",
                                out->second, "];"));
@@ -344,8 +405,9 @@ std::shared_ptr<const ir::ReturnStmt> Generator::FinalReturn(const ir::StmtPtr& 
 }
 
 // `pto::rt::TensorCreateInfo{...}` for a runtime-allocated output param.
-absl::StatusOr<std::string> Generator::CreateInfo(const ir::Var& param, const Span& span) {
-  auto type = ir::AsTensorTypeLike(param.type());
+absl::StatusOr<std::string> Generator::CreateInfo(const ir::TypePtr& ir_type,
+                                                  const Span& span) {
+  auto type = ir::AsTensorTypeLike(ir_type);
   if (type == nullptr || type->shape().size() > 5) {
     return Unsupported(span, "a runtime-allocated output of this type");
   }

@@ -274,4 +274,21 @@ absl::StatusOr<Generator::Value> Generator::EmitAssemble(const ir::Call& call, i
   return target;
 }
 
+// pl.tensor.create(shape, dtype=...): a device GM tensor the runtime
+// allocates when its first writer (a kernel's pl.Out argument) is submitted,
+// as TaskArgs::add_output(TensorCreateInfo) does; until then it has no C++
+// value, so any other use first is a located error (Lookup).
+absl::StatusOr<Generator::Value> Generator::EmitCreate(const ir::Call& call,
+                                                       std::string_view hint) {
+  for (const auto& [key, value] : call.kwargs()) {
+    if (key != "dtype") {
+      return Unsupported(call.span(), pto::StrCat("pl.tensor.create's '", key, "'"));
+    }
+  }
+  Value v{Kind::kTensor, Fresh(hint)};
+  ASSIGN_OR_RETURN(v.create, CreateInfo(call.type(), call.span()));
+  v.create_depth = loops_.size();
+  return v;
+}
+
 }  // namespace pto::codegen::chip_orch_internal
