@@ -290,6 +290,78 @@ TEST(ChipOrchestrationTest, ReadOfAFloatTensorIsALocatedUserError) {
   EXPECT_EQ(at->line, 13);  // the read
 }
 
+constexpr char kCreateProgram[] = R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def make(self, a: pl.Tensor[[4], pl.FP32], b: pl.Out[pl.Tensor[[4], pl.FP32]]) -> pl.Tensor[[4], pl.FP32]:
+        return b
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[4], pl.FP32], b: pl.InOut[pl.Tensor[[4], pl.FP32]]) -> pl.Tensor[[4], pl.FP32]:
+        return b
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def pipe(self, a: pl.Tensor[[4], pl.FP32], out: pl.InOut[pl.Tensor[[4], pl.FP32]]) -> pl.Tensor[[4], pl.FP32]:
+        for i in pl.range(3):
+            t = pl.create_tensor([4], dtype=pl.FP32)
+            t = self.make(a, t)
+            out = self.k(t, out)
+        return out
+)";
+
+// pl.tensor.create in a chip orchestration: the runtime allocates it at its
+// first writer's submit (add_output(TensorCreateInfo)), here once per
+// iteration; the later readers name the task's output.
+TEST(ChipOrchestrationTest, CreateIsAllocatedAtItsFirstWritersSubmit) {
+  ir::ProgramPtr program = Load(kCreateProgram, /*lower=*/true);
+  ASSERT_NE(program, nullptr);
+  absl::StatusOr<std::string> code = GenerateChipOrchestration(program, "pipe");
+  ASSERT_TRUE(code.ok()) << code.status();
+  EXPECT_THAT(*code, HasSubstr("    args0.add_input(a);\n"
+                               "    args0.add_output(pto::rt::TensorCreateInfo{16, 4, 1, {4}});\n"
+                               "    const pto::rt::TaskOutputs task0 = orch.submit_aiv_task(0, "
+                               "args0);\n"
+                               "    const pto::rt::Tensor t = task0.outputs[0];\n"));
+  EXPECT_THAT(*code, HasSubstr("    args1.add_input(t);\n    args1.add_inout(out);\n"));
+}
+
+// Each use a create cannot have is a located error: read before a task
+// writes it, first written in a loop it was not created in, written through
+// a parameter of another shape.
+TEST(ChipOrchestrationTest, CreateMisusesAreLocatedUserErrors) {
+  struct Row {
+    std::string from, to, message;
+    int line;
+  };
+  const Row rows[] = {
+      {"            t = self.make(a, t)\n", "",
+       "a use of the pl.tensor.create result 't' before a task writes it (pass it first as a "
+       "kernel's pl.Out argument) in a chip orchestration yet",
+       16},  // the create (a variable's uses share its node)
+      {"        for i in pl.range(3):\n            t = pl.create_tensor([4], dtype=pl.FP32)\n"
+       "            t = self.make(a, t)\n            out = self.k(t, out)\n",
+       "        t = pl.create_tensor([4], dtype=pl.FP32)\n        for i in pl.range(3):\n"
+       "            u = self.make(a, t)\n            out = self.k(u, out)\n",
+       "a pl.tensor.create first written inside a loop it was not created in", 17},
+      {"t = pl.create_tensor([4], dtype=pl.FP32)", "t = pl.create_tensor([2, 2], dtype=pl.FP32)",
+       "a pl.tensor.create passed to the parameter 'b' of another shape", 17},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.message);
+    ir::ProgramPtr program = Load(ReplaceAll(kCreateProgram, row.from, row.to), /*lower=*/true);
+    ASSERT_NE(program, nullptr);
+    absl::StatusOr<std::string> code = GenerateChipOrchestration(program, "pipe");
+    ASSERT_FALSE(code.ok());
+    EXPECT_TRUE(IsUserError(code.status())) << code.status();
+    EXPECT_THAT(std::string(code.status().message()), HasSubstr(row.message));
+    std::optional<DiagnosticLocation> at = GetDiagnosticLocation(code.status());
+    ASSERT_TRUE(at.has_value());
+    EXPECT_EQ(at->line, row.line);
+  }
+}
+
 constexpr char kLoopProgram[] = R"(import pypto.language as pl
 
 @pl.program

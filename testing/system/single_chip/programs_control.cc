@@ -51,6 +51,14 @@ void AddControl(Registry& r) {
     return Case{{Make("x", {64, 64}, x)},
                 {Make("y", {64, 64}, Map(x, [](double v) { return std::exp(v); }))}};
   };
+  r["orch_loop_create"] = [] {
+    // exp in FP32 twice: the intermediate rounds to FP32 between the kernels.
+    const Values x = Uniform(64 * 64, -2, 2, 39);
+    return Case{{Make("x", {64, 64}, x)},
+                {Make("y", {64, 64},
+                      Map(x, [](double v) { return std::exp(RoundF32(std::exp(v))); }),
+                      DType::kF32, 1e-4, 1e-5)}};
+  };
 }
 
 }  // namespace pto::single_chip

@@ -53,6 +53,12 @@ void AddMatmul(Registry& r) {
                  Make("a", {m, f}, a, DType::kF16, 1e-3, 1e-3),
                  Make("y", {m, hd}, Matmul(a, w2, m, f, hd), DType::kF32, 2e-3, 2e-3)}};
   };
+  r["ffn_create"] = [ffn = r["ffn"]] {
+    // ffn with h and a allocated by the orchestration: y only.
+    Case c = ffn();
+    c.expected.erase(c.expected.begin(), c.expected.begin() + 2);
+    return c;
+  };
   r["fused_linear"] = [] {
     const Values x = Uniform(64 * 32, -1, 1, 59), w = Uniform(32 * 64, -1, 1, 60),
                  z0 = Uniform(64, -1, 1, 61);
