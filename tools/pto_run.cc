@@ -31,6 +31,7 @@
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "google/protobuf/util/json_util.h"
@@ -194,7 +195,17 @@ std::optional<std::string> RunfilesRoot(const char* argv0) {
     }
   }
   candidates.push_back(std::string(argv0) + ".runfiles/pto");
+  // pto-run as a data dependency of another tool (`bazel run` of
+  // pto-bench-collective): the caller's runfiles tree holds ours, and
+  // argv[0] lies inside it.
   std::error_code ec;
+  for (fs::path p = fs::absolute(argv0, ec); !ec && p.has_parent_path() && p != p.parent_path();
+       p = p.parent_path()) {
+    if (absl::EndsWith(p.filename().string(), ".runfiles")) {
+      candidates.push_back((p / "pto").string());
+      break;
+    }
+  }
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) candidates.push_back(self.string() + ".runfiles/pto");
   for (const std::string& c : candidates) {

@@ -18,6 +18,20 @@ echo "$out"
 grep -qE "^ +4096 +1024 +fp32 +none " <<<"$out" || fail "all_to_all_v row"
 out=$("$bench" --pto_run="$pto_run" --collective=barrier --ranks=2) || fail "barrier: $out"
 grep -qE "^ +0 +0 +fp32 +none " <<<"$out" || fail "barrier row"
+# As under `bazel run`: the default pto-run is tools/pto-run of the bench's
+# runfiles tree, with neither RUNFILES_DIR nor TEST_SRCDIR set, and no
+# runfiles tree of pto-run's own (a copy of the binary): pto-run finds its
+# headers in the caller's tree.
+fake="$TEST_TMPDIR/bench.runfiles/pto"
+mkdir -p "$fake/tools"
+for e in "$PWD"/*; do [[ ${e##*/} == tools ]] || ln -s "$e" "$fake/"; done
+for e in "$PWD"/tools/*; do [[ ${e##*/} == pto-run ]] || ln -s "$e" "$fake/tools/"; done
+cp "$pto_run" "$fake/tools/pto-run"
+abs_bench="$PWD/$bench"
+out=$(cd "$fake" && env -u TEST_SRCDIR -u RUNFILES_DIR -u RUNFILES_MANIFEST_FILE \
+  BUILD_WORKING_DIRECTORY="$TEST_TMPDIR" "$abs_bench" --collective=barrier --ranks=2 2>&1) ||
+  fail "bench under bazel run: $out"
+grep -qE "^ +0 +0 +fp32 +none " <<<"$out" || fail "barrier row under bazel run"
 set +e
 err=$("$bench" --pto_run="$pto_run" --collective=gather 2>&1); rc=$?
 set -e
