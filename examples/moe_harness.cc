@@ -1,5 +1,6 @@
 #include "examples/moe_harness.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <utility>
@@ -16,6 +17,16 @@ namespace pto::examples::moe {
 int8_t X(int r, int t, int d) { return static_cast<int8_t>((r * 37 + t * 11 + d * 3) % 255 - 127); }
 
 float Gate(int r, int t, int k) { return static_cast<float>((r + 1) * 0.01 + t * 0.1 + k * 0.001); }
+
+float RoundFp16TiesAway(float v) {
+  const float even = static_cast<float>(static_cast<_Float16>(v));
+  if (even == v || v != v) return even;
+  // At a tie the other neighbour is 2v - even, exact in double and an FP16
+  // value; anywhere else it lies strictly between two FP16 values.
+  const double other = 2.0 * static_cast<double>(v) - even;
+  const bool is_tie = static_cast<double>(static_cast<_Float16>(other)) == other;
+  return is_tie && std::fabs(other) > std::fabs(even) ? static_cast<float>(other) : even;
+}
 
 std::vector<int32_t> Routing(int ranks, int tokens, int topk, int experts) {
   std::vector<int32_t> idx(static_cast<size_t>(ranks) * tokens * topk);

@@ -25,6 +25,10 @@ namespace pto::examples::moe {
 int8_t X(int r, int t, int d);
 float Gate(int r, int t, int k);
 
+// v as FP16 under pl.tile.cast's default mode, "round" (PyPTO, pto-isa
+// TCVT): to nearest, ties away from zero; C++'s conversion ties to even.
+float RoundFp16TiesAway(float v);
+
 // [ranks][tokens][topk] expert ids, top-k drawn without replacement from
 // `experts` (a fixed 64-bit LCG, so every run and every machine routes the
 // same).

@@ -30,5 +30,18 @@ TEST(MoeHarnessTest, WithinCapRejectsAnExpertOverTheCap) {
   EXPECT_FALSE(WithinCap({3, 5, 4}, 4));
 }
 
+// 1 + 2^-11 lies halfway between FP16's 1 and 1 + 2^-10: ties to even give
+// 1, the default cast mode "round" gives the neighbour away from zero.
+TEST(MoeHarnessTest, RoundFp16TiesAwayRoundsHalfwayAwayFromZero) {
+  EXPECT_EQ(RoundFp16TiesAway(1.0f + 0x1p-11f), 1.0f + 0x1p-10f);
+  EXPECT_EQ(RoundFp16TiesAway(-(1.0f + 0x1p-11f)), -(1.0f + 0x1p-10f));
+  // Not a tie: to nearest as the C++ conversion.
+  EXPECT_EQ(RoundFp16TiesAway(1.0f + 0x1p-12f), 1.0f);
+  EXPECT_EQ(RoundFp16TiesAway(1.0f + 0x1p-11f + 0x1p-20f), 1.0f + 0x1p-10f);
+  // Below a power of two the spacing halves: 1 - 2^-12 ties 1 - 2^-11 and 1.
+  EXPECT_EQ(RoundFp16TiesAway(1.0f - 0x1p-12f), 1.0f);
+  EXPECT_EQ(RoundFp16TiesAway(3.0f), 3.0f);
+}
+
 }  // namespace
 }  // namespace pto::examples::moe

@@ -428,6 +428,11 @@ D RoundFloat(double x, RoundMode mode) {
 template <typename D, typename S>
 D Convert(S v, RoundMode mode) {
   if constexpr (kFloatLike<D> && !std::is_same_v<D, S>) {
+    // From float, ties to even is the C++ conversion itself (one rounding):
+    // the common case, without the neighbour search.
+    if constexpr (std::is_same_v<S, float>) {
+      if (mode == RoundMode::kRint || mode == RoundMode::kNone) return static_cast<D>(v);
+    }
     return RoundFloat<D>(static_cast<double>(v), mode);
   } else {
     return static_cast<D>(v);
