@@ -100,7 +100,9 @@ TEST_P(BuiltinSizeSweepTest, EverySizeFinishesAndTimeGrowsWithIt) {
     std::printf("%s P=%d E=%lld: %.3f us\n", g_collective.c_str(), ranks,
                 static_cast<long long>(elems[i]), t * 1e6);
     EXPECT_GT(t, 0) << "E=" << elems[i];
-    EXPECT_GE(t, prev) << "E=" << elems[i] << " is faster than the smaller size";
+    // One more element may align the tail better (one DMA fewer), so a size
+    // may beat the one just below it, by a hair: at most 0.1 %.
+    EXPECT_GE(t, prev * (1 - 1e-3)) << "E=" << elems[i] << " is faster than the smaller size";
     if (IsPowerOfTwo(elems[i])) {
       pow2 = t;
       pow2_elems = elems[i];
