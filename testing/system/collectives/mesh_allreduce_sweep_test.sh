@@ -38,8 +38,11 @@ for nr in 2 4 8; do
     us=$(sed -nE 's/^pto-run: .* simulated ([0-9.]+) us;.*/\1/p' <<<"$out")
     [[ -n "$us" ]] || fail "P=$nr SIZE=$n: no simulated time in: $out"
     echo "P=$nr SIZE=$n simulated $us us"
-    awk -v a="$us" -v b="$prev" 'BEGIN { exit !(a + 0 >= b + 0) }' ||
-      fail "P=$nr SIZE=$n: $us us is less than the smaller size's $prev us"
+    # A size may beat the one below it by under 1 %: other segment bounds
+    # change the DMAs' order at the shared egress port (P=4: 2^24 + 43
+    # elements end 0.15 % before 2^24).
+    awk -v a="$us" -v b="$prev" 'BEGIN { exit !(a + 0 >= 0.99 * b) }' ||
+      fail "P=$nr SIZE=$n: $us us is over 1 % less than the smaller size's $prev us"
     if (( (n & (n - 1)) == 0 )); then
       pow2=$us
     else
