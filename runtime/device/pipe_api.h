@@ -16,6 +16,7 @@
 #define PTO_RUNTIME_DEVICE_PIPE_API_H_
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "runtime/device/cube_api.h"
@@ -81,6 +82,42 @@ void TPOP(const PipeSpec& p, MatTile<T>& dst) {
   PipeCore* pc = CurrentPipeCore();
   T* slot = static_cast<T*>(pc->PipeAcquire(p, /*push=*/false));
   TLOAD(dst, GlobalTensor<T>{slot, dst.count()});
+  pc->PipeRelease(p, /*push=*/false);
+}
+
+// A tile halved over the two AIV lanes (pl.split_aiv, PyPTO's split=1
+// UP_DOWN / 2 LEFT_RIGHT; pto-isa's TileSplitAxis). On a2a3 the AIC writes
+// its full tile into one GM slot and each AIV reads its half at its offset
+// (pto-isa a2a3/TPush.hpp: lane 1 starts at the second row block, or at the
+// half column). Here each lane has its own pipe, so the AIC's one FIXPIPE
+// store goes to lane 0's slot and lane 1's slot receives the same bytes
+// untimed: the one shared slot, seen through two pipes.
+// AIC, C2V: the full Acc tile, converted to D, for both lanes.
+template <typename D, typename S>
+void TPUSH_SPLIT(const PipeSpec& lane0, const PipeSpec& lane1, const AccTile<S>& src) {
+  const uint64_t bytes = src.count() * sizeof(D);
+  pipe_internal::Check(lane0, PipeDir::kC2V, bytes, "TPUSH_SPLIT Acc");
+  pipe_internal::Check(lane1, PipeDir::kC2V, bytes, "TPUSH_SPLIT Acc");
+  PipeCore* pc = CurrentPipeCore();
+  D* slot0 = static_cast<D*>(pc->PipeAcquire(lane0, /*push=*/true));
+  TSTORE(GlobalTensor<D>{slot0, src.count()}, src);
+  D* slot1 = static_cast<D*>(pc->PipeAcquire(lane1, /*push=*/true));
+  std::memcpy(slot1, slot0, bytes);
+  pc->PipeRelease(lane0, /*push=*/true);
+  pc->PipeRelease(lane1, /*push=*/true);
+}
+
+// AIV, C2V: this lane's half of the full tile in the slot, UP_DOWN: the
+// slot's rows are dst.count elements each lane, lane 1's after lane 0's, so
+// the half is one contiguous load. (LEFT_RIGHT, a strided half, is not here
+// yet; code generation rejects it.)
+template <typename T>
+void TPOP_SPLIT(const PipeSpec& p, Tile<T>& dst, uint32_t lane) {
+  pipe_internal::Check(p, PipeDir::kC2V, 2 * dst.bytes(), "TPOP_SPLIT UB");
+  if (lane > 1) pipe_internal::Fail("TPOP_SPLIT UB: lane " + std::to_string(lane) + " of 2");
+  PipeCore* pc = CurrentPipeCore();
+  T* slot = static_cast<T*>(pc->PipeAcquire(p, /*push=*/false));
+  TLOAD(dst, GlobalTensor<T>{slot + lane * dst.count, dst.count});
   pc->PipeRelease(p, /*push=*/false);
 }
 
