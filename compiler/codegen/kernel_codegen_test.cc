@@ -718,7 +718,7 @@ class P:
   ASSERT_FALSE(lr_aic.ok());
   EXPECT_THAT(std::string(lr_aic.status().message()),
               HasSubstr("code generation does not support pl.system.tpush_to_aiv with split=2 "
-                        "(only UP_DOWN, split=1, from the AIC to the AIV lanes)"));
+                        "(only UP_DOWN, split=1)"));
   EXPECT_THAT(lr_aic.status().ToString(), HasSubstr("location='13:"));
 }
 

@@ -174,15 +174,33 @@ absl::Status Generator::EmitPipeCall(const ir::VarPtr& var, const ir::CallPtr& c
 
 // A tile halved over the AIV lanes (pl.aiv_shard, LowerAutoVectorSplit):
 // the AIC pushes its full tile for both lanes, each lane pops its half
-// (runtime/device/pipe_api.h, TPUSH_SPLIT / TPOP_SPLIT). UP_DOWN C2V only.
+// (runtime/device/pipe_api.h, TPUSH_SPLIT / TPOP_SPLIT); V2C each lane pushes
+// its half and the AIC joins them. UP_DOWN only.
 absl::Status Generator::EmitSplitPipeCall(const ir::VarPtr& var, const ir::CallPtr& call,
                                           int64_t split, const std::string& pipe, int indent) {
   const std::string in = Indent(indent);
   const bool c2v_push = ir::IsOp(call, OpId::kPlSystemTpushToAiv);
-  if (split != 1 || !(c2v_push || ir::IsOp(call, OpId::kPlSystemTpopFromAic))) {
+  if (split != 1) {
     return Unsupported(call->span(), pto::StrCat(call->op()->name(), " with split=", split,
-                                                 " (only UP_DOWN, split=1, from the AIC to the "
-                                                 "AIV lanes)"));
+                                                 " (only UP_DOWN, split=1)"));
+  }
+  if (ir::IsOp(call, OpId::kPlSystemTpushToAic)) {
+    // Each lane's half goes through its own pipe; the AIC joins them.
+    if (call->args().empty()) return InternalErrorF(call->span(), "a tpush without a tile");
+    ASSIGN_OR_RETURN(Value t, LookupKind(call->args()[0], Kind::kTile, "tile"));
+    pto::StrAppend(&body_, in, "pto::TPUSH(", pipe, ", ", t.name, ");  // this lane's half\n");
+    return absl::OkStatus();
+  }
+  if (ir::IsOp(call, OpId::kPlSystemTpopFromAiv)) {
+    auto it = lane1_pipes_.find({PipeId(*call), false});
+    if (it == lane1_pipes_.end() || var == nullptr) {
+      return InternalErrorF(call->span(), call->op()->name(),
+                            " with split=1 in an AIC kernel without dual_aiv_dispatch");
+    }
+    ASSIGN_OR_RETURN(std::string tile, NewCubeTile(var, indent));
+    pto::StrAppend(&body_, in, "pto::TPOP_SPLIT(", pipe, ", ", it->second, ", ", tile, ");\n", in,
+                   "pto::pipe_barrier(pto::PIPE_ALL);\n");
+    return absl::OkStatus();
   }
   if (c2v_push) {
     auto it = lane1_pipes_.find({PipeId(*call), true});

@@ -234,24 +234,21 @@ class SideBuilder {
     return absl::OkStatus();
   }
 
-  // A split crossing (pl.aiv_shard): the slot holds the AIC's full tile, of
-  // which each lane reads its half (runtime/device/pipe_api.h, TPUSH_SPLIT),
-  // so the full tile's split extent must be even. The gather direction has
-  // no kernel API yet.
+  // A split crossing (pl.aiv_shard, pl.aic_gather): the slot holds the
+  // AIC's full tile, of which each lane reads or writes its half
+  // (runtime/device/pipe_api.h, TPUSH_SPLIT / TPOP_SPLIT), so the full
+  // tile's split extent must be even.
   absl::Status CheckSplit(const Boundary& b, const Span& span, int64_t* bytes) {
-    auto src = ir::As<ir::TileType>(b.src->type());
-    if (!b.c2v) {
-      return UserErrorF(span, "ExpandMixedKernel: pl.aic_gather (a V->C crossing of the two AIV "
-                        "lanes' halves) is not supported yet; only pl.aiv_shard crosses a "
-                        "`pl.split_aiv` region here");
-    }
+    // The full tile: the shard's operand, the gather's result.
+    auto src = ir::As<ir::TileType>((b.c2v ? b.src : ir::ExprPtr(b.dst))->type());
     std::optional<int64_t> full = src != nullptr ? TileBytes(*src) : std::nullopt;
     const size_t axis = b.split == 1 ? 0 : 1;
     std::optional<int64_t> extent = src != nullptr && src->shape().size() == 2
                                         ? ir::GetConstInt(src->shape()[axis])
                                         : std::nullopt;
     if (!full || !extent || *extent % 2 != 0 || (b.split != 1 && b.split != 2)) {
-      return UserErrorF(span, "ExpandMixedKernel: pl.aiv_shard of '", b.dst->name_hint(),
+      return UserErrorF(span, "ExpandMixedKernel: ", b.c2v ? "pl.aiv_shard" : "pl.aic_gather",
+                        " of '", b.dst->name_hint(),
                         "' needs a static 2D tile whose ", axis == 0 ? "rows" : "columns",
                         " split evenly over the two AIV lanes (an odd extent is not supported)");
     }

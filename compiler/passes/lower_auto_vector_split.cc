@@ -59,6 +59,31 @@ class ShardOperands : public ir::IRMutator {
   }
 };
 
+// The gather lands the joined tile on the AIC, in Mat (PyPTO: the declared
+// type of a boundary op names the consuming core's space); InferTileMemorySpace
+// left it Vec, so its consumers' moves would cross the cores a second time.
+class GatherToMat : public ir::IRMutator {
+ protected:
+  ir::StmtPtr MutateAssignStmt(const std::shared_ptr<const ir::AssignStmt>& s) override {
+    auto call = ir::As<ir::Call>(s->value());
+    auto t = ir::As<ir::TileType>(s->var()->type());
+    if (!ir::IsOp(call, OpId::kPlTileAicGather) || t == nullptr ||
+        t->Space() == ir::MemorySpace::kL1) {
+      return ir::IRMutator::MutateAssignStmt(s);
+    }
+    auto mat = std::make_shared<ir::TileType>(t->shape(), t->dtype(), std::nullopt,
+                                              t->valid_shape(), t->span(), ir::MemorySpace::kL1);
+    auto var = std::make_shared<ir::Var>(s->var()->name_hint(), mat, s->var()->span());
+    ir::ExprPtr value = ir::IRMutator::MutateExpr(call);
+    auto c = ir::As<ir::Call>(value);
+    SetVarReplacement(s->var(), var);
+    return std::make_shared<ir::AssignStmt>(
+        var,
+        std::make_shared<ir::Call>(c->op(), c->args(), c->kwargs(), c->attrs(), mat, c->span()),
+        s->span());
+  }
+};
+
 class MoveCollector : public ir::IRVisitor {
  public:
   absl::flat_hash_map<const ir::Var*, ir::ExprPtr> moved;
@@ -194,6 +219,8 @@ absl::StatusOr<ir::ProgramPtr> LowerAutoVectorSplitPass::Run(const ir::ProgramPt
     ShardOperands shard;
     shard.moved = moves.moved;
     body = shard.MutateStmt(body);
+    GatherToMat gather;
+    body = gather.MutateStmt(body);
     if (ir::Is<ir::SeqStmts>(body)) body = DropDeadMoves(body, body, moves.moved);
     if (fn->func_type() != ir::FunctionType::kInCore) {
       return UserErrorF(fn->span(), "LowerAutoVectorSplit: '", fn->name(), "' holds a "

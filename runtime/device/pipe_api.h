@@ -121,6 +121,25 @@ void TPOP_SPLIT(const PipeSpec& p, Tile<T>& dst, uint32_t lane) {
   pc->PipeRelease(p, /*push=*/false);
 }
 
+// AIC, V2C: the two lanes' UP_DOWN halves (each lane TPUSHes its half into
+// its own pipe) joined into a full Mat tile. On a2a3 both lanes write one
+// slot, lane 1 at the second row block; here lane 1's half is placed after
+// lane 0's in lane 0's slot untimed (that shared slot), then one TLOAD.
+template <typename T>
+void TPOP_SPLIT(const PipeSpec& lane0, const PipeSpec& lane1, MatTile<T>& dst) {
+  pipe_internal::Check(lane0, PipeDir::kV2C, dst.bytes(), "TPOP_SPLIT Mat");
+  pipe_internal::Check(lane1, PipeDir::kV2C, dst.bytes(), "TPOP_SPLIT Mat");
+  if (dst.rows % 2 != 0) pipe_internal::Fail("TPOP_SPLIT Mat: an odd number of rows");
+  PipeCore* pc = CurrentPipeCore();
+  T* slot0 = static_cast<T*>(pc->PipeAcquire(lane0, /*push=*/false));
+  const T* slot1 = static_cast<const T*>(pc->PipeAcquire(lane1, /*push=*/false));
+  const uint64_t half = dst.count() / 2;
+  std::memcpy(slot0 + half, slot1, half * sizeof(T));
+  TLOAD(dst, GlobalTensor<T>{slot0, dst.count()});
+  pc->PipeRelease(lane0, /*push=*/false);
+  pc->PipeRelease(lane1, /*push=*/false);
+}
+
 // Either end, either direction: a slot handed over with no data (a
 // statically empty tile, 0 rows). A no-split MIX task dispatched on both AIV
 // lanes (PyPTO's SplitVectorKernel) replays its handshakes on lane 1 with

@@ -67,6 +67,8 @@ def main():
         prod = matmul(pattern(16, 32), pattern(32, 32))
         want = [[2.0 * v + (1.0 if r >= 8 else 0.0) for v in row] for r, row in enumerate(prod)]
         ok &= check("out", read_npy_f32(f"{out}/out.npy", (16, 32)), want)
+        ok &= check("pv_out", read_npy_f32(f"{out}/pv_out.npy", (16, 32)),
+                    matmul(want, pattern(32, 32)))
     else:
         x = pattern(64, 32)
         want = [[2.0 * v + 1.0 for v in row] for row in x]
