@@ -10,6 +10,7 @@
 #include "compiler/ir/builder.h"
 #include "compiler/ir/mutator.h"
 #include "compiler/ir/visitor.h"
+#include "compiler/ops/op_registry.h"
 #include "compiler/passes/cross_core.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/support/status_macros.h"
@@ -129,6 +130,32 @@ ir::StmtPtr DropDeadMoves(const ir::StmtPtr& body, const ir::StmtPtr& s,
   return MakeSeq(std::move(kept));
 }
 
+// Vector compute outside every region of a kernel that opens one (PyPTO's
+// AivSplitValid check (e)): both AIV lanes would run it in full. Loads and
+// stores are the compiler's to place (allowed, as in PyPTO).
+class OutsideVectorFinder : public ir::IRVisitor {
+ public:
+  const ir::Call* found = nullptr;
+
+  void VisitStmt(const ir::StmtPtr& s) override {
+    auto e = ir::As<ir::ExecScopeStmt>(s);
+    if (e != nullptr && e->GetScopeKind() == ir::ScopeKind::kSplitAiv) return;
+    ir::IRVisitor::VisitStmt(s);
+  }
+
+ protected:
+  void VisitCall(const ir::CallPtr& call) override {
+    if (found == nullptr && !ir::Is<ir::GlobalVar>(call->op()) &&
+        !ir::IsOp(call, OpId::kPlTileLoad) && !ir::IsOp(call, OpId::kPlTileStore) &&
+        !ir::IsOp(call, OpId::kPlTileMove)) {
+      const ops::OpDef* def = ops::OpRegistry::Global().Find(*call);
+      if (def != nullptr && def->traits.unit == ops::ExecUnit::kVector) found = call.get();
+    }
+    ir::IRVisitor::VisitCall(call);
+  }
+  void VisitType(const ir::TypePtr&) override {}
+};
+
 // Splices the regions of one function body; `mode` is the regions' split.
 class RegionLowerer {
  public:
@@ -222,6 +249,14 @@ absl::StatusOr<ir::ProgramPtr> LowerAutoVectorSplitPass::Run(const ir::ProgramPt
     GatherToMat gather;
     body = gather.MutateStmt(body);
     if (ir::Is<ir::SeqStmts>(body)) body = DropDeadMoves(body, body, moves.moved);
+    OutsideVectorFinder outside;
+    outside.VisitStmt(fn->body());
+    if (outside.found != nullptr) {
+      return UserErrorF(outside.found->span(), "LowerAutoVectorSplit: ",
+                        outside.found->op()->name(), " is vector work outside every "
+                        "`pl.split_aiv` region of '", fn->name(), "', which both AIV lanes would "
+                        "run in full; compute it inside the region, on the lane's half");
+    }
     if (fn->func_type() != ir::FunctionType::kInCore) {
       return UserErrorF(fn->span(), "LowerAutoVectorSplit: '", fn->name(), "' holds a "
                         "`pl.split_aiv` region outside a `pl.at(level=pl.Level.CORE_GROUP)` "
