@@ -667,9 +667,8 @@ class P:
   }
 }
 
-// A pl.split_aiv kernel (LowerAutoVectorSplit, pass 20): UP_DOWN, the AIC
-// pushes its full tile for both lanes and each lane pops its half; a
-// LEFT_RIGHT one (a strided half) is the located "not supported" error.
+// A pl.split_aiv kernel (LowerAutoVectorSplit, pass 20): the AIC pushes its
+// full tile for both lanes and each lane pops its half, UP_DOWN or LEFT_RIGHT.
 TEST(KernelCodegenTest, SplitAivPushesTheFullTileAndEachLanePopsItsHalf) {
   const std::string kernel = R"(import pypto.language as pl
 
@@ -705,21 +704,21 @@ class P:
   ASSERT_TRUE(aiv.ok()) << aiv.status();
   EXPECT_THAT(*aic, HasSubstr("pto::PipeSpec pipe_c2v_0_lane1{0, pto::PipeDir::kC2V, 2, 2048, "
                               "/*lane=*/1};"));
-  EXPECT_THAT(*aic, HasSubstr("pto::TPUSH_SPLIT<float>(pipe_c2v_0, pipe_c2v_0_lane1, qk);"));
+  EXPECT_THAT(*aic, HasSubstr("pto::TPUSH_SPLIT<float>(pipe_c2v_0, pipe_c2v_0_lane1, qk, "
+                              "pto::SplitAxis::kUpDown);"));
   EXPECT_THAT(*aic, Not(HasSubstr("TPUSH_EMPTY")));
   EXPECT_THAT(*aic, Not(HasSubstr("get_subblockid")));
   EXPECT_THAT(*aiv, HasSubstr("pto::TPOP_SPLIT(pipe_c2v_0, qk_h, "
-                              "static_cast<uint32_t>(pto::get_subblockid(args)));"));
+                              "static_cast<uint32_t>(pto::get_subblockid(args)), "
+                              "pto::SplitAxis::kUpDown);"));
 
   absl::StatusOr<ir::ProgramPtr> left_right = lower(
       ReplaceAll(ReplaceAll(kernel, "MODE", "LEFT_RIGHT"), "OFFSET", "[0, aiv_id * 16]"));
   ASSERT_TRUE(left_right.ok()) << left_right.status();
   absl::StatusOr<std::string> lr_aic = GenerateKernel(*left_right, "k_aic");
-  ASSERT_FALSE(lr_aic.ok());
-  EXPECT_THAT(std::string(lr_aic.status().message()),
-              HasSubstr("code generation does not support pl.system.tpush_to_aiv with split=2 "
-                        "(only UP_DOWN, split=1)"));
-  EXPECT_THAT(lr_aic.status().ToString(), HasSubstr("location='13:"));
+  ASSERT_TRUE(lr_aic.ok()) << lr_aic.status();
+  EXPECT_THAT(*lr_aic, HasSubstr("pto::TPUSH_SPLIT<float>(pipe_c2v_0, pipe_c2v_0_lane1, qk, "
+                                 "pto::SplitAxis::kLeftRight);"));
 }
 
 }  // namespace

@@ -175,15 +175,17 @@ absl::Status Generator::EmitPipeCall(const ir::VarPtr& var, const ir::CallPtr& c
 // A tile halved over the AIV lanes (pl.aiv_shard, LowerAutoVectorSplit):
 // the AIC pushes its full tile for both lanes, each lane pops its half
 // (runtime/device/pipe_api.h, TPUSH_SPLIT / TPOP_SPLIT); V2C each lane pushes
-// its half and the AIC joins them. UP_DOWN only.
+// its half and the AIC joins them. UP_DOWN and LEFT_RIGHT.
 absl::Status Generator::EmitSplitPipeCall(const ir::VarPtr& var, const ir::CallPtr& call,
                                           int64_t split, const std::string& pipe, int indent) {
   const std::string in = Indent(indent);
   const bool c2v_push = ir::IsOp(call, OpId::kPlSystemTpushToAiv);
-  if (split != 1) {
+  if (split != 1 && split != 2) {
     return Unsupported(call->span(), pto::StrCat(call->op()->name(), " with split=", split,
-                                                 " (only UP_DOWN, split=1)"));
+                                                 " (UP_DOWN is 1, LEFT_RIGHT 2)"));
   }
+  const std::string axis =
+      split == 1 ? "pto::SplitAxis::kUpDown" : "pto::SplitAxis::kLeftRight";
   if (ir::IsOp(call, OpId::kPlSystemTpushToAic)) {
     // Each lane's half goes through its own pipe; the AIC joins them.
     if (call->args().empty()) return InternalErrorF(call->span(), "a tpush without a tile");
@@ -198,8 +200,8 @@ absl::Status Generator::EmitSplitPipeCall(const ir::VarPtr& var, const ir::CallP
                             " with split=1 in an AIC kernel without dual_aiv_dispatch");
     }
     ASSIGN_OR_RETURN(std::string tile, NewCubeTile(var, indent));
-    pto::StrAppend(&body_, in, "pto::TPOP_SPLIT(", pipe, ", ", it->second, ", ", tile, ");\n", in,
-                   "pto::pipe_barrier(pto::PIPE_ALL);\n");
+    pto::StrAppend(&body_, in, "pto::TPOP_SPLIT(", pipe, ", ", it->second, ", ", tile, ", ", axis,
+                   ");\n", in, "pto::pipe_barrier(pto::PIPE_ALL);\n");
     return absl::OkStatus();
   }
   if (c2v_push) {
@@ -211,13 +213,13 @@ absl::Status Generator::EmitSplitPipeCall(const ir::VarPtr& var, const ir::CallP
     ASSIGN_OR_RETURN(Value t, LookupKind(call->args()[0], Kind::kTile, "tile"));
     ASSIGN_OR_RETURN(std::string elem, ElemType(DTypeOf(call->args()[0]->type()), call->span()));
     pto::StrAppend(&body_, in, "pto::TPUSH_SPLIT<", elem, ">(", pipe, ", ", it->second, ", ",
-                   t.name, ");\n", in, "pto::pipe_barrier(pto::PIPE_ALL);\n");
+                   t.name, ", ", axis, ");\n", in, "pto::pipe_barrier(pto::PIPE_ALL);\n");
     return absl::OkStatus();
   }
   if (var == nullptr) return Unsupported(call->span(), "a tpop whose tile is not named");
   ASSIGN_OR_RETURN(std::string tile, NewTile(var, indent));
   pto::StrAppend(&body_, in, "pto::TPOP_SPLIT(", pipe, ", ", tile,
-                 ", static_cast<uint32_t>(pto::get_subblockid(args)));\n");
+                 ", static_cast<uint32_t>(pto::get_subblockid(args)), ", axis, ");\n");
   return absl::OkStatus();
 }
 

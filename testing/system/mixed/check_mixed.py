@@ -69,6 +69,10 @@ def main():
         ok &= check("out", read_npy_f32(f"{out}/out.npy", (16, 32)), want)
         ok &= check("pv_out", read_npy_f32(f"{out}/pv_out.npy", (16, 32)),
                     matmul(want, pattern(32, 32)))
+        want_lr = [[2.0 * v + (1.0 if c >= 16 else 0.0) for c, v in enumerate(row)] for row in prod]
+        ok &= check("lr_out", read_npy_f32(f"{out}/lr_out.npy", (16, 32)), want_lr)
+        ok &= check("lr_pv_out", read_npy_f32(f"{out}/lr_pv_out.npy", (16, 32)),
+                    matmul(want_lr, pattern(32, 32)))
     else:
         x = pattern(64, 32)
         want = [[2.0 * v + 1.0 for v in row] for row in x]
