@@ -468,7 +468,22 @@ absl::StatusOr<Split> Expand(const ir::FunctionPtr& fn) {
   } else {
     auto result = std::make_shared<ir::Var>("result", aiv_call->type(), fn->span());
     body.push_back(std::make_shared<ir::AssignStmt>(result, aiv_call, fn->span()));
-    body.push_back(std::make_shared<ir::ReturnStmt>(std::vector<ir::ExprPtr>{result}));
+    std::vector<ir::ExprPtr> values = {result};
+    if (fn->return_types().size() > 1) {
+      // Several results: the Group returns each element of the AIV's tuple.
+      values.clear();
+      for (size_t i = 0; i < fn->return_types().size(); ++i) {
+        auto item = std::make_shared<ir::Var>(pto::StrCat("result_", i), fn->return_types()[i],
+                                              fn->span());
+        body.push_back(std::make_shared<ir::AssignStmt>(
+            item,
+            std::make_shared<ir::TupleGetItem>(result, static_cast<int>(i),
+                                               fn->return_types()[i], fn->span()),
+            fn->span()));
+        values.push_back(item);
+      }
+    }
+    body.push_back(std::make_shared<ir::ReturnStmt>(std::move(values)));
   }
   ASSIGN_OR_RETURN(out.group,
                    ir::Function::Create(fn->name(), std::move(params), fn->param_directions(),

@@ -200,11 +200,9 @@ class RegionLowerer {
                         "supported yet; use UP_DOWN or LEFT_RIGHT with pl.aiv_shard / "
                         "pl.aic_gather");
     }
-    if (mode && *mode != m) {
-      return UserErrorF(s->span(), "LowerAutoVectorSplit: '", func_, "' opens `pl.split_aiv` "
-                        "regions of two split modes; one mode per kernel is supported here");
-    }
-    mode = m;
+    // Regions of several modes: each crossing carries its own split; the
+    // kernel's `split` is the first region's (PyPTO's multi-mode regions).
+    if (!mode) mode = m;
     BoundaryFinder finder;
     finder.VisitStmt(region->body());
     if (!finder.found) {
