@@ -73,6 +73,10 @@ def main():
         ok &= check("lr_out", read_npy_f32(f"{out}/lr_out.npy", (16, 32)), want_lr)
         ok &= check("lr_pv_out", read_npy_f32(f"{out}/lr_pv_out.npy", (16, 32)),
                     matmul(want_lr, pattern(32, 32)))
+        ok &= check("mm_ud", read_npy_f32(f"{out}/mm_ud.npy", (16, 32)),
+                    [[2.0 * v for v in row] for row in prod])
+        want_mm = [[v + (1.0 if c >= 16 else 0.0) for c, v in enumerate(row)] for row in prod]
+        ok &= check("mm_lr", read_npy_f32(f"{out}/mm_lr.npy", (16, 32)), want_mm)
     else:
         x = pattern(64, 32)
         want = [[2.0 * v + 1.0 for v in row] for row in x]
