@@ -156,6 +156,26 @@ class OutsideVectorFinder : public ir::IRVisitor {
   void VisitType(const ir::TypePtr&) override {}
 };
 
+// A full-width move between the cores left in a split_aiv kernel: both lanes
+// would pop it, and only lane 0's slot is filled (a dual-dispatched AIC hands
+// lane 1 an empty one), so it is rejected rather than run wrong.
+class FullCrossingFinder : public ir::IRVisitor {
+ public:
+  const ir::AssignStmt* found = nullptr;
+
+ protected:
+  void VisitAssignStmt(const std::shared_ptr<const ir::AssignStmt>& s) override {
+    auto call = ir::As<ir::Call>(s->value());
+    if (found == nullptr && ir::IsOp(call, OpId::kPlTileMove) && !call->args().empty()) {
+      const uint8_t from = cross_core::TypeSide(call->args()[0]->type());
+      const uint8_t to = cross_core::TypeSide(s->var()->type());
+      if (from != 0 && to != 0 && from != to) found = s.get();
+    }
+    ir::IRVisitor::VisitAssignStmt(s);
+  }
+  void VisitType(const ir::TypePtr&) override {}
+};
+
 // Splices the regions of one function body; `mode` is the regions' split.
 class RegionLowerer {
  public:
@@ -247,6 +267,14 @@ absl::StatusOr<ir::ProgramPtr> LowerAutoVectorSplitPass::Run(const ir::ProgramPt
     GatherToMat gather;
     body = gather.MutateStmt(body);
     if (ir::Is<ir::SeqStmts>(body)) body = DropDeadMoves(body, body, moves.moved);
+    FullCrossingFinder crossing;
+    crossing.VisitStmt(body);
+    if (crossing.found != nullptr) {
+      return UserErrorF(crossing.found->span(), "LowerAutoVectorSplit: '",
+                        crossing.found->var()->name_hint(), "' crosses the cores at full width "
+                        "in the `pl.split_aiv` kernel '", fn->name(), "'; cross with "
+                        "pl.aiv_shard (to the lanes' halves) or pl.aic_gather (back to the AIC)");
+    }
     OutsideVectorFinder outside;
     outside.VisitStmt(fn->body());
     if (outside.found != nullptr) {
