@@ -667,5 +667,59 @@ class P:
   }
 }
 
+// A pl.split_aiv kernel (LowerAutoVectorSplit, pass 20): the AIC pushes its
+// full tile for both lanes and each lane pops its half, UP_DOWN or LEFT_RIGHT.
+TEST(KernelCodegenTest, SplitAivPushesTheFullTileAndEachLanePopsItsHalf) {
+  const std::string kernel = R"(import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Opaque)
+    def main(self, a: pl.Tensor[[16, 32], pl.FP32], b: pl.Tensor[[32, 32], pl.FP32], out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="k"):
+            a_l1 = pl.load(a, [0, 0], [16, 32], target_memory=pl.MemorySpace.Mat)
+            b_l1 = pl.load(b, [0, 0], [32, 32], target_memory=pl.MemorySpace.Mat)
+            qk = pl.matmul(pl.move(a_l1, target_memory=pl.MemorySpace.Left), pl.move(b_l1, target_memory=pl.MemorySpace.Right))
+            for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.MODE):
+                qk_h = pl.aiv_shard(qk)
+                out = pl.store(qk_h, OFFSET, out)
+        return out
+)";
+  auto lower = [](const std::string& text) -> absl::StatusOr<ir::ProgramPtr> {
+    absl::StatusOr<ir::ProgramPtr> parsed = parser::ParseProgramText("test.pto", text);
+    if (!parsed.ok()) return parsed.status();
+    absl::StatusOr<passes::Target> target = passes::TargetForPlatform("a2a3");
+    if (!target.ok()) return target.status();
+    passes::PassManager pm({.target = *target});
+    if (absl::Status s = pm.AddPipeline("default"); !s.ok()) return s;
+    return pm.Run(*parsed);
+  };
+  absl::StatusOr<ir::ProgramPtr> up_down = lower(
+      ReplaceAll(ReplaceAll(kernel, "MODE", "UP_DOWN"), "OFFSET", "[aiv_id * 8, 0]"));
+  ASSERT_TRUE(up_down.ok()) << up_down.status();
+  absl::StatusOr<std::string> aic = GenerateKernel(*up_down, "k_aic");
+  ASSERT_TRUE(aic.ok()) << aic.status();
+  absl::StatusOr<std::string> aiv = GenerateKernel(*up_down, "k_aiv");
+  ASSERT_TRUE(aiv.ok()) << aiv.status();
+  EXPECT_THAT(*aic, HasSubstr("pto::PipeSpec pipe_c2v_0_lane1{0, pto::PipeDir::kC2V, 2, 2048, "
+                              "/*lane=*/1};"));
+  EXPECT_THAT(*aic, HasSubstr("pto::TPUSH_SPLIT<float>(pipe_c2v_0, pipe_c2v_0_lane1, qk, "
+                              "pto::SplitAxis::kUpDown);"));
+  EXPECT_THAT(*aic, Not(HasSubstr("TPUSH_EMPTY")));
+  EXPECT_THAT(*aic, Not(HasSubstr("get_subblockid")));
+  EXPECT_THAT(*aiv, HasSubstr("pto::TPOP_SPLIT(pipe_c2v_0, qk_h, "
+                              "static_cast<uint32_t>(pto::get_subblockid(args)), "
+                              "pto::SplitAxis::kUpDown);"));
+
+  absl::StatusOr<ir::ProgramPtr> left_right = lower(
+      ReplaceAll(ReplaceAll(kernel, "MODE", "LEFT_RIGHT"), "OFFSET", "[0, aiv_id * 16]"));
+  ASSERT_TRUE(left_right.ok()) << left_right.status();
+  absl::StatusOr<std::string> lr_aic = GenerateKernel(*left_right, "k_aic");
+  ASSERT_TRUE(lr_aic.ok()) << lr_aic.status();
+  EXPECT_THAT(*lr_aic, HasSubstr("pto::TPUSH_SPLIT<float>(pipe_c2v_0, pipe_c2v_0_lane1, qk, "
+                                 "pto::SplitAxis::kLeftRight);"));
+}
+
 }  // namespace
 }  // namespace pto::codegen

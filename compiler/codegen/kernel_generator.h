@@ -195,6 +195,8 @@ class Generator : public CppEmitter {
   // (kernel_pipe_ops.cc); `var` is null for a statement without a result.
   static bool IsPipeOp(const ir::Call& call);
   absl::Status EmitPipeCall(const ir::VarPtr& var, const ir::CallPtr& call, int indent);
+  absl::Status EmitSplitPipeCall(const ir::VarPtr& var, const ir::CallPtr& call, int64_t split,
+                                 const std::string& pipe, int indent);
   absl::StatusOr<std::string> PipeName(const ir::Call& call, bool c2v);
 
   // ---------------------------------------------------------------- comm

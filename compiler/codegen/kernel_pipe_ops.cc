@@ -125,13 +125,10 @@ absl::Status Generator::EmitPipeCall(const ir::VarPtr& var, const ir::CallPtr& c
                                                  is_aic_fn ? "AIC" : "AIV", " kernel"));
   }
   const bool c2v = push == is_aic_fn;
-  if (const int64_t split = IntKwarg(*call, "split").value_or(0); split != 0) {
-    // Per-lane halves (pl.split_aiv, PyPTO pass 20) need a push / pop of one
-    // half per lane, which the kernel API does not have yet.
-    return Unsupported(call->span(), pto::StrCat(call->op()->name(), " with split=", split,
-                                                 " (a tile halved over the AIV lanes)"));
-  }
   ASSIGN_OR_RETURN(std::string pipe, PipeName(*call, c2v));
+  if (const int64_t split = IntKwarg(*call, "split").value_or(0); split != 0) {
+    return EmitSplitPipeCall(var, call, split, pipe, indent);
+  }
   const char* barrier = is_aic_fn ? "pto::pipe_barrier(pto::PIPE_ALL);\n" : "";
   // Dual dispatch: the AIC's lane-1 end moves no data (lane 1 replays).
   auto lane1 = [&]() {
@@ -172,6 +169,57 @@ absl::Status Generator::EmitPipeCall(const ir::VarPtr& var, const ir::CallPtr& c
   pto::StrAppend(&body_, in, "pto::TPOP(", pipe, ", ", tile, ");\n");
   if (*barrier != '\0') pto::StrAppend(&body_, in, barrier);
   lane1();
+  return absl::OkStatus();
+}
+
+// A tile halved over the AIV lanes (pl.aiv_shard, LowerAutoVectorSplit):
+// the AIC pushes its full tile for both lanes, each lane pops its half
+// (runtime/device/pipe_api.h, TPUSH_SPLIT / TPOP_SPLIT); V2C each lane pushes
+// its half and the AIC joins them. UP_DOWN and LEFT_RIGHT.
+absl::Status Generator::EmitSplitPipeCall(const ir::VarPtr& var, const ir::CallPtr& call,
+                                          int64_t split, const std::string& pipe, int indent) {
+  const std::string in = Indent(indent);
+  const bool c2v_push = ir::IsOp(call, OpId::kPlSystemTpushToAiv);
+  if (split != 1 && split != 2) {
+    return Unsupported(call->span(), pto::StrCat(call->op()->name(), " with split=", split,
+                                                 " (UP_DOWN is 1, LEFT_RIGHT 2)"));
+  }
+  const std::string axis =
+      split == 1 ? "pto::SplitAxis::kUpDown" : "pto::SplitAxis::kLeftRight";
+  if (ir::IsOp(call, OpId::kPlSystemTpushToAic)) {
+    // Each lane's half goes through its own pipe; the AIC joins them.
+    if (call->args().empty()) return InternalErrorF(call->span(), "a tpush without a tile");
+    ASSIGN_OR_RETURN(Value t, LookupKind(call->args()[0], Kind::kTile, "tile"));
+    pto::StrAppend(&body_, in, "pto::TPUSH(", pipe, ", ", t.name, ");  // this lane's half\n");
+    return absl::OkStatus();
+  }
+  if (ir::IsOp(call, OpId::kPlSystemTpopFromAiv)) {
+    auto it = lane1_pipes_.find({PipeId(*call), false});
+    if (it == lane1_pipes_.end() || var == nullptr) {
+      return InternalErrorF(call->span(), call->op()->name(),
+                            " with split=1 in an AIC kernel without dual_aiv_dispatch");
+    }
+    ASSIGN_OR_RETURN(std::string tile, NewCubeTile(var, indent));
+    pto::StrAppend(&body_, in, "pto::TPOP_SPLIT(", pipe, ", ", it->second, ", ", tile, ", ", axis,
+                   ");\n", in, "pto::pipe_barrier(pto::PIPE_ALL);\n");
+    return absl::OkStatus();
+  }
+  if (c2v_push) {
+    auto it = lane1_pipes_.find({PipeId(*call), true});
+    if (it == lane1_pipes_.end() || call->args().empty()) {
+      return InternalErrorF(call->span(), call->op()->name(),
+                            " with split=1 in an AIC kernel without dual_aiv_dispatch");
+    }
+    ASSIGN_OR_RETURN(Value t, LookupKind(call->args()[0], Kind::kTile, "tile"));
+    ASSIGN_OR_RETURN(std::string elem, ElemType(DTypeOf(call->args()[0]->type()), call->span()));
+    pto::StrAppend(&body_, in, "pto::TPUSH_SPLIT<", elem, ">(", pipe, ", ", it->second, ", ",
+                   t.name, ", ", axis, ");\n", in, "pto::pipe_barrier(pto::PIPE_ALL);\n");
+    return absl::OkStatus();
+  }
+  if (var == nullptr) return Unsupported(call->span(), "a tpop whose tile is not named");
+  ASSIGN_OR_RETURN(std::string tile, NewTile(var, indent));
+  pto::StrAppend(&body_, in, "pto::TPOP_SPLIT(", pipe, ", ", tile,
+                 ", static_cast<uint32_t>(pto::get_subblockid(args)), ", axis, ");\n");
   return absl::OkStatus();
 }
 

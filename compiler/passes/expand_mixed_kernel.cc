@@ -73,12 +73,20 @@ struct Boundary {
   ir::VarPtr dst;
   ir::ExprPtr src;
   bool c2v = false;
+  int64_t split = 0;  // 1 / 2: the AIV side holds one lane's half (pl.split_aiv)
 };
 
 std::optional<Boundary> AsBoundary(const ir::StmtPtr& stmt) {
   auto a = ir::As<ir::AssignStmt>(stmt);
   if (a == nullptr) return std::nullopt;
   ir::CallPtr call = OpCallOf(a->value());
+  // The per-lane crossings LowerAutoVectorSplit leaves (PyPTO's op-driven
+  // boundary): the shard pops a lane's half, the gather pushes it.
+  const bool shard = ir::IsOp(call, OpId::kPlTileAivShard);
+  if ((shard || ir::IsOp(call, OpId::kPlTileAicGather)) && !call->args().empty()) {
+    const int64_t split = ir::GetAttr<int64_t>(call->kwargs(), "split").value_or(0);
+    return Boundary{a->var(), call->args()[0], shard, split};
+  }
   if (!ir::IsOp(call, OpId::kPlTileMove) || call->args().empty()) return std::nullopt;
   const uint8_t from = cross_core::TypeSide(call->args()[0]->type());
   const uint8_t to = cross_core::TypeSide(a->var()->type());
@@ -189,10 +197,11 @@ class SideBuilder {
       return UserErrorF(span, "ExpandMixedKernel: the tile '", b.dst->name_hint(),
                         "' crosses the cores but has no static size (a pipe slot needs one)");
     }
+    if (b.split != 0) RETURN_IF_ERROR(CheckSplit(b, span, &*bytes));
     (b.c2v ? pipes_->c2v : pipes_->v2c) = true;
     pipes_->slot_bytes = std::max(pipes_->slot_bytes, *bytes);
     const bool producer = (side_ == Side::kCube) == b.c2v;
-    const ir::AttrList split = {{"split", int64_t{0}}};
+    const ir::AttrList split = {{"split", b.split}};
     if (producer) {
       const OpId push = b.c2v ? OpId::kPlSystemTpushToAiv : OpId::kPlSystemTpushToAic;
       out->push_back(std::make_shared<ir::EvalStmt>(
@@ -222,6 +231,28 @@ class SideBuilder {
     out->push_back(std::make_shared<ir::AssignStmt>(
         b.dst, ir::MakeOpCall(pop, {}, b.dst->type(), split, {}, span), span));
     popped->push_back(b.dst);
+    return absl::OkStatus();
+  }
+
+  // A split crossing (pl.aiv_shard, pl.aic_gather): the slot holds the
+  // AIC's full tile, of which each lane reads or writes its half
+  // (runtime/device/pipe_api.h, TPUSH_SPLIT / TPOP_SPLIT), so the full
+  // tile's split extent must be even.
+  absl::Status CheckSplit(const Boundary& b, const Span& span, int64_t* bytes) {
+    // The full tile: the shard's operand, the gather's result.
+    auto src = ir::As<ir::TileType>((b.c2v ? b.src : ir::ExprPtr(b.dst))->type());
+    std::optional<int64_t> full = src != nullptr ? TileBytes(*src) : std::nullopt;
+    const size_t axis = b.split == 1 ? 0 : 1;
+    std::optional<int64_t> extent = src != nullptr && src->shape().size() == 2
+                                        ? ir::GetConstInt(src->shape()[axis])
+                                        : std::nullopt;
+    if (!full || !extent || *extent % 2 != 0 || (b.split != 1 && b.split != 2)) {
+      return UserErrorF(span, "ExpandMixedKernel: ", b.c2v ? "pl.aiv_shard" : "pl.aic_gather",
+                        " of '", b.dst->name_hint(),
+                        "' needs a static 2D tile whose ", axis == 0 ? "rows" : "columns",
+                        " split evenly over the two AIV lanes (an odd extent is not supported)");
+    }
+    *bytes = *full;
     return absl::OkStatus();
   }
 
@@ -303,7 +334,7 @@ class SideBuilder {
 };
 
 // Removes the scalar definitions a side no longer reads (the other core's
-// offsets, sizes): pure expressions only.
+// offsets, sizes, lane index): pure expressions only.
 ir::StmtPtr DropDeadScalars(const ir::StmtPtr& body) {
   for (int round = 0; round < 8; ++round) {
     bool changed = false;
@@ -320,8 +351,11 @@ ir::StmtPtr DropDeadScalars(const ir::StmtPtr& body) {
       std::vector<ir::StmtPtr> kept;
       for (const ir::StmtPtr& x : seq->stmts()) {
         auto a = ir::As<ir::AssignStmt>(x);
+        // The lane index of a split_aiv region is pure too (the AIC has none).
         if (a != nullptr && ir::Is<ir::ScalarType>(a->var()->type()) &&
-            OpCallOf(a->value()) == nullptr && !cross_core::Uses(body, a->var().get())) {
+            (OpCallOf(a->value()) == nullptr ||
+             ir::IsOp(OpCallOf(a->value()), OpId::kPlTileGetSubblockIdx)) &&
+            !cross_core::Uses(body, a->var().get())) {
           changed = true;
           continue;
         }
@@ -434,7 +468,22 @@ absl::StatusOr<Split> Expand(const ir::FunctionPtr& fn) {
   } else {
     auto result = std::make_shared<ir::Var>("result", aiv_call->type(), fn->span());
     body.push_back(std::make_shared<ir::AssignStmt>(result, aiv_call, fn->span()));
-    body.push_back(std::make_shared<ir::ReturnStmt>(std::vector<ir::ExprPtr>{result}));
+    std::vector<ir::ExprPtr> values = {result};
+    if (fn->return_types().size() > 1) {
+      // Several results: the Group returns each element of the AIV's tuple.
+      values.clear();
+      for (size_t i = 0; i < fn->return_types().size(); ++i) {
+        auto item = std::make_shared<ir::Var>(pto::StrCat("result_", i), fn->return_types()[i],
+                                              fn->span());
+        body.push_back(std::make_shared<ir::AssignStmt>(
+            item,
+            std::make_shared<ir::TupleGetItem>(result, static_cast<int>(i),
+                                               fn->return_types()[i], fn->span()),
+            fn->span()));
+        values.push_back(item);
+      }
+    }
+    body.push_back(std::make_shared<ir::ReturnStmt>(std::move(values)));
   }
   ASSIGN_OR_RETURN(out.group,
                    ir::Function::Create(fn->name(), std::move(params), fn->param_directions(),

@@ -12,6 +12,7 @@
 #include "compiler/passes/ctrl_flow_transform.h"
 #include "compiler/passes/derive_call_directions.h"
 #include "compiler/passes/expand_mixed_kernel.h"
+#include "compiler/passes/lower_auto_vector_split.h"
 #include "compiler/passes/lower_pipeline_loops.h"
 #include "compiler/passes/stamp_tfree_split.h"
 #include "compiler/passes/normalize_return_order.h"
@@ -65,6 +66,8 @@ void RegisterAllPasses(PassRegistry& registry) {
   registry.RegisterPass("InferTileMemorySpace", [] { return CreateInferTileMemorySpacePass(); });
   registry.RegisterPass("MaterializeSemanticAliases",
                         [] { return CreateMaterializeSemanticAliasesPass(); });
+  registry.RegisterPass("LowerAutoVectorSplit",
+                        [] { return CreateLowerAutoVectorSplitPass(); });
   registry.RegisterPass("ExpandMixedKernel", [] { return CreateExpandMixedKernelPass(); });
   registry.RegisterPass("LowerPipelineLoops", [] { return CreateLowerPipelineLoopsPass(); });
   registry.RegisterPass("StampTfreeSplit", [] { return CreateStampTfreeSplitPass(); });
@@ -164,6 +167,7 @@ void RegisterAllPasses(PassRegistry& registry) {
                                            {"17", "InferTileMemorySpace"},
                                            {"18", "InsertMxScaleAddr"},
                                            {"19", "ResolveBackendOpLayouts"},
+                                           {"20", "LowerAutoVectorSplit"},
                                            {"21", "ExpandMixedKernel"},
                                            {"23", "SplitVectorKernel"},
                                            {"24", "StampTfreeSplit"},

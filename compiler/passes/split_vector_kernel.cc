@@ -223,7 +223,8 @@ absl::StatusOr<ir::ProgramPtr> SplitVectorKernelPass::Run(const ir::ProgramPtr& 
                           "' is a split_aiv kernel without a split mode; give it "
                           "attrs={\"split\": pl.SplitMode.UP_DOWN} or LEFT_RIGHT");
       }
-      if (aiv && !ir::GetAttr<bool>(attrs, kDualAivDispatch).value_or(false)) {
+      // Both halves: the AIC's code generation serves a pipe per lane.
+      if (!ir::GetAttr<bool>(attrs, kDualAivDispatch).value_or(false)) {
         attrs = ir::WithAttr(std::move(attrs), kDualAivDispatch, true);
         ASSIGN_OR_RETURN(ir::FunctionPtr f, WithBody(fn, fn->body(), std::move(attrs)));
         functions.push_back(std::move(f));

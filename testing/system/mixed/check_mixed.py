@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Checks the outputs of mixed.pto (or pipeline.pto) run by pto-run.
+"""Checks the outputs of mixed.pto (or pipeline.pto, split.pto) run by pto-run.
 
 The inputs are pto-run's deterministic pattern (docs/pto-run.md, "Inputs"):
 float element i of a parameter is ((i * 31 + 7) % 1021) * 0.25 - 64. The
 expected values are computed here in double from that pattern; the matmul
 accumulates in FP32 on the cube, so the comparison allows FP32 rounding.
 
-usage: check_mixed.py mixed|pipeline OUTPUT_DIR
+usage: check_mixed.py mixed|pipeline|split OUTPUT_DIR
 """
 import ast
 import struct
@@ -63,6 +63,20 @@ def main():
         ok &= check("y", read_npy_f32(f"{out}/y.npy", (16, 32)), matmul(x, pattern(16, 32)))
         want_d = [[max(v, 0.0) for v in row] for row in matmul(pattern(64, 32), pattern(32, 32))]
         ok &= check("d", read_npy_f32(f"{out}/d.npy", (64, 32)), want_d)
+    elif which == "split":
+        prod = matmul(pattern(16, 32), pattern(32, 32))
+        want = [[2.0 * v + (1.0 if r >= 8 else 0.0) for v in row] for r, row in enumerate(prod)]
+        ok &= check("out", read_npy_f32(f"{out}/out.npy", (16, 32)), want)
+        ok &= check("pv_out", read_npy_f32(f"{out}/pv_out.npy", (16, 32)),
+                    matmul(want, pattern(32, 32)))
+        want_lr = [[2.0 * v + (1.0 if c >= 16 else 0.0) for c, v in enumerate(row)] for row in prod]
+        ok &= check("lr_out", read_npy_f32(f"{out}/lr_out.npy", (16, 32)), want_lr)
+        ok &= check("lr_pv_out", read_npy_f32(f"{out}/lr_pv_out.npy", (16, 32)),
+                    matmul(want_lr, pattern(32, 32)))
+        ok &= check("mm_ud", read_npy_f32(f"{out}/mm_ud.npy", (16, 32)),
+                    [[2.0 * v for v in row] for row in prod])
+        want_mm = [[v + (1.0 if c >= 16 else 0.0) for c, v in enumerate(row)] for row in prod]
+        ok &= check("mm_lr", read_npy_f32(f"{out}/mm_lr.npy", (16, 32)), want_mm)
     else:
         x = pattern(64, 32)
         want = [[2.0 * v + 1.0 for v in row] for row in x]
