@@ -157,7 +157,7 @@ Golden ComputeGolden(const std::vector<int32_t>& idx, bool with_outputs) {
         }
         for (int n = 0; n < kN; ++n) {
           const float scaled = static_cast<float>(h[n]) * kDequant * Weight(r, t, k);
-          const float y = RoundFp16TiesAway(scaled);
+          const float y = moe::RoundFp16TiesAway(scaled);
           out[n] = k == 0 ? y : out[n] + y;
         }
       }
