@@ -168,8 +168,13 @@ bool PrintPhase(const sim::RunReport& report, const sim::SimSystem& sys, int ran
     const double busbw = bench::AllToAllBusBandwidth((ranks - 1) * mean_peer_bytes, *seconds);
     std::printf("  %7.0f B per peer (mean)  busbw %6.2f GB/s", mean_peer_bytes, busbw / 1e9);
     if (sys.platform().fabric().kind() == platforms::FabricSpec::FULL_MESH) {
-      const double bound = bench::FullMeshBusBound(bench::LinkModelOf(sys.platform()), ranks);
-      std::printf(" of %3.0f GB/s (%.1f%%)", bound / 1e9, 100 * busbw / bound);
+      // The links' sum, or the chip's egress port where that is narrower
+      // (a2a3's HCCS, docs/simulator.md).
+      const double links = bench::FullMeshBusBound(bench::LinkModelOf(sys.platform()), ranks);
+      const double egress = sys.platform().fabric().chip_egress_gbps() * 1e9;
+      const bool port = egress > 0 && egress < links;
+      const double bound = port ? egress : links;
+      std::printf(" of %3.0f GB/s%s (%.1f%%)", bound / 1e9, port ? " egress" : "", 100 * busbw / bound);
     }
   }
   std::printf("\n");
