@@ -260,16 +260,7 @@ int Main(int argc, char** argv) {
   if (moe::PrintRunFailure(report)) return 1;
   int failures = CheckRanks(*run->sys, run->params, golden, flags.timing_only);
   failures += PrintPhases(report, *run->sys, golden);
-  if (flags.race_detection) {
-    std::printf("GM races: %d\n", report.races_size());
-    for (int i = 0; i < std::min(report.races_size(), 5); ++i) {
-      std::printf("  %s\n", report.races(i).c_str());
-    }
-    failures += report.races_size() > 0 ? 1 : 0;
-  }
-  if ((!flags.timing_only || flags.trace_asked) && !WriteTrace(report, flags.trace_path)) return 1;
-  if (flags.timing_only) return moe::PrintTimingOnlyVerdict(failures);
-  return PrintVerdict(failures);
+  return moe::Finish(report, flags, failures);
 }
 
 }  // namespace

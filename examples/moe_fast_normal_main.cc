@@ -235,16 +235,7 @@ int Main(int argc, char** argv) {
   if (moe::PrintRunFailure(run->report)) return 1;
   int failures = CheckRanks(*run->sys, run->params, golden, flags.timing_only);
   failures += PrintPhases(run->report, *run->sys, golden);
-  if (flags.race_detection) {
-    std::printf("GM races: %d\n", run->report.races_size());
-    for (int i = 0; i < std::min(run->report.races_size(), 5); ++i) {
-      std::printf("  %s\n", run->report.races(i).c_str());
-    }
-    failures += run->report.races_size() > 0 ? 1 : 0;
-  }
-  if ((!flags.timing_only || flags.trace_asked) && !WriteTrace(run->report, flags.trace_path)) return 1;
-  if (flags.timing_only) return moe::PrintTimingOnlyVerdict(failures);
-  return PrintVerdict(failures);
+  return moe::Finish(run->report, flags, failures);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "examples/moe_harness.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -185,6 +186,19 @@ int PrintTimingOnlyVerdict(int failures) {
   std::printf("%s\n", failures == 0 ? "result: timing-only run complete (outputs not checked)"
                                     : absl::StrCat("result: ", failures, " failing").c_str());
   return failures == 0 ? 0 : 1;
+}
+
+int Finish(const sim::RunReport& report, const Flags& flags, int failures) {
+  if (flags.race_detection) {
+    std::printf("GM races: %d\n", report.races_size());
+    for (int i = 0; i < std::min(report.races_size(), 5); ++i) {
+      std::printf("  %s\n", report.races(i).c_str());
+    }
+    failures += report.races_size() > 0 ? 1 : 0;
+  }
+  if ((!flags.timing_only || flags.trace_asked) && !WriteTrace(report, flags.trace_path)) return 1;
+  if (flags.timing_only) return PrintTimingOnlyVerdict(failures);
+  return PrintVerdict(failures);
 }
 
 }  // namespace pto::examples::moe

@@ -119,6 +119,11 @@ bool PrintPhase(const sim::RunReport& report, const sim::SimSystem& sys, int ran
 // The last line of a timing-only run, and the exit status.
 int PrintTimingOnlyVerdict(int failures);
 
+// The end of a layer's main: with --race-detection the GM races (one more
+// failure if any), the trace (full mode, or when --trace was given), then
+// the verdict line; the exit status.
+int Finish(const sim::RunReport& report, const Flags& flags, int failures);
+
 }  // namespace pto::examples::moe
 
 #endif  // PTO_EXAMPLES_MOE_HARNESS_H_
